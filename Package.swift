@@ -1,0 +1,50 @@
+// swift-tools-version:6.0
+// Squall: a network-fault chaos proxy and test harness for resumable uploads (see README.md).
+//
+// Layers, dependencies pointing down only:
+//   CLI (squall, SquallCLI)
+//   I/O (SquallNet, TLSKit, Capture)        sockets, OpenSSL, libpcap; the only code that reads clocks
+//   pure (HTTPWire, StructuredFields)       no sockets, no threads, no clock reads
+//   C shims (COpenSSL, CPcap, CSystem)
+import PackageDescription
+
+let package = Package(
+    name: "Squall",
+    products: [
+        .executable(name: "squall", targets: ["squall"])
+    ],
+    targets: [
+        // C shims: static inline wrappers for what Swift cannot import.
+        .systemLibrary(name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
+        .systemLibrary(name: "CPcap", pkgConfig: "libpcap", providers: [.apt(["libpcap-dev"])]),
+        .systemLibrary(name: "CSystem"),
+
+        // Pure logic.
+        .target(name: "HTTPWire"),
+        .target(name: "StructuredFields"),
+
+        // I/O.
+        .target(name: "SquallNet", dependencies: ["CSystem"]),
+        .target(name: "TLSKit", dependencies: ["COpenSSL", "SquallNet"]),
+        .target(name: "Capture", dependencies: ["CPcap"]),
+
+        // CLI.
+        .target(name: "SquallCLI", dependencies: ["HTTPWire", "StructuredFields", "SquallNet", "TLSKit", "Capture"]),
+        .executableTarget(name: "squall", dependencies: ["SquallCLI"]),
+
+        // Benchmarks (run by Tools/bench.sh in release mode; never part of the test suite's timing).
+        .executableTarget(
+            name: "squall-bench",
+            dependencies: ["HTTPWire", "SquallNet", "TLSKit"],
+            path: "Tools/Bench"
+        ),
+
+        // Tests.
+        .target(name: "TestSupport", dependencies: ["SquallNet", "TLSKit"]),
+        .testTarget(name: "HTTPWireTests", dependencies: ["HTTPWire", "TestSupport"]),
+        .testTarget(name: "StructuredFieldsTests", dependencies: ["StructuredFields", "TestSupport"]),
+        .testTarget(name: "SquallNetTests", dependencies: ["SquallNet", "TestSupport"]),
+        .testTarget(name: "TLSKitTests", dependencies: ["TLSKit", "SquallNet", "TestSupport"]),
+        .testTarget(name: "SquallCLITests", dependencies: ["SquallCLI", "TestSupport"]),
+    ]
+)

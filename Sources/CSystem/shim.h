@@ -1,0 +1,11 @@
+#ifndef SQUALL_CSYSTEM_SHIM_H
+#define SQUALL_CSYSTEM_SHIM_H
+/* What Swift's Glibc module does not export. */
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/socket.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+extern int accept4(int fd, struct sockaddr *addr, socklen_t *len, int flags); /* _GNU_SOURCE only in glibc */
+#endif

@@ -1,0 +1,1 @@
+// Module Capture: see README.md.

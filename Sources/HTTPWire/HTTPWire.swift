@@ -1,0 +1,1 @@
+// Module HTTPWire: see README.md.

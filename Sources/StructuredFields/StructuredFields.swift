@@ -1,0 +1,1 @@
+// Module StructuredFields: see README.md.

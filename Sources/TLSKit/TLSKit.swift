@@ -1,0 +1,1 @@
+// Module TLSKit: see README.md.

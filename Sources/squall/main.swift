@@ -1,0 +1,4 @@
+import Glibc
+import SquallCLI
+
+exit(SquallCommand.main(arguments: Array(CommandLine.arguments.dropFirst())))
