@@ -1,1 +1,0 @@
-// Module StructuredFields: see README.md.
