@@ -72,6 +72,7 @@ struct DictionaryTests {
         ("a=1, B=2", .invalidKey, 5),
         ("1=2", .invalidKey, 0),
         ("-a=1", .invalidKey, 0),
+        ("aA=1", .unexpectedCharacter, 1),
         ("a=1,", .trailingComma, 4),
         ("a=", .unexpectedEndOfInput, 2),
         ("a==1", .unexpectedCharacter, 2),

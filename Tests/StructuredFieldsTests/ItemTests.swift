@@ -103,6 +103,7 @@ struct ItemTests {
         ("\"abc", .invalidString, 4),
         ("\"a\\", .invalidString, 3),
         ("\"\\a\"", .invalidString, 2),
+        ("\"\\\t\"", .invalidString, 2),
         ("\"é\"", .invalidString, 1),
         ("\"a\"b", .trailingCharacters, 3),
         ("1abc", .trailingCharacters, 1),
