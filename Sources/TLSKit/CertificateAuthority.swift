@@ -65,7 +65,9 @@ public final class CertificateAuthority: Sendable {
     }
 
     /// Where the CA certificate lives.
-    public var certificatePath: String { CertificateAuthority.path(directory, CertificateAuthority.certificateFileName) }
+    public var certificatePath: String {
+        CertificateAuthority.path(directory, CertificateAuthority.certificateFileName)
+    }
 
     /// Where the CA private key lives.
     public var keyPath: String { CertificateAuthority.path(directory, CertificateAuthority.keyFileName) }

@@ -3,9 +3,9 @@ import COpenSSL
 /// A TLS protocol version this library speaks.
 public enum TLSVersion: Int32, Sendable, Comparable, CaseIterable {
     /// TLS 1.2 (RFC 5246).
-    case tls1_2 = 0x0303
+    case tls12 = 0x0303
     /// TLS 1.3 (RFC 8446).
-    case tls1_3 = 0x0304
+    case tls13 = 0x0304
 
     public static func < (lhs: TLSVersion, rhs: TLSVersion) -> Bool {
         lhs.rawValue < rhs.rawValue
@@ -29,10 +29,10 @@ public struct TLSServerConfiguration: Sendable {
     /// Chooses the identity for each handshake from the SNI host name the client sent (nil when it sent
     /// none, e.g. when it connected to an IP literal). A thrown error aborts that handshake.
     public var identityProvider: @Sendable (String?) throws -> TLSIdentity
-    /// The lowest version accepted. Default `.tls1_2`.
-    public var minimumVersion: TLSVersion = .tls1_2
-    /// The highest version accepted. Default `.tls1_3`.
-    public var maximumVersion: TLSVersion = .tls1_3
+    /// The lowest version accepted. Default `.tls12`.
+    public var minimumVersion: TLSVersion = .tls12
+    /// The highest version accepted. Default `.tls13`.
+    public var maximumVersion: TLSVersion = .tls13
     /// ALPN protocols (RFC 7301) in the server's order of preference; the first one the client also
     /// offers is selected, and none is when there is no overlap. Default `["http/1.1"]`; empty disables ALPN.
     public var alpn: [String] = ["http/1.1"]
@@ -54,10 +54,10 @@ public struct TLSServerConfiguration: Sendable {
 public struct TLSClientConfiguration: Sendable {
     /// Which server certificates are accepted. Default `.systemDefault`.
     public var trust: TLSTrust
-    /// The lowest version offered. Default `.tls1_2`.
-    public var minimumVersion: TLSVersion = .tls1_2
-    /// The highest version offered. Default `.tls1_3`.
-    public var maximumVersion: TLSVersion = .tls1_3
+    /// The lowest version offered. Default `.tls12`.
+    public var minimumVersion: TLSVersion = .tls12
+    /// The highest version offered. Default `.tls13`.
+    public var maximumVersion: TLSVersion = .tls13
     /// ALPN protocols offered, in order of preference. Default `["http/1.1"]`; empty sends no ALPN.
     public var alpn: [String] = ["http/1.1"]
     /// Where to append the session secrets. Default nil.

@@ -17,7 +17,8 @@ extension TLSStream {
     }
 
     /// Completes a server handshake on an accepted socket (create it on the thread that will use it).
-    public static func accept(socket: Socket, context: TLSContext, timeout: Duration = .seconds(10)) throws -> TLSStream {
+    public static func accept(socket: Socket, context: TLSContext, timeout: Duration = .seconds(10)) throws -> TLSStream
+    {
         let stream = try TLSStream(socket: socket, context: context)
         try stream.handshake(timeout: timeout)
         return stream

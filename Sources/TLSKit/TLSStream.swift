@@ -69,7 +69,7 @@ public final class TLSStream: ByteStream {
     /// non-blocking socket that must become readable or writable first.
     public func handshake() throws -> IOOutcome {
         if session != nil { return .done(0) }
-        prepareCall()
+        try prepareCall()
         let status = SSL_do_handshake(ssl)
         guard status == 1 else { return try outcome(afterFailure: status, of: .handshake) }
         session = makeSessionInfo()
@@ -80,7 +80,7 @@ public final class TLSStream: ByteStream {
         if case .wouldBlock(let interest) = try handshake() { return .wouldBlock(interest) }
         guard !buffer.isEmpty else { return .done(0) }
         var count = 0
-        prepareCall()
+        try prepareCall()
         let status = SSL_read_ex(ssl, buffer.baseAddress, buffer.count, &count)
         guard status == 1 else { return try outcome(afterFailure: status, of: .read) }
         return .done(count)
@@ -90,7 +90,7 @@ public final class TLSStream: ByteStream {
         if case .wouldBlock(let interest) = try handshake() { return .wouldBlock(interest) }
         guard !bytes.isEmpty else { return .done(0) }
         var count = 0
-        prepareCall()
+        try prepareCall()
         let status = SSL_write_ex(ssl, bytes.baseAddress, bytes.count, &count)
         guard status == 1 else { return try outcome(afterFailure: status, of: .write) }
         return .done(count)
@@ -100,8 +100,8 @@ public final class TLSStream: ByteStream {
     /// close. After a fatal error only the FIN goes out.
     public func shutdownWrite() throws -> IOOutcome {
         guard !writeClosed else { return .done(0) }
-        if session != nil && !failed {
-            prepareCall()
+        if session != nil && !failed && socket.fd >= 0 {
+            try prepareCall()
             let status = SSL_shutdown(ssl)
             if status < 0, case .wouldBlock(let interest) = try outcome(afterFailure: status, of: .shutdown) {
                 return .wouldBlock(interest)
@@ -114,8 +114,7 @@ public final class TLSStream: ByteStream {
 
     /// Sends a close_notify when the connection is healthy (best effort), then closes the socket.
     public func close() {
-        if session != nil && !failed && !writeClosed {
-            prepareCall()
+        if session != nil && !failed && !writeClosed, (try? prepareCall()) != nil {
             _ = SSL_shutdown(ssl)
             ERR_clear_error()
         }
@@ -129,8 +128,10 @@ public final class TLSStream: ByteStream {
         socket.abort()
     }
 
-    /// OpenSSL reports through the thread's error queue and errno; both must start clean.
-    private func prepareCall() {
+    /// Refuses to touch a descriptor number that was closed (and may since belong to another file), and
+    /// cleans the thread's error queue and errno, through which OpenSSL reports.
+    private func prepareCall() throws {
+        guard socket.fd >= 0 else { throw TLSError(.io, errno: EBADF, "the socket is closed") }
         ERR_clear_error()
         errno = 0
     }

@@ -19,6 +19,14 @@ public enum ByteStreamDriver {
         }
     }
 
+    /// Ends the write side (for TLS: close_notify, then FIN).
+    public static func shutdownWrite(_ stream: ByteStream, timeout: Duration = .seconds(10)) throws {
+        let deadline = ContinuousClock.now.advanced(by: timeout)
+        while case .wouldBlock(let interest) = try stream.shutdownWrite() {
+            try wait(stream, interest, deadline)
+        }
+    }
+
     /// Reads until end of stream, failing beyond `limit` bytes.
     public static func readToEnd(
         _ stream: ByteStream, limit: Int = 16 << 20, timeout: Duration = .seconds(10)

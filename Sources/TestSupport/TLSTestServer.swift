@@ -99,12 +99,17 @@ private func serve(
 
 extension TLSTestServer {
     /// Echoes every byte back until the client's end of stream, then closes with close_notify.
+    /// Works on blocking and non-blocking streams.
     public static let echo: @Sendable (TLSStream) throws -> Void = { stream in
+        let deadline = ContinuousClock.now.advanced(by: .seconds(10))
         var buffer = [UInt8](repeating: 0, count: 64 * 1024)
-        while case .done(let count) = try buffer.withUnsafeMutableBytes({ try stream.read(into: $0) }) {
-            try ByteStreamDriver.writeAll(stream, Array(buffer[..<count]))
+        while true {
+            switch try buffer.withUnsafeMutableBytes({ try stream.read(into: $0) }) {
+            case .done(let count): try ByteStreamDriver.writeAll(stream, Array(buffer[..<count]))
+            case .wouldBlock(let interest): try ByteStreamDriver.wait(stream, interest, deadline)
+            case .endOfStream: return try ByteStreamDriver.shutdownWrite(stream)
+            }
         }
-        _ = try stream.shutdownWrite()
     }
 
     /// Reads one request head and answers `200 OK` with `body` and `Connection: close`.
@@ -115,7 +120,7 @@ extension TLSTestServer {
                 "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: \(body.utf8.count)\r\n"
                 + "Connection: close\r\n\r\n\(body)"
             try ByteStreamDriver.writeAll(stream, Array(response.utf8))
-            _ = try stream.shutdownWrite()
+            try ByteStreamDriver.shutdownWrite(stream)
         }
     }
 }

@@ -1,8 +1,8 @@
 import Foundation
 import Synchronization
-import Testing
-import TestSupport
 import TLSKit
+import TestSupport
+import Testing
 
 struct CertificateAuthorityTests {
     private func mode(of path: String) throws -> Int {
@@ -94,13 +94,28 @@ struct CertificateAuthorityTests {
         #expect(try String(contentsOfFile: authority.certificatePath, encoding: .utf8) == authority.certificatePEM)
     }
 
+    @Test func loneKeyIsReplacedByANewCA() throws {
+        let directory = try TLSFixtures.TemporaryDirectory()
+        let authority = try TLSFixtures.makeCertificateAuthority(in: directory)
+        let oldKey = try String(contentsOfFile: authority.keyPath, encoding: .utf8)
+        try FileManager.default.removeItem(atPath: authority.certificatePath)
+        let replaced = try CertificateAuthority.loadOrCreate(directory: authority.directory)
+        #expect(replaced.fingerprintSHA256 != authority.fingerprintSHA256)
+        #expect(try String(contentsOfFile: replaced.keyPath, encoding: .utf8) != oldKey)
+        #expect(
+            try CertificateAuthority.load(directory: authority.directory).fingerprintSHA256
+                == replaced.fingerprintSHA256)
+    }
+
     @Test func keyOfAnotherCAIsRejected() throws {
         let directory = try TLSFixtures.TemporaryDirectory()
         let authority = try TLSFixtures.makeCertificateAuthority(in: directory)
         let other = try TLSFixtures.makeCertificateAuthority(in: directory, named: "other")
         try FileManager.default.removeItem(atPath: authority.keyPath)
         try FileManager.default.copyItem(atPath: other.keyPath, toPath: authority.keyPath)
-        let error = try #require(throws: TLSError.self) { try CertificateAuthority.load(directory: authority.directory) }
+        let error = try #require(throws: TLSError.self) {
+            try CertificateAuthority.load(directory: authority.directory)
+        }
         #expect(error.code == .caUnreadable)
     }
 
