@@ -41,4 +41,6 @@ static inline long shim_SSL_CTX_set_tlsext_servername_arg(SSL_CTX *c, void *arg)
 }
 static inline int shim_SSL_CTX_set_app_data(SSL_CTX *c, void *d) { return SSL_CTX_set_app_data(c, d); }
 static inline void *shim_SSL_CTX_get_app_data(const SSL_CTX *c) { return SSL_CTX_get_app_data(c); }
+/* Added for TLSKit. */
+static inline unsigned long shim_XN_FLAG_RFC2253(void) { return XN_FLAG_RFC2253; }
 #endif

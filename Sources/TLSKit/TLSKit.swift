@@ -1,1 +1,0 @@
-// Module TLSKit: see README.md.
