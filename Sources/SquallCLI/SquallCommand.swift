@@ -1,7 +1,120 @@
+import SquallNet
+
+/// A subcommand: its spec (options, help) and what it does with parsed arguments.
+protocol Subcommand: Sendable {
+    static var spec: CommandSpec { get }
+    /// Runs the command; returns the exit status. Thrown errors are printed to stderr with status 1.
+    static func run(_ arguments: ParsedArguments, context: CommandContext) throws -> Int32
+}
+
+/// What a command runs with: where its output goes and the environment it reads defaults from.
+public struct CommandContext: Sendable {
+    public var console: Console
+    public var environment: [String: String]
+
+    public init(console: Console, environment: [String: String]) {
+        self.console = console
+        self.environment = environment
+    }
+}
+
 /// The `squall` command line: maps arguments to configuration values and calls the library.
+///
+/// Exit status: 0 success, 1 failure, 2 a usage mistake (unknown command or flag, missing value).
 public enum SquallCommand {
-    /// Runs the command and returns the process exit status.
-    public static func main(arguments: [String]) -> Int32 {
-        0
+    static let subcommands: [any Subcommand.Type] = [
+
+        CAInitCommand.self,
+        CAShowCommand.self,
+        VersionCommand.self,
+    ]
+
+    /// Runs the command with the process's stdout and stderr and returns the exit status.
+    public static func main(arguments: [String], environment: [String: String]) -> Int32 {
+        ProcessSetup.ignoreBrokenPipe()
+        let context = CommandContext(console: .standard(environment: environment), environment: environment)
+        return run(arguments: arguments, context: context)
+    }
+
+    /// Runs the command in `context`; tests call this in process with a capturing console.
+    public static func run(arguments: [String], context: CommandContext) -> Int32 {
+        let console = context.console
+        guard let first = arguments.first else {
+            console.printError(overview)
+            return 2
+        }
+        if first == "-h" || first == "--help" || first == "help" {
+            return help(for: Array(arguments.dropFirst()), console: console)
+        }
+        guard let (command, rest) = match(arguments) else {
+            return usageFailure(unknownCommandMessage(arguments), console: console)
+        }
+        do {
+            let parsed = try CommandLineParser.parse(rest, for: command.spec)
+            if parsed.wantsHelp {
+                console.print(command.spec.helpText)
+                return 0
+            }
+            return try command.run(parsed, context: context)
+        } catch let error as UsageError {
+            let hint = "Run 'squall \(error.command.joined(separator: " ")) --help' for usage."
+            return usageFailure("\(error.message)\n\(hint)", command: error.command, console: console)
+        } catch {
+            console.printError("squall \(command.spec.path.joined(separator: " ")): error: \(error)")
+            return 1
+        }
+    }
+
+    /// The top-level help: every command with its summary.
+    static var overview: String {
+        let width = subcommands.map { $0.spec.path.joined(separator: " ").count }.max() ?? 0
+        let rows = subcommands.map { command in
+            "  \(command.spec.path.joined(separator: " ").padding(to: width))  \(command.spec.summary)"
+        }
+        return """
+            squall: a network-fault chaos proxy and test harness for resumable uploads.
+
+            Usage: squall <command> [options]
+
+            Commands:
+            \(rows.joined(separator: "\n"))
+
+            Run 'squall <command> --help' for a command's options.
+            """
+    }
+
+    private static func help(for words: [String], console: Console) -> Int32 {
+        if words.isEmpty {
+            console.print(overview)
+            return 0
+        }
+        guard let (command, _) = match(words) else {
+            return usageFailure(unknownCommandMessage(words), console: console)
+        }
+        console.print(command.spec.helpText)
+        return 0
+    }
+
+    /// The command whose path is the longest prefix of `arguments`, and the arguments after it.
+    private static func match(_ arguments: [String]) -> (any Subcommand.Type, [String])? {
+        let candidates = subcommands.filter { Array(arguments.prefix($0.spec.path.count)) == $0.spec.path }
+        guard let best = candidates.max(by: { $0.spec.path.count < $1.spec.path.count }) else { return nil }
+        return (best, Array(arguments.dropFirst(best.spec.path.count)))
+    }
+
+    private static func unknownCommandMessage(_ arguments: [String]) -> String {
+        let group = subcommands.filter { $0.spec.path.count > 1 && $0.spec.path[0] == arguments[0] }
+        if !group.isEmpty {
+            let names = group.map { $0.spec.path.joined(separator: " ") }.joined(separator: ", ")
+            let given = arguments.count > 1 ? "unknown command '\(arguments.prefix(2).joined(separator: " "))'" : "'\(arguments[0])' needs a subcommand"
+            return "\(given); expected one of: \(names)"
+        }
+        return "unknown command '\(arguments[0])'\nRun 'squall --help' for the list of commands."
+    }
+
+    private static func usageFailure(_ message: String, command: [String] = [], console: Console) -> Int32 {
+        let prefix = command.isEmpty ? "squall" : "squall \(command.joined(separator: " "))"
+        console.printError("\(prefix): \(message)")
+        return 2
     }
 }

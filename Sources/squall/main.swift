@@ -1,4 +1,4 @@
-import Glibc
+import Foundation
 import SquallCLI
 
-exit(SquallCommand.main(arguments: Array(CommandLine.arguments.dropFirst())))
+exit(SquallCommand.main(arguments: Array(CommandLine.arguments.dropFirst()), environment: ProcessInfo.processInfo.environment))

@@ -1,1 +1,0 @@
-// Module Capture: see README.md.

@@ -1,0 +1,58 @@
+import TLSKit
+
+/// Where the local CA lives unless `--dir` says otherwise: `$SQUALL_CA_DIR`, else `$HOME/.squall/ca`.
+func defaultCADirectory(_ environment: [String: String]) -> String {
+    if let directory = environment["SQUALL_CA_DIR"], !directory.isEmpty { return directory }
+    return "\(environment["HOME"] ?? ".")/.squall/ca"
+}
+
+private let directoryOption = OptionSpec.value(
+    "--dir", "DIR", help: "The CA folder (default: $SQUALL_CA_DIR, else ~/.squall/ca).")
+
+/// `squall ca init`: creates the local CA (or keeps the one already there) and prints its certificate path.
+enum CAInitCommand: Subcommand {
+    static let spec = CommandSpec(
+        path: ["ca", "init"],
+        summary: "Create the local CA that clients must trust, or keep the existing one.",
+        usage: "[--dir DIR]",
+        options: [directoryOption],
+        discussion: """
+            Prints the path of the CA certificate (ca.pem) on stdout, so `curl --cacert "$(squall ca init)"` works.
+            The private key is ca-key.pem beside it, readable by its owner only (mode 0600). An existing CA is
+            never overwritten.
+            """
+    )
+
+    static func run(_ arguments: ParsedArguments, context: CommandContext) throws -> Int32 {
+        let directory = arguments["--dir"] ?? defaultCADirectory(context.environment)
+        let existed = (try? CertificateAuthority.load(directory: directory)) != nil
+        let authority = try CertificateAuthority.loadOrCreate(directory: directory)
+        context.console.print(authority.certificatePath)
+        let verb = existed ? "kept the existing" : "created a new"
+        context.console.printError("squall ca init: \(verb) local CA in \(directory) (\(authority.fingerprintSHA256))")
+        return 0
+    }
+}
+
+/// `squall ca show`: prints where the local CA is and what it is.
+enum CAShowCommand: Subcommand {
+    static let spec = CommandSpec(
+        path: ["ca", "show"],
+        summary: "Show the local CA: certificate path, subject, SHA-256 fingerprint, expiry.",
+        usage: "[--dir DIR]",
+        options: [directoryOption],
+        discussion: "The first line is the path of the CA certificate that clients must trust."
+    )
+
+    static func run(_ arguments: ParsedArguments, context: CommandContext) throws -> Int32 {
+        let directory = arguments["--dir"] ?? defaultCADirectory(context.environment)
+        let authority = try CertificateAuthority.load(directory: directory)
+        let console = context.console
+        console.print(authority.certificatePath)
+        console.print("subject:     \(authority.subject)")
+        console.print("sha256:      \(authority.fingerprintSHA256)")
+        console.print("not after:   \(authority.notAfter)")
+        console.print("private key: \(authority.keyPath)")
+        return 0
+    }
+}

@@ -1,0 +1,78 @@
+import Glibc
+import Synchronization
+
+/// Where a command's output goes: the process's stdout and stderr, or buffers in tests.
+///
+/// Colour is used only on a terminal and never when `NO_COLOR` is set (https://no-color.org).
+public final class Console: Sendable {
+    private enum Sink {
+        case standardStreams
+        case buffers
+    }
+
+    private let sink: Sink
+    private let captured = Mutex<(out: String, err: String)>(("", ""))
+    /// Whether ANSI colours are written.
+    public let usesColor: Bool
+
+    private init(sink: Sink, usesColor: Bool) {
+        self.sink = sink
+        self.usesColor = usesColor
+    }
+
+    /// The process's own stdout and stderr.
+    public static func standard(environment: [String: String]) -> Console {
+        let noColor = environment["NO_COLOR"].map { !$0.isEmpty } ?? false
+        return Console(sink: .standardStreams, usesColor: !noColor && isatty(STDOUT_FILENO) == 1)
+    }
+
+    /// A console that keeps what is written, for tests.
+    public static func capturing() -> Console {
+        Console(sink: .buffers, usesColor: false)
+    }
+
+    /// Everything written to stdout so far (capturing consoles only).
+    public var standardOutput: String { captured.withLock { $0.out } }
+
+    /// Everything written to stderr so far (capturing consoles only).
+    public var standardError: String { captured.withLock { $0.err } }
+
+    /// Writes a line to stdout.
+    public func print(_ line: String) {
+        write(line + "\n", toError: false)
+    }
+
+    /// Writes a line to stderr.
+    public func printError(_ line: String) {
+        write(line + "\n", toError: true)
+    }
+
+    /// Wraps `text` in an ANSI colour when colours are on.
+    public func styled(_ text: String, _ style: Style) -> String {
+        usesColor ? "\u{1B}[\(style.rawValue)m\(text)\u{1B}[0m" : text
+    }
+
+    /// The ANSI styles the CLI uses.
+    public enum Style: String, Sendable {
+        case green = "32"
+        case red = "31"
+        case bold = "1"
+        case dim = "2"
+    }
+
+    private func write(_ text: String, toError: Bool) {
+        switch sink {
+        case .standardStreams:
+            var bytes = Array(text.utf8)
+            let fd = toError ? STDERR_FILENO : STDOUT_FILENO
+            var offset = 0
+            while offset < bytes.count {
+                let written = bytes.withUnsafeMutableBytes { Glibc.write(fd, $0.baseAddress! + offset, $0.count - offset) }
+                if written <= 0 { return }
+                offset += written
+            }
+        case .buffers:
+            captured.withLock { if toError { $0.err += text } else { $0.out += text } }
+        }
+    }
+}

@@ -1,0 +1,83 @@
+import Testing
+
+@testable import SquallCLI
+
+struct CommandLineParserTests {
+    let spec = CommandSpec(
+        path: ["demo"],
+        summary: "A demo command.",
+        usage: "[--dir DIR] [--verbose] [PATH…]",
+        options: [
+            .value("--dir", "DIR", help: "A folder."),
+            .flag("--verbose", help: "Say more."),
+        ],
+        maxPositionals: 2
+    )
+
+    @Test func parsesValuesFlagsAndPositionals() throws {
+        let parsed = try CommandLineParser.parse(["a", "--dir", "/tmp/x", "--verbose", "b"], for: spec)
+        #expect(parsed["--dir"] == "/tmp/x")
+        #expect(parsed.has("--verbose"))
+        #expect(parsed.positionals == ["a", "b"])
+        #expect(!parsed.wantsHelp)
+    }
+
+    @Test func acceptsInlineValues() throws {
+        let parsed = try CommandLineParser.parse(["--dir=/a=b"], for: spec)
+        #expect(parsed["--dir"] == "/a=b")
+    }
+
+    @Test func doubleDashMakesTheRestPositional() throws {
+        let parsed = try CommandLineParser.parse(["--", "--dir"], for: spec)
+        #expect(parsed.positionals == ["--dir"])
+        #expect(parsed["--dir"] == nil)
+    }
+
+    @Test func helpIsRecognisedAnywhere() throws {
+        #expect(try CommandLineParser.parse(["x", "-h"], for: spec).wantsHelp)
+        #expect(try CommandLineParser.parse(["--help"], for: spec).wantsHelp)
+    }
+
+    @Test func unknownOptionIsNamedWithASuggestion() {
+        #expect(throws: UsageError("unknown option '--dri' (did you mean '--dir'?)", command: ["demo"])) {
+            try CommandLineParser.parse(["--dri", "x"], for: spec)
+        }
+        #expect(throws: UsageError("unknown option '--zzz'", command: ["demo"])) {
+            try CommandLineParser.parse(["--zzz"], for: spec)
+        }
+    }
+
+    @Test func missingValueIsNamed() {
+        #expect(throws: UsageError("option '--dir' needs a value (--dir DIR)", command: ["demo"])) {
+            try CommandLineParser.parse(["--dir"], for: spec)
+        }
+        #expect(throws: UsageError("option '--dir' needs a value (--dir DIR)", command: ["demo"])) {
+            try CommandLineParser.parse(["--dir", "--verbose"], for: spec)
+        }
+    }
+
+    @Test func flagWithValueIsRejected() {
+        #expect(throws: UsageError("option '--verbose' takes no value", command: ["demo"])) {
+            try CommandLineParser.parse(["--verbose=yes"], for: spec)
+        }
+    }
+
+    @Test func tooManyPositionalsAreRejected() {
+        #expect(throws: UsageError("unexpected argument 'c'", command: ["demo"])) {
+            try CommandLineParser.parse(["a", "b", "c"], for: spec)
+        }
+    }
+
+    @Test func helpTextListsEveryOption() {
+        let help = spec.helpText
+        #expect(help.contains("Usage: squall demo [--dir DIR] [--verbose] [PATH…]"))
+        #expect(help.contains("--dir DIR"))
+        #expect(help.contains("--verbose"))
+        #expect(help.contains("-h, --help"))
+    }
+
+    @Test(arguments: [("kitten", "sitting", 3), ("", "abc", 3), ("same", "same", 0), ("--dir", "--dri", 2)])
+    func editDistance(left: String, right: String, expected: Int) {
+        #expect(CommandLineParser.editDistance(left, right) == expected)
+    }
+}

@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# Installs what Squall's build, tests and benchmarks need, when it is missing. Idempotent; fast when all is present.
+#
+#   Tools/setup.sh            build + test prerequisites
+#   Tools/setup.sh --bench    also the benchmark peers (nginx with the stream module)
+#
+# Exits non-zero with a message naming what could not be installed.
+set -euo pipefail
+
+packages=(pkg-config libssl-dev libpcap-dev openssl curl tshark)
+if [[ "${1:-}" == "--bench" ]]; then
+    packages+=(nginx libnginx-mod-stream)
+elif [[ $# -gt 0 ]]; then
+    echo "setup.sh: unknown argument '$1' (expected --bench or nothing)" >&2
+    exit 2
+fi
+
+fail() {
+    echo "setup.sh: $*" >&2
+    exit 1
+}
+
+# The Swift toolchain is part of the machine image; say so clearly when it is not there.
+if ! command -v swift >/dev/null 2>&1 && [[ -x /opt/swift/usr/bin/swift ]]; then
+    export PATH="/opt/swift/usr/bin:$PATH"
+fi
+command -v swift >/dev/null 2>&1 || fail "no Swift toolchain on PATH (Swift 6.x expected, e.g. /opt/swift/usr/bin)"
+
+missing=()
+for package in "${packages[@]}"; do
+    status=$(dpkg-query -W -f='${Status}' "$package" 2>/dev/null || true)
+    [[ "$status" == "install ok installed" ]] || missing+=("$package")
+done
+
+if ((${#missing[@]} > 0)); then
+    echo "setup.sh: installing ${missing[*]}" >&2
+    command -v apt-get >/dev/null 2>&1 || fail "apt-get not found; install by hand: ${missing[*]}"
+    sudo=()
+    if [[ $(id -u) -ne 0 ]]; then
+        command -v sudo >/dev/null 2>&1 || fail "not root and no sudo; install by hand: ${missing[*]}"
+        sudo=(sudo)
+    fi
+    export DEBIAN_FRONTEND=noninteractive
+    "${sudo[@]}" apt-get update -qq >/dev/null || fail "apt-get update failed; cannot install ${missing[*]}"
+    "${sudo[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null ||
+        fail "apt-get install failed for: ${missing[*]}"
+fi
+
+pkg-config --exists openssl libpcap || fail "pkg-config cannot find openssl and libpcap after installing them"
