@@ -18,11 +18,12 @@ import Glibc
 /// - Half-close: when one side ends its stream, what is buffered for the other side is delivered, then the
 ///   other side's write side is shut down; the opposite direction goes on until it ends too.
 /// - A reset or error on one side aborts both sides (the other one gets a TCP RST, as a real network would
-///   show it). Cancellation, the idle timeout and the time limit close both sides.
+///   show it). Cancellation, the idle timeout and the time limit close both sides (a FIN, or an RST from the
+///   kernel when received bytes were still unread).
 ///
 /// When `run` returns, both streams are closed or aborted. Use one thread per relay; never call `run` from
 /// Swift's cooperative pool.
-public struct Relay {
+public struct Relay: Sendable {
     public var configuration: RelayConfiguration
 
     public init(configuration: RelayConfiguration = RelayConfiguration()) {
@@ -48,7 +49,7 @@ private enum RelayStop {
     case completed
     /// One side failed; the other is aborted.
     case failed(RelayFailure)
-    /// The relay stopped both sides for this reason.
+    /// The relay stopped both sides for this reason (`.failed` only when `poll()` itself failed).
     case stopped(RelayEnding)
 }
 
@@ -82,25 +83,28 @@ private final class RelayLoop {
 
     func run() -> RelayReport {
         let started = clock.now
-        let stop = relay(started: started)
-        var endings: [RelaySide: RelayEnding] = [:]
-        switch stop {
+        let endings: (downstream: RelayEnding, upstream: RelayEnding)
+        switch relay(started: started) {
         case .completed:
-            endings = [.downstream: .endOfStream, .upstream: .endOfStream]
+            endings = (.endOfStream, .endOfStream)
             downstream.close()
             upstream.close()
         case .failed(let failure):
-            endings = [failure.side: failure.ending, failure.side.opposite: .aborted]
+            endings = failure.side == .downstream ? (failure.ending, .aborted) : (.aborted, failure.ending)
+            downstream.abort()
+            upstream.abort()
+        case .stopped(.failed(let detail)):
+            endings = (.failed(detail), .failed(detail))
             downstream.abort()
             upstream.abort()
         case .stopped(let ending):
-            endings = [.downstream: ending, .upstream: ending]
+            endings = (ending, ending)
             downstream.close()
             upstream.close()
         }
         return RelayReport(
-            toUpstream: pipes[0].report, toDownstream: pipes[1].report, downstream: endings[.downstream]!,
-            upstream: endings[.upstream]!, duration: clock.now - started)
+            toUpstream: pipes[0].report, toDownstream: pipes[1].report, downstream: endings.downstream,
+            upstream: endings.upstream, duration: clock.now - started)
     }
 
     private func stream(_ side: RelaySide) -> any ByteStream {
