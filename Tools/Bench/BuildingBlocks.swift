@@ -1,6 +1,18 @@
 import SquallNet
 
 /// `relay-to`: a standalone relay, so a script can compare it with another proxy in the same path.
+///
+/// The comparison with nginx used for the figures in the relay report (each line waits for `listening=`):
+/// ```
+/// squall-bench sink --listen 127.0.0.1:0                      # → sink listening=127.0.0.1:S
+/// squall-bench relay-to --listen 127.0.0.1:0 --upstream 127.0.0.1:S   # → relay-to listening=127.0.0.1:R
+/// nginx -c stream.conf    # load_module ngx_stream_module.so; worker_processes 1;
+///                         # stream { server { listen 127.0.0.1:N; proxy_pass 127.0.0.1:S;
+///                         #                   proxy_half_close on; proxy_buffer_size 256k; } }
+/// squall-bench source --to 127.0.0.1:S --bytes 1GiB           # direct
+/// squall-bench source --to 127.0.0.1:R --bytes 1GiB           # through the Swift relay
+/// squall-bench source --to 127.0.0.1:N --bytes 1GiB           # through nginx
+/// ```
 enum RelayToCommand: BenchCommand {
     static let name = "relay-to"
     static let usage = "--listen ADDR --upstream ADDR [--buffer-size N] [--connections N]"
