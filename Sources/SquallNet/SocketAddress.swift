@@ -35,7 +35,7 @@ public struct SocketAddress: Sendable, Hashable, CustomStringConvertible {
             host = bare.isEmpty ? "127.0.0.1" : String(bare)
             portText = text[text.index(after: colon)...]
         }
-        guard let port = UInt16(portText) else {
+        guard !portText.isEmpty, portText.allSatisfy({ $0.isASCII && $0.isNumber }), let port = UInt16(portText) else {
             throw NetError(.invalidAddress, "'\(text)': port must be a number from 0 to 65535")
         }
         try self.init(host: host, port: port)

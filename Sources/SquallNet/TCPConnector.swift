@@ -12,11 +12,8 @@ public enum TCPConnector {
         let status = address.withSockAddr { Glibc.connect(socket.fd, $0, $1) }
         if status != 0 {
             guard errno == EINPROGRESS else { throw NetError.system(.connect, "connect \(address)") }
-            var entry = pollfd(fd: socket.fd, events: Int16(POLLOUT), revents: 0)
-            let ready = poll(&entry, 1, Int32(clamping: timeout.milliseconds))
-            guard ready > 0 else {
-                if ready == 0 { throw NetError(.connectTimeout, "connect \(address): no answer within \(timeout)") }
-                throw NetError.system(.connect, "poll connect \(address)")
+            guard try Poller.wait(socket.fd, for: .write, until: .now + timeout) else {
+                throw NetError(.connectTimeout, "connect \(address): no answer within \(timeout)")
             }
             var failure: Int32 = 0
             var length = socklen_t(MemoryLayout<Int32>.size)
