@@ -47,7 +47,7 @@ public final class CertificateAuthority: Sendable {
         let certificatePath = path(directory, certificateFileName)
         let keyPath = path(directory, keyFileName)
         for file in [certificatePath, keyPath] where !SecureFile.exists(file) {
-            throw TLSError(.caMissing, "\(file) does not exist (create a CA with `squall ca`)")
+            throw TLSError(.caMissing, "\(file) does not exist (create one with `squall ca init --dir \(directory)`)")
         }
         do {
             let certificate = try TLSCertificate(pem: SecureFile.readText(certificatePath))
