@@ -2,10 +2,11 @@
 // Squall: a network-fault chaos proxy and test harness for resumable uploads (see README.md).
 //
 // Layers, dependencies pointing down only:
-//   CLI (squall, SquallCLI)
-//   I/O (SquallNet, TLSKit, Capture)        sockets, OpenSSL, libpcap; the only code that reads clocks
-//   pure (HTTPWire, StructuredFields)       no sockets, no threads, no clock reads
-//   C shims (COpenSSL, CPcap, CSystem)
+//   CLI          squall, SquallCLI                    maps flags to configuration, prints
+//   harness      Harness                              runs the pieces together, reports verdicts
+//   I/O          SquallNet, TLSKit, Capture           sockets, OpenSSL, libpcap; the only code that reads clocks
+//   pure         SquallCore, HTTPWire, StructuredFields   no sockets, no threads, no clock reads
+//   C shims      COpenSSL, CPcap, CSystem
 import PackageDescription
 
 let package = Package(
@@ -20,6 +21,7 @@ let package = Package(
         .systemLibrary(name: "CSystem"),
 
         // Pure logic.
+        .target(name: "SquallCore"),
         .target(name: "HTTPWire"),
         .target(name: "StructuredFields"),
 
@@ -28,8 +30,14 @@ let package = Package(
         .target(name: "TLSKit", dependencies: ["COpenSSL", "SquallNet"]),
         .target(name: "Capture", dependencies: ["CPcap"]),
 
+        // Harness: runs the pieces together (today the built-in smoke check; later the scenario runner).
+        .target(
+            name: "Harness",
+            dependencies: ["SquallCore", "HTTPWire", "StructuredFields", "SquallNet", "TLSKit"]
+        ),
+
         // CLI.
-        .target(name: "SquallCLI", dependencies: ["HTTPWire", "StructuredFields", "SquallNet", "TLSKit", "Capture"]),
+        .target(name: "SquallCLI", dependencies: ["Harness", "SquallNet", "TLSKit", "Capture"]),
         .executableTarget(name: "squall", dependencies: ["SquallCLI"]),
 
         // Benchmarks (run by Tools/bench.sh in release mode; never part of the test suite's timing).
@@ -40,11 +48,12 @@ let package = Package(
         ),
 
         // Tests.
-        .target(name: "TestSupport", dependencies: ["SquallNet", "TLSKit"]),
+        .target(name: "TestSupport", dependencies: ["SquallCore", "SquallNet", "TLSKit"]),
         .testTarget(name: "HTTPWireTests", dependencies: ["HTTPWire", "TestSupport"]),
         .testTarget(name: "StructuredFieldsTests", dependencies: ["StructuredFields", "TestSupport"]),
         .testTarget(name: "SquallNetTests", dependencies: ["SquallNet", "TestSupport"]),
         .testTarget(name: "TLSKitTests", dependencies: ["TLSKit", "SquallNet", "TestSupport"]),
+        .testTarget(name: "HarnessTests", dependencies: ["Harness", "TestSupport"]),
         .testTarget(name: "SquallCLITests", dependencies: ["SquallCLI", "TestSupport"]),
     ]
 )

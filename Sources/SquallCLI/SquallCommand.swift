@@ -23,7 +23,7 @@ public struct CommandContext: Sendable {
 /// Exit status: 0 success, 1 failure, 2 a usage mistake (unknown command or flag, missing value).
 public enum SquallCommand {
     static let subcommands: [any Subcommand.Type] = [
-
+        RunCommand.self,
         CAInitCommand.self,
         CAShowCommand.self,
         VersionCommand.self,

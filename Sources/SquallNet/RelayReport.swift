@@ -89,6 +89,18 @@ public struct RelayReport: Sendable, Hashable, CustomStringConvertible {
     /// From the start of `run` to the end, on the `ContinuousClock`.
     public var duration: Duration
 
+    public init(
+        toUpstream: RelayDirectionReport = RelayDirectionReport(),
+        toDownstream: RelayDirectionReport = RelayDirectionReport(),
+        downstream: RelayEnding = .endOfStream, upstream: RelayEnding = .endOfStream, duration: Duration = .zero
+    ) {
+        self.toUpstream = toUpstream
+        self.toDownstream = toDownstream
+        self.downstream = downstream
+        self.upstream = upstream
+        self.duration = duration
+    }
+
     /// Whether both sides ended their streams cleanly and got everything relayed to them.
     public var isClean: Bool {
         downstream == .endOfStream && upstream == .endOfStream

@@ -74,7 +74,7 @@ struct CertificateAuthorityTests {
         let directory = try TLSFixtures.TemporaryDirectory()
         let authority = try TLSFixtures.makeCertificateAuthority(in: directory)
         let garbage = "-----BEGIN CERTIFICATE-----\nnot base64 at all\n-----END CERTIFICATE-----\n"
-        try garbage.write(toFile: authority.certificatePath, atomically: true, encoding: .utf8)
+        try garbage.write(toFile: authority.certificatePath, atomically: false, encoding: .utf8)
         let error = try #require(throws: TLSError.self) {
             try CertificateAuthority.loadOrCreate(directory: authority.directory)
         }
