@@ -66,9 +66,10 @@ stream_module=$(find /usr/lib/nginx/modules -name ngx_stream_module.so -print -q
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/squall-bench.XXXXXX")
 pids=()
+transfer_pid=""
 cleanup() {
     local pid
-    for pid in "${pids[@]}"; do
+    for pid in ${transfer_pid:+"$transfer_pid"} "${pids[@]}"; do
         kill -TERM "$pid" 2>/dev/null || true
     done
     for pid in "${pids[@]}"; do
@@ -164,15 +165,21 @@ declare -A results=()
 declare -A negotiated=()
 
 # transfer PATH: sends $bytes through PATH once; records MB/s (and, for TLS, what the client negotiated).
+# The client runs in the background so that a signal reaches the trap at once, not after the transfer.
 transfer() {
     local path="$1" line
+    local client=(source --to "${targets[$path]}" --bytes "$bytes")
     if [[ "$path" == *-tls ]]; then
-        line=$(timeout "$transfer_timeout" "$bench" source-tls --to "${targets[$path]}" --bytes "$bytes" \
-            --ca-file "$work/ca/ca.pem" --server-name localhost) || fail "$path transfer failed"
+        client=(source-tls --to "${targets[$path]}" --bytes "$bytes"
+            --ca-file "$work/ca/ca.pem" --server-name localhost)
+    fi
+    timeout "$transfer_timeout" "$bench" "${client[@]}" >"$work/transfer.out" &
+    transfer_pid=$!
+    wait "$transfer_pid" || fail "$path transfer failed"
+    transfer_pid=""
+    line=$(<"$work/transfer.out")
+    if [[ "$path" == *-tls ]]; then
         negotiated[$path]=$(sed -n 's/.*\(version=.*\)$/\1/p' <<<"$line")
-    else
-        line=$(timeout "$transfer_timeout" "$bench" source --to "${targets[$path]}" --bytes "$bytes") ||
-            fail "$path transfer failed"
     fi
     echo "  $path: $line" >&2
     results[$path]+="$(sed -n 's/.* mbps=\([0-9.]*\).*/\1/p' <<<"$line") "
@@ -200,7 +207,8 @@ for ((round = 1; round <= rounds; round++)); do
 done
 
 echo
-echo "squall vs nginx on $(nproc) CPUs, $(nginx -v 2>&1 | sed 's/^nginx version: //'), $(openssl version | cut -d' ' -f1-2);" \
+nginx_version=$(nginx -v 2>&1 | sed 's/^nginx version: //')
+echo "squall vs nginx on $(nproc) CPUs, $nginx_version, $(openssl version | cut -d' ' -f1-2);" \
     "$bytes per transfer, $rounds round(s); MB/s = 10^6 bytes/s"
 printf '%-34s %8s  %s\n' "path" "median" "[min-max]"
 declare -A medians=()
@@ -221,6 +229,10 @@ for kind in tls plain; do
         'BEGIN { printf "ratio squall/nginx (%s): %.2f\n", k, (n > 0 ? s / n : 0) }'
 done
 echo "negotiated (client view): squall ${negotiated[squall-tls]}; nginx ${negotiated[nginx-tls]}"
-echo "squall relay-tls-to saw: $(grep -o 'version=.*' "$work/squall-tls.out" | sort | uniq -c | sed 's/^ *//' | paste -sd ';')"
-echo "nginx access log saw:    $(awk -v p="$nginx_tls_port" '$1 == p { print $2, $3 }' "$work/nginx/access.log" |
-    sort | uniq -c | sed 's/^ *//' | paste -sd ';')"
+# count: "N line" per distinct input line, joined by ";".
+count() {
+    sort | uniq -c | sed 's/^ *//' | paste -sd ';'
+}
+echo "squall relay-tls-to saw: $(grep -o 'version=.*' "$work/squall-tls.out" | count)"
+nginx_saw=$(awk -v port="$nginx_tls_port" '$1 == port { print $2, $3 }' "$work/nginx/access.log" | count)
+echo "nginx access log saw:    $nginx_saw"
