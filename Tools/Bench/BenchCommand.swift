@@ -16,7 +16,17 @@ protocol BenchCommand {
 /// Dispatches `squall-bench SUBCOMMAND [--option value …]`.
 enum BenchMain {
     static var commands: [any BenchCommand.Type] {
-        [RelayPlainBench.self, DirectPlainBench.self, RelayToCommand.self, SourceCommand.self, SinkCommand.self]
+        [
+            RelayPlainBench.self,
+            DirectPlainBench.self,
+            RelayTLSBench.self,
+            RelayToCommand.self,
+            RelayTLSToCommand.self,
+            SourceCommand.self,
+            SourceTLSCommand.self,
+            SinkCommand.self,
+            MintLeafCommand.self,
+        ]
     }
 
     /// Runs the subcommand and returns the exit status.

@@ -26,6 +26,11 @@ struct BenchOptions {
         return value
     }
 
+    /// An optional option's text, or `fallback` when it is absent.
+    func string(_ name: String, default fallback: String) -> String {
+        values[name] ?? fallback
+    }
+
     /// A required address option (`HOST:PORT`, `[v6]:PORT`, `:PORT`).
     func address(_ name: String) throws -> SocketAddress {
         try SocketAddress(parsing: string(name))

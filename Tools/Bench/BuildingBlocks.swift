@@ -66,7 +66,7 @@ enum SinkCommand: BenchCommand {
 }
 
 /// Runs `each` once per connection: `connections` times, or for ever when nil.
-private func serve(connections: Int?, _ each: () throws -> Void) throws {
+func serve(connections: Int?, _ each: () throws -> Void) throws {
     var served = 0
     while connections.map({ served < $0 }) ?? true {
         try each()

@@ -12,23 +12,28 @@ enum PlainEndpoints {
 
     /// Connects to `address`, sends `count` bytes and waits until the far end has closed.
     static func push(_ count: Int64, to address: SocketAddress) throws -> Throughput {
-        let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: chunkSize, alignment: 16)
-        defer { chunk.deallocate() }
-        for index in 0..<chunk.count { chunk[index] = UInt8(truncatingIfNeeded: index &* 31) }
         let clock = ContinuousClock()
         let started = clock.now
         let stream = PlainStream(socket: try TCPConnector.connect(to: address))
+        try send(count, to: stream)
+        try stream.shutdownWrite(deadline: nil)
+        _ = try drain(stream)
+        let duration = clock.now - started
+        stream.close()
+        return Throughput(bytes: count, duration: duration)
+    }
+
+    /// Writes `count` bytes of a fixed filler to `stream`, a chunk at a time.
+    static func send(_ count: Int64, to stream: some ByteStream) throws {
+        let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: chunkSize, alignment: 16)
+        defer { chunk.deallocate() }
+        for index in 0..<chunk.count { chunk[index] = UInt8(truncatingIfNeeded: index &* 31) }
         var sent: Int64 = 0
         while sent < count {
             let length = Int(min(Int64(chunkSize), count - sent))
             try stream.writeAll(UnsafeRawBufferPointer(rebasing: chunk[..<length]))
             sent += Int64(length)
         }
-        try stream.shutdownWrite(deadline: nil)
-        _ = try drain(stream)
-        let duration = clock.now - started
-        stream.close()
-        return Throughput(bytes: sent, duration: duration)
     }
 
     /// Reads `stream` to its end and returns how many bytes came.
