@@ -13,6 +13,7 @@
 
 static inline long shim_SSL_CTX_set_mode(SSL_CTX *c, long m) { return SSL_CTX_set_mode(c, m); }
 static inline long shim_SSL_set_mode(SSL *s, long m) { return SSL_set_mode(s, m); }
+static inline void shim_SSL_CTX_set_read_ahead(SSL_CTX *c, int yes) { SSL_CTX_set_read_ahead(c, yes); }
 static inline int shim_SSL_CTX_set_min_proto_version(SSL_CTX *c, int v) { return (int)SSL_CTX_set_min_proto_version(c, v); }
 static inline int shim_SSL_CTX_set_max_proto_version(SSL_CTX *c, int v) { return (int)SSL_CTX_set_max_proto_version(c, v); }
 static inline int shim_SSL_set_tlsext_host_name(SSL *s, const char *n) { return (int)SSL_set_tlsext_host_name(s, n); }

@@ -45,15 +45,17 @@ final class RelayPipe {
         !isFinished && (count > 0 || sourceEnded)
     }
 
-    /// Tries the write, the read and the write again, as far as each can go without blocking.
+    /// Tries the write, then reads until the buffer is full or the source would block, then writes again,
+    /// each as far as it can go without blocking. Reading a batch before writing turns many small reads (a
+    /// TLS read returns one record, at most 16 KiB) into one large write and one poll per batch.
     /// Returns whether anything moved; throws `RelayFailure` naming the side that failed.
     func pump(tap: (any RelayTap)?) throws(RelayFailure) -> Bool {
         var progressed = try flush()
-        if wantsRead, readWait == nil || source.bufferedReadableCount > 0 {
-            progressed = try readChunk(tap: tap) || progressed
-            progressed = try flush() || progressed
+        while wantsRead, readWait == nil || source.bufferedReadableCount > 0 {
+            guard try readChunk(tap: tap) else { break }
+            progressed = true
         }
-        return progressed
+        return try flush() || progressed
     }
 
     private func readChunk(tap: (any RelayTap)?) throws(RelayFailure) -> Bool {

@@ -87,6 +87,11 @@ public final class TLSContext: @unchecked Sendable {
         _ = SSL_CTX_set_options(ctx, shim_SSL_OP_NO_COMPRESSION() | shim_SSL_OP_NO_RENEGOTIATION())
         _ = SSL_CTX_clear_options(ctx, shim_SSL_OP_IGNORE_UNEXPECTED_EOF())
         _ = shim_SSL_CTX_set_mode(ctx, Int(SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER))
+        // Read-ahead: one recv fills OpenSSL's buffer with as many records as are waiting, instead of one
+        // recv for each record's header and another for its body (TLSStream.bufferedReadableCount accounts
+        // for records buffered this way).
+        shim_SSL_CTX_set_read_ahead(ctx, 1)
+        SSL_CTX_set_default_read_buffer_len(ctx, 128 * 1024)
         _ = shim_SSL_CTX_set_app_data(ctx, Unmanaged.passUnretained(self).toOpaque())
         if keyLog != nil {
             SSL_CTX_set_keylog_callback(ctx, keyLogCallback)

@@ -25,6 +25,8 @@ public final class TLSStream: ByteStream {
     /// A fatal error happened: OpenSSL forbids a close_notify afterwards.
     private var failed = false
     private var writeClosed = false
+    /// The last read would have blocked (see `bufferedReadableCount`).
+    private var readBlocked = false
 
     private enum Operation: String {
         case handshake
@@ -62,8 +64,15 @@ public final class TLSStream: ByteStream {
 
     public var fileDescriptor: Int32 { socket.fd }
 
-    /// Decrypted bytes waiting inside OpenSSL (`SSL_pending`): poll will not report them.
-    public var bufferedReadableCount: Int { Int(SSL_pending(ssl)) }
+    /// Bytes a read can return now without the socket becoming readable: decrypted bytes (`SSL_pending`),
+    /// or, as a count of 1, whole records that read-ahead pulled into OpenSSL's buffer. Poll reports neither.
+    /// After a read that would block, what OpenSSL still holds is an incomplete record, which only more bytes
+    /// from the socket can complete: then nothing counts, so a relay polls instead of spinning.
+    public var bufferedReadableCount: Int {
+        let decrypted = Int(SSL_pending(ssl))
+        if decrypted > 0 { return decrypted }
+        return !readBlocked && SSL_has_pending(ssl) == 1 ? 1 : 0
+    }
 
     /// Advances the handshake: `.done(0)` once finished (then `session` is set), `.wouldBlock` on a
     /// non-blocking socket that must become readable or writable first.
@@ -82,7 +91,12 @@ public final class TLSStream: ByteStream {
         var count = 0
         try prepareCall()
         let status = SSL_read_ex(ssl, buffer.baseAddress, buffer.count, &count)
-        guard status == 1 else { return try outcome(afterFailure: status, of: .read) }
+        guard status == 1 else {
+            let result = try outcome(afterFailure: status, of: .read)
+            readBlocked = result != .endOfStream
+            return result
+        }
+        readBlocked = false
         return .done(count)
     }
 
