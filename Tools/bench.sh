@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Throughput of Squall's TLS-terminating relay against nginx's stream `ssl` termination (issue 2), in one run
-# on this machine. Release build; loopback only; never part of the test suite.
+# on this machine, then the HTTP/1.1 request-head parsing rate on one core. Release build; loopback only;
+# never part of the test suite.
 #
 #   Tools/bench.sh            BENCH_BYTES per transfer (default 1GiB), BENCH_ROUNDS rounds (default 3)
 #   Tools/bench.sh --quick    64MiB, 1 round: a smoke test
@@ -18,7 +19,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 usage() {
-    sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'
+    sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'
 }
 
 bytes="${BENCH_BYTES:-1GiB}"
@@ -236,3 +237,9 @@ count() {
 echo "squall relay-tls-to saw: $(grep -o 'version=.*' "$work/squall-tls.out" | count)"
 nginx_saw=$(awk -v port="$nginx_tls_port" '$1 == port { print $2, $3 }' "$work/nginx/access.log" | count)
 echo "nginx access log saw:    $nginx_saw"
+
+echo
+echo "== HTTP/1.1 request-head parsing on one core (HTTP1Parser, pipelined 200-byte PATCH heads)"
+for ((round = 1; round <= rounds; round++)); do
+    "$bench" parse-heads --count 5000000
+done

@@ -64,7 +64,8 @@ public enum SmokeCheck {
             observation.relayed = relay.connections
             observation.received = endpoint.received
             observation.endpointFailures = endpoint.failures
-            observation.keyLogLines = (try? String(contentsOfFile: keyLogPath, encoding: .utf8))?
+            observation.keyLogLines =
+                (try? String(contentsOfFile: keyLogPath, encoding: .utf8))?
                 .split(separator: "\n").map(String.init) ?? []
         }
 

@@ -95,7 +95,8 @@ final class SmokeUploadEndpoint: Sendable {
         _ head: RequestHead, location: String, on stream: PlainStream, deadline: ContinuousClock.Instant
     ) throws -> Received {
         guard head.method == .post, head.target == "/upload" else {
-            try send(ResponseHead(status: 404, reason: "Not Found", fields: ["Content-Length": "0"]), on: stream, deadline)
+            try send(
+                ResponseHead(status: 404, reason: "Not Found", fields: ["Content-Length": "0"]), on: stream, deadline)
             throw HarnessError("unexpected request \(head.method) \(head.target)")
         }
         let version = try head.fields["upload-draft-interop-version"].flatMap {

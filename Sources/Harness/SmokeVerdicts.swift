@@ -17,7 +17,8 @@ enum SmokeVerdicts {
     }
 
     static func exchangeCompleted(_ observation: SmokeObservation) -> SmokeStep {
-        let problems = [observation.failure].compactMap { $0 } + observation.endpointFailures
+        let problems =
+            [observation.failure].compactMap { $0 } + observation.endpointFailures
             + observation.relayed.compactMap(\.failure)
         guard problems.isEmpty else {
             return SmokeStep(name: "exchange", passed: false, detail: problems.joined(separator: "; "))
@@ -30,7 +31,8 @@ enum SmokeVerdicts {
     static func handshake(_ observation: SmokeObservation) -> SmokeStep {
         let client = observation.client?.session
         let relay = observation.relayed.first?.session
-        let passed = client?.protocolVersion == "TLSv1.3" && client?.alpn == "http/1.1"
+        let passed =
+            client?.protocolVersion == "TLSv1.3" && client?.alpn == "http/1.1"
             && relay?.serverName == "localhost"
         let seen =
             "client: \(client?.protocolVersion ?? "none") \(client?.cipher ?? "") ALPN \(client?.alpn ?? "none"); "
@@ -42,7 +44,8 @@ enum SmokeVerdicts {
 
     static func interimResponse(_ observation: SmokeObservation) -> SmokeStep {
         let interim = observation.client?.interim ?? []
-        let expected = "one 104 with Location and Upload-Draft-Interop-Version \(observation.configuration.interopVersion)"
+        let expected =
+            "one 104 with Location and Upload-Draft-Interop-Version \(observation.configuration.interopVersion)"
         guard interim.count == 1, let head = interim.first, head.status == 104,
             let location = head.fields["location"], location.hasPrefix("/upload/"),
             head.fields["upload-draft-interop-version"] == String(observation.configuration.interopVersion)
@@ -80,7 +83,8 @@ enum SmokeVerdicts {
         guard observation.received.count == 1, sent == stored, announcedHex == sent else {
             return SmokeStep(
                 name: "sha-256", passed: false,
-                detail: "expected one upload with SHA-256 \(sent); endpoint stored \(stored), Repr-Digest \(announcedHex)")
+                detail:
+                    "expected one upload with SHA-256 \(sent); endpoint stored \(stored), Repr-Digest \(announcedHex)")
         }
         return SmokeStep(name: "sha-256", passed: true, detail: "endpoint and Repr-Digest match the client: \(sent)")
     }
@@ -111,6 +115,7 @@ enum SmokeVerdicts {
                 detail: "expected the same CLIENT_TRAFFIC_SECRET_0 line from client and relay; saw \(secrets.count)")
         }
         return SmokeStep(
-            name: "keylog", passed: true, detail: "\(observation.keyLogLines.count) SSLKEYLOGFILE lines, both legs agree")
+            name: "keylog", passed: true,
+            detail: "\(observation.keyLogLines.count) SSLKEYLOGFILE lines, both legs agree")
     }
 }

@@ -26,7 +26,9 @@ public struct UploadContent: Sendable {
                 while offset < count {
                     let word = generator.next().littleEndian
                     let take = min(8, count - offset)
-                    withUnsafeBytes(of: word) { raw.baseAddress!.advanced(by: offset).copyMemory(from: $0.baseAddress!, byteCount: take) }
+                    withUnsafeBytes(of: word) {
+                        raw.baseAddress!.advanced(by: offset).copyMemory(from: $0.baseAddress!, byteCount: take)
+                    }
                     offset += take
                 }
             }

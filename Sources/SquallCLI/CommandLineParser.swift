@@ -46,9 +46,10 @@ public struct CommandSpec: Sendable {
         text += "\n"
         if !options.isEmpty {
             text += "\nOptions:\n"
-            let rows = options.map { option in
-                (option.valueName.map { "\(option.name) \($0)" } ?? option.name, option.help)
-            } + [("-h, --help", "Show this help.")]
+            let rows =
+                options.map { option in
+                    (option.valueName.map { "\(option.name) \($0)" } ?? option.name, option.help)
+                } + [("-h, --help", "Show this help.")]
             let width = rows.map(\.0.count).max() ?? 0
             for (left, help) in rows {
                 text += "  \(left.padding(to: width))  \(help)\n"

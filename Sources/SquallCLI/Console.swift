@@ -67,7 +67,9 @@ public final class Console: Sendable {
             let fd = toError ? STDERR_FILENO : STDOUT_FILENO
             var offset = 0
             while offset < bytes.count {
-                let written = bytes.withUnsafeMutableBytes { Glibc.write(fd, $0.baseAddress! + offset, $0.count - offset) }
+                let written = bytes.withUnsafeMutableBytes {
+                    Glibc.write(fd, $0.baseAddress! + offset, $0.count - offset)
+                }
                 if written <= 0 { return }
                 offset += written
             }

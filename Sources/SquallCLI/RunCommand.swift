@@ -8,7 +8,8 @@ enum RunCommand: Subcommand {
         summary: "Run the built-in end-to-end smoke check (scenario files need the harness, not built yet).",
         usage: "[--size SIZE] [--seed N] [--interop N] [--keep DIR]",
         options: [
-            .value("--size", "SIZE", help: "Upload body size: bytes, or with a unit (512KiB, 8MiB, 1GB). Default 8MiB."),
+            .value(
+                "--size", "SIZE", help: "Upload body size: bytes, or with a unit (512KiB, 8MiB, 1GB). Default 8MiB."),
             .value("--seed", "N", help: "Seed of the upload's content. Default 1."),
             .value("--interop", "N", help: "Upload-Draft-Interop-Version the client sends (3 to 8). Default 6."),
             .value("--keep", "DIR", help: "Keep the CA and the TLS key log in DIR instead of a removed temp folder."),
@@ -44,7 +45,8 @@ enum RunCommand: Subcommand {
         }
         if let interop = arguments["--interop"] {
             guard let value = Int(interop), (3...8).contains(value) else {
-                throw UsageError("--interop must be an interop version from 3 to 8, not '\(interop)'", command: spec.path)
+                throw UsageError(
+                    "--interop must be an interop version from 3 to 8, not '\(interop)'", command: spec.path)
             }
             configuration.interopVersion = value
         }

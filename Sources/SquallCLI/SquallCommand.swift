@@ -106,7 +106,10 @@ public enum SquallCommand {
         let group = subcommands.filter { $0.spec.path.count > 1 && $0.spec.path[0] == arguments[0] }
         if !group.isEmpty {
             let names = group.map { $0.spec.path.joined(separator: " ") }.joined(separator: ", ")
-            let given = arguments.count > 1 ? "unknown command '\(arguments.prefix(2).joined(separator: " "))'" : "'\(arguments[0])' needs a subcommand"
+            let given =
+                arguments.count > 1
+                ? "unknown command '\(arguments.prefix(2).joined(separator: " "))'"
+                : "'\(arguments[0])' needs a subcommand"
             return "\(given); expected one of: \(names)"
         }
         return "unknown command '\(arguments[0])'\nRun 'squall --help' for the list of commands."

@@ -1,4 +1,6 @@
 import Foundation
 import SquallCLI
 
-exit(SquallCommand.main(arguments: Array(CommandLine.arguments.dropFirst()), environment: ProcessInfo.processInfo.environment))
+exit(
+    SquallCommand.main(
+        arguments: Array(CommandLine.arguments.dropFirst()), environment: ProcessInfo.processInfo.environment))

@@ -1,5 +1,5 @@
-import Testing
 import TLSKit
+import Testing
 
 struct SHA256DigestTests {
     // FIPS 180-4 / NIST example vectors.

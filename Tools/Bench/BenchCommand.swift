@@ -26,6 +26,7 @@ enum BenchMain {
             SourceTLSCommand.self,
             SinkCommand.self,
             MintLeafCommand.self,
+            ParseHeadsBench.self,
         ]
     }
 
