@@ -83,9 +83,9 @@ enum ByteClass {
         return true
     }
 
-    /// Whether two strings are equal ignoring ASCII case (field names, tokens).
-    static func equalsIgnoringCase(_ lhs: String, _ rhs: String) -> Bool {
-        lhs.utf8.count == rhs.utf8.count && lhs.utf8.elementsEqual(rhs.utf8) { lowercased($0) == lowercased($1) }
+    /// Whether two byte sequences are equal ignoring ASCII case (field names, tokens).
+    static func equalsIgnoringCase(_ lhs: some Collection<UInt8>, _ rhs: some Collection<UInt8>) -> Bool {
+        lhs.count == rhs.count && lhs.elementsEqual(rhs) { lowercased($0) == lowercased($1) }
     }
 
     /// The index of the first `target` byte in `buffer` at or after `start`, or `buffer.count`; reads 8 bytes at

@@ -1,6 +1,7 @@
 /// Splits one field line, `field-name ":" OWS field-value OWS` (RFC 9112 §5, RFC 9110 §5.1, §5.5), strictly.
 enum FieldLine {
     /// The name and the trimmed value of `line` (without its CRLF), whose first byte is at stream `offset`.
+    @inline(__always)
     static func split(
         _ line: UnsafeBufferPointer<UInt8>, at offset: Int
     ) throws(HTTPWireError) -> (name: Range<Int>, value: Range<Int>) {

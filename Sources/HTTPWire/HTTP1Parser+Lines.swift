@@ -7,25 +7,21 @@ extension HTTP1Parser {
     ) throws(HTTPWireError) -> Int {
         let end = ByteClass.firstIndex(of: ByteClass.lineFeed, in: buffer, from: start)
         let lineEnd = streamOffset + end
-        if lineEnd >= lineDeadline { throw limitError() }
+        if lineEnd >= min(lineStart + lineLimit, sectionLimit) { throw limitError() }
         guard end < buffer.count else { return end }
         let offset = lineStart
         lineStart = lineEnd + 1
-        if offset < streamOffset || lineEnd == offset
-            || (lineEnd == offset + 1 && buffer[end - 1] == ByteClass.carriageReturn)
-        {
-            // The line began in an earlier feed, or may end its section: bring the section's bytes together.
+        if sectionStart >= streamOffset {
+            let section = UnsafeBufferPointer(rebasing: buffer[(sectionStart - streamOffset)...end])
+            try handleLine(in: section, at: offset, into: &events)
+        } else {
+            // The section began in an earlier feed: bring its bytes together.
             carry(buffer, upTo: end + 1)
             let bytes = carried
-            try bytes.withUnsafeBufferPointer { (bytes) throws(HTTPWireError) in
-                let line = UnsafeBufferPointer(rebasing: bytes[(offset - sectionStart)..<(lineEnd - sectionStart)])
-                try handleLine(line, at: offset, into: &events)
+            try bytes.withUnsafeBufferPointer { (section) throws(HTTPWireError) in
+                try handleLine(in: section, at: offset, into: &events)
             }
-        } else {
-            let line = UnsafeBufferPointer(rebasing: buffer[(offset - streamOffset)..<end])
-            try handleLine(line, at: offset, into: &events)
         }
-        updateLineDeadline()
         return end + 1
     }
 
@@ -33,28 +29,30 @@ extension HTTP1Parser {
     mutating func carry(_ buffer: UnsafeBufferPointer<UInt8>, upTo end: Int) {
         let start = sectionStart + carried.count - streamOffset
         guard start < end else { return }
-        let bytes = UnsafeBufferPointer(rebasing: buffer[start..<end])
-        if carried.isEmpty { carried = Array(bytes) } else { carried.append(contentsOf: bytes) }
+        carried.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[start..<end]))
     }
 
-    /// Sets `lineDeadline`, the stream offset that the current line's LF must come before: the limits on line
-    /// length and on head or trailer size (HTTPLimits).
-    mutating func updateLineDeadline() {
+    /// Sets the limits of the section that begins, by state: `lineLimit`, the longest line, and `sectionLimit`,
+    /// the stream offset that every line's LF must come before (HTTPLimits).
+    mutating func setSectionLimits() {
         switch state {
         case .head:
-            lineDeadline = min(lineStart + limits.maxLineLength, messageStart + limits.maxHeadSize)
+            lineLimit = limits.maxLineLength
+            sectionLimit = messageStart + limits.maxHeadSize
         case .chunkSize:
-            lineDeadline = lineStart + limits.maxChunkLineLength
+            lineLimit = limits.maxChunkLineLength
+            sectionLimit = Int.max
         default:
-            lineDeadline = min(lineStart + limits.maxLineLength, sectionStart + limits.maxTrailerSize)
+            lineLimit = limits.maxLineLength
+            sectionLimit = sectionStart + limits.maxTrailerSize
         }
     }
 
-    /// The error for a line that reached `lineDeadline`. The limit crossed first names it, so the error does not
-    /// depend on how the bytes were split.
+    /// The error for a line that broke `lineLimit` or `sectionLimit`. The limit crossed first names it, so the
+    /// error does not depend on how the bytes were split.
     private func limitError() -> HTTPWireError {
         switch state {
-        case .head where lineDeadline < lineStart + limits.maxLineLength:
+        case .head where sectionLimit < lineStart + lineLimit:
             return HTTPWireError(.headTooLarge, "head exceeds \(limits.maxHeadSize) bytes", offset: lineStart)
         case .head:
             let code: HTTPWireError.Code = section.hasStartLine ? .fieldLineTooLong : .startLineTooLong
@@ -62,63 +60,68 @@ extension HTTP1Parser {
         case .chunkSize:
             return HTTPWireError(
                 .chunkLineTooLong, "chunk-size line exceeds \(limits.maxChunkLineLength) bytes", offset: lineStart)
-        case _ where lineDeadline < lineStart + limits.maxLineLength:
+        case _ where sectionLimit < lineStart + lineLimit:
             return HTTPWireError(.trailersTooLarge, "trailers exceed \(limits.maxTrailerSize) bytes", offset: lineStart)
         default:
             return HTTPWireError(.fieldLineTooLong, "line exceeds \(limits.maxLineLength) bytes", offset: lineStart)
         }
     }
 
-    /// Handles one complete line, `line` being its bytes before the LF, at stream `offset`.
+    /// Handles the last line of `section`, the bytes of the current section up to that line's LF; the line
+    /// starts at stream `offset`.
     @inline(__always)
     private mutating func handleLine(
-        _ line: UnsafeBufferPointer<UInt8>, at offset: Int, into events: inout [HTTP1Event]
+        in section: UnsafeBufferPointer<UInt8>, at offset: Int, into events: inout [HTTP1Event]
     ) throws(HTTPWireError) {
-        var content = line
-        if line.last == ByteClass.carriageReturn {
-            content = UnsafeBufferPointer(rebasing: line.dropLast())
+        let position = offset - sectionStart
+        var end = section.count - 1
+        if end > position && section[end - 1] == ByteClass.carriageReturn {
+            end -= 1
         } else if !limits.allowsBareLineFeed {
-            throw HTTPWireError(.bareLineFeed, "line ended by LF without CR", offset: offset + line.count)
+            throw HTTPWireError(.bareLineFeed, "line ended by LF without CR", offset: sectionStart + end)
         }
+        let line = UnsafeBufferPointer(rebasing: section[position..<end])
         switch state {
         case .head:
-            try headLine(content, at: offset, into: &events)
+            try headLine(line, at: offset, in: section, into: &events)
         case .chunkSize:
-            let size = try ChunkLine.size(content, at: offset)
+            let size = try ChunkLine.size(line, at: offset)
             state = size == 0 ? .trailers : .chunkData(remaining: size)
             beginSection(at: lineStart)
         default:
-            try trailerLine(content, at: offset, into: &events)
+            try trailerLine(line, at: offset, in: section, into: &events)
         }
     }
 
     @inline(__always)
     private mutating func headLine(
-        _ line: UnsafeBufferPointer<UInt8>, at offset: Int, into events: inout [HTTP1Event]
+        _ line: UnsafeBufferPointer<UInt8>, at offset: Int, in section: UnsafeBufferPointer<UInt8>,
+        into events: inout [HTTP1Event]
     ) throws(HTTPWireError) {
-        if !section.hasStartLine {
+        if !self.section.hasStartLine {
             // RFC 9112 §2.2: a server ignores empty lines before a request line.
             if line.isEmpty && role == .server {
                 beginSection(at: lineStart)
                 return
             }
-            try section.addStartLine(line, role: role, at: offset)
+            try self.section.addStartLine(line, role: role, at: offset)
         } else if line.isEmpty {
-            try completeHead(at: offset, into: &events)
+            try completeHead(HTTPFields(section: section, entries: self.section.entries), at: offset, into: &events)
         } else {
-            try section.addField(
+            try self.section.addField(
                 line, position: offset - sectionStart, recordsFraming: true, limits: limits, at: offset)
         }
     }
 
     private mutating func trailerLine(
-        _ line: UnsafeBufferPointer<UInt8>, at offset: Int, into events: inout [HTTP1Event]
+        _ line: UnsafeBufferPointer<UInt8>, at offset: Int, in section: UnsafeBufferPointer<UInt8>,
+        into events: inout [HTTP1Event]
     ) throws(HTTPWireError) {
         if line.isEmpty {
-            let trailers = HTTPFields(bytes: carried, entries: section.entries)
+            let trailers = HTTPFields(section: section, entries: self.section.entries)
             endMessage(trailers: trailers, nextAt: lineStart, into: &events)
         } else {
-            try section.addField(
+            try self.section.addField(
                 line, position: offset - sectionStart, recordsFraming: false, limits: limits, at: offset)
         }
     }

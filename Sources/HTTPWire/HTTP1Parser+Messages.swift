@@ -1,9 +1,11 @@
 /// Completed heads: framing, interim responses, keep-alive and the expected-method queue (RFC 9112 §6.3, §9.3).
 extension HTTP1Parser {
-    /// Reports the head ended by the empty line at `offset` and enters the state its framing calls for.
-    mutating func completeHead(at offset: Int, into events: inout [HTTP1Event]) throws(HTTPWireError) {
+    /// Reports the head with `fields`, ended by the empty line at `offset`, and enters the state its framing calls
+    /// for.
+    mutating func completeHead(
+        _ fields: HTTPFields, at offset: Int, into events: inout [HTTP1Event]
+    ) throws(HTTPWireError) {
         let framing = section.framing
-        let fields = HTTPFields(bytes: carried, entries: section.entries)
         switch section.startLine {
         case .request(let method, let target, let version):
             try framing.checkHost(version: version, at: offset)

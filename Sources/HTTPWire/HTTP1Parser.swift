@@ -58,8 +58,9 @@ public struct HTTP1Parser: Sendable {
     /// The error that failed the parser, thrown again by every later call.
     var failure: HTTPWireError?
     var section = SectionBuilder()
-    /// The bytes of the current section (head, chunk-size line or trailers) fed so far and kept: stream bytes
-    /// `sectionStart..<sectionStart + carried.count`. A section that arrives in one feed is copied once, at its end.
+    /// The bytes of a section (head, chunk-size line or trailers) that began in an earlier feed: stream bytes
+    /// `sectionStart..<sectionStart + carried.count`. A section that arrives in one feed is read in place and its
+    /// fields copied once, when it ends.
     var carried: [UInt8] = []
     /// Stream offset of the first byte of the current section.
     var sectionStart = 0
@@ -67,8 +68,10 @@ public struct HTTP1Parser: Sendable {
     var lineStart = 0
     /// Stream offset of the first byte of the current head, empty lines before it included.
     var messageStart = 0
-    /// The current line must end (its LF) before this stream offset; see `updateLineDeadline()`.
-    var lineDeadline = 0
+    /// The longest line of the current section, and the stream offset its lines must end before; see
+    /// `setSectionLimits()`.
+    var lineLimit = 0
+    var sectionLimit = 0
     /// Stream offset of the first byte of the current `feed`.
     var streamOffset = 0
     /// Methods of the requests whose responses are still to come (client role), oldest first.
@@ -77,7 +80,7 @@ public struct HTTP1Parser: Sendable {
     public init(role: Role, limits: HTTPLimits = HTTPLimits()) {
         self.role = role
         self.limits = limits
-        updateLineDeadline()
+        setSectionLimits()
     }
 
     /// Client role: the next response not yet expected answers a request with `method` (needed for HEAD and
@@ -213,10 +216,10 @@ public struct HTTP1Parser: Sendable {
 
     /// Starts a section (head, chunk-size line or trailers) at stream offset `offset`.
     mutating func beginSection(at offset: Int) {
-        section = SectionBuilder()
-        carried = []
+        section.reset()
+        carried.removeAll(keepingCapacity: true)
         sectionStart = offset
         lineStart = offset
-        updateLineDeadline()
+        setSectionLimits()
     }
 }

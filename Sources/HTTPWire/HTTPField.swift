@@ -14,7 +14,7 @@ public struct HTTPField: Sendable, Hashable, CustomStringConvertible {
 
     /// Whether this field's name is `name`, ignoring ASCII case.
     public func hasName(_ name: String) -> Bool {
-        ByteClass.equalsIgnoringCase(self.name, name)
+        ByteClass.equalsIgnoringCase(self.name.utf8, name.utf8)
     }
 
     public var description: String {

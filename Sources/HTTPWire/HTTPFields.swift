@@ -8,28 +8,15 @@
 /// fields.listValues(for: "accept")      // ["text/plain"]
 /// ```
 ///
-/// Names and values are stored as the bytes received (one buffer per section), and Strings are made only when
-/// asked for: parsing stays cheap, and a parsed head serializes byte for byte, even with obs-text in a value.
+/// Names and values are kept as bytes, in one buffer with their index, and Strings are made only when asked for:
+/// a parsed section costs one allocation, and a parsed head serializes byte for byte, even with obs-text in a
+/// value (decoded as UTF-8 in Strings, invalid bytes replaced by U+FFFD).
 public struct HTTPFields: Sendable, Hashable, RandomAccessCollection, ExpressibleByDictionaryLiteral,
     CustomStringConvertible
 {
-    /// Where one field's name and value sit in `bytes`.
-    struct Entry: Sendable {
-        private let offsets: (UInt32, UInt32, UInt32, UInt32)
-
-        /// Offsets are below 4 GiB: the bytes of one field section.
-        init(nameStart: Int, nameEnd: Int, valueStart: Int, valueEnd: Int) {
-            precondition(valueEnd <= UInt32.max, "a field section holds at most 4 GiB")
-            offsets = (UInt32(nameStart), UInt32(nameEnd), UInt32(valueStart), UInt32(valueEnd))
-        }
-
-        var name: Range<Int> { Int(offsets.0)..<Int(offsets.1) }
-        var value: Range<Int> { Int(offsets.2)..<Int(offsets.3) }
-    }
-
-    /// Names and values back to back; removed fields leave garbage until the next compaction.
-    var bytes: [UInt8] = []
-    var entries: [Entry] = []
+    /// Names and values, then, from `tableStart` on, one `Entry` per field saying where they are.
+    var storage: [UInt8] = []
+    var tableStart = 0
 
     public init() {}
 
@@ -42,17 +29,18 @@ public struct HTTPFields: Sendable, Hashable, RandomAccessCollection, Expressibl
         for (name, value) in elements { append(name: name, value: value) }
     }
 
-    public var startIndex: Int { entries.startIndex }
-    public var endIndex: Int { entries.endIndex }
+    public var startIndex: Int { 0 }
+    public var endIndex: Int { (storage.count - tableStart) / MemoryLayout<Entry>.size }
 
     public subscript(position: Int) -> HTTPField {
-        HTTPField(name: string(entries[position].name), value: value(at: position))
+        let entry = entry(at: position)
+        return HTTPField(name: string(entry.name), value: string(entry.value))
     }
 
     /// The value of the first field named `name` (ignoring case). Setting a value replaces the first such field
     /// in place and removes the others (or appends one if there is none); setting nil removes them all.
     public subscript(name: String) -> String? {
-        get { entries.indices.first { hasName(at: $0, name) }.map(value(at:)) }
+        get { firstIndex(named: name).map { string(entry(at: $0).value) } }
         set {
             if let newValue { set(newValue, for: name) } else { remove(name) }
         }
@@ -60,16 +48,16 @@ public struct HTTPFields: Sendable, Hashable, RandomAccessCollection, Expressibl
 
     /// The value of every field named `name`, in order, one per field line.
     public func values(for name: String) -> [String] {
-        entries.indices.filter { hasName(at: $0, name) }.map(value(at:))
+        indices.filter { hasName(at: $0, name) }.map { string(entry(at: $0).value) }
     }
 
     /// The list elements of every field named `name` (RFC 9110 §5.6.1): values split on commas outside quoted
     /// strings, trimmed, empty elements dropped. Not for fields whose values contain commas, such as Set-Cookie.
     public func listValues(for name: String) -> [String] {
         var elements: [String] = []
-        bytes.withUnsafeBufferPointer { buffer in
-            for entry in entries where hasName(entry, name) {
-                let value = UnsafeBufferPointer(rebasing: buffer[entry.value])
+        storage.withUnsafeBufferPointer { buffer in
+            for index in indices where hasName(at: index, name) {
+                let value = UnsafeBufferPointer(rebasing: buffer[entry(at: index).value])
                 for range in ByteClass.listElements(value) {
                     elements.append(String(decoding: UnsafeBufferPointer(rebasing: value[range]), as: UTF8.self))
                 }
@@ -80,7 +68,7 @@ public struct HTTPFields: Sendable, Hashable, RandomAccessCollection, Expressibl
 
     /// Whether a field named `name` is present.
     public func contains(_ name: String) -> Bool {
-        entries.contains { hasName($0, name) }
+        firstIndex(named: name) != nil
     }
 
     public mutating func append(_ field: HTTPField) {
@@ -91,80 +79,52 @@ public struct HTTPFields: Sendable, Hashable, RandomAccessCollection, Expressibl
         append(nameBytes: name.utf8, valueBytes: value.utf8)
     }
 
-    /// Gives `name` the single value `value`: the first such field keeps its place, later ones are removed.
+    /// Gives `name` the single value `value`: the first such field keeps its place (and its name's case), later
+    /// ones are removed; appended if there is none.
     public mutating func set(_ value: String, for name: String) {
-        guard let first = entries.indices.first(where: { hasName(at: $0, name) }) else {
+        guard let first = firstIndex(named: name) else {
             append(name: name, value: value)
             return
         }
-        let originalName = string(entries[first].name)
-        append(name: originalName, value: value)
-        let replacement = entries.removeLast()
-        entries[first] = replacement
-        let bytes = bytes
-        let rest = entries[(first + 1)...].filter { !Self.hasName($0, name, in: bytes) }
-        entries.replaceSubrange((first + 1)..., with: rest)
-        compactIfWasteful()
+        self = rebuilt { index, fieldName, fieldValue, result in
+            if index == first {
+                result.append(nameBytes: fieldName, valueBytes: value.utf8)
+            } else if !ByteClass.equalsIgnoringCase(fieldName, name.utf8) {
+                result.append(nameBytes: fieldName, valueBytes: fieldValue)
+            }
+        }
     }
 
     /// Removes every field named `name`.
     public mutating func remove(_ name: String) {
-        let bytes = bytes
-        entries.removeAll { Self.hasName($0, name, in: bytes) }
-        compactIfWasteful()
+        guard contains(name) else { return }
+        self = rebuilt { _, fieldName, fieldValue, result in
+            if !ByteClass.equalsIgnoringCase(fieldName, name.utf8) {
+                result.append(nameBytes: fieldName, valueBytes: fieldValue)
+            }
+        }
     }
 
     public var description: String {
-        indices.map { self[$0].description }.joined(separator: "\r\n")
+        map(\.description).joined(separator: "\r\n")
     }
 
     public static func == (lhs: HTTPFields, rhs: HTTPFields) -> Bool {
-        lhs.count == rhs.count
-            && zip(lhs.entries, rhs.entries).allSatisfy { left, right in
-                lhs.bytes[left.name] == rhs.bytes[right.name] && lhs.bytes[left.value] == rhs.bytes[right.value]
-            }
+        guard lhs.count == rhs.count else { return false }
+        return lhs.indices.allSatisfy { index in
+            let left = lhs.entry(at: index)
+            let right = rhs.entry(at: index)
+            return lhs.storage[left.name] == rhs.storage[right.name]
+                && lhs.storage[left.value] == rhs.storage[right.value]
+        }
     }
 
     public func hash(into hasher: inout Hasher) {
-        hasher.combine(entries.count)
-        for entry in entries {
-            hasher.combine(bytes[entry.name])
-            hasher.combine(bytes[entry.value])
+        hasher.combine(count)
+        for index in indices {
+            let entry = entry(at: index)
+            hasher.combine(storage[entry.name])
+            hasher.combine(storage[entry.value])
         }
-    }
-
-    private func value(at position: Int) -> String {
-        string(entries[position].value)
-    }
-
-    private func string(_ range: Range<Int>) -> String {
-        bytes.withUnsafeBufferPointer { String(decoding: UnsafeBufferPointer(rebasing: $0[range]), as: UTF8.self) }
-    }
-
-    private func hasName(at position: Int, _ name: String) -> Bool {
-        hasName(entries[position], name)
-    }
-
-    private func hasName(_ entry: Entry, _ name: String) -> Bool {
-        Self.hasName(entry, name, in: bytes)
-    }
-
-    private static func hasName(_ entry: Entry, _ name: String, in bytes: [UInt8]) -> Bool {
-        guard name.utf8.count == entry.name.count else { return false }
-        var index = entry.name.lowerBound
-        for byte in name.utf8 {
-            guard ByteClass.lowercased(byte) == ByteClass.lowercased(bytes[index]) else { return false }
-            index += 1
-        }
-        return true
-    }
-
-    /// Drops the bytes of removed fields once they outweigh the live ones.
-    private mutating func compactIfWasteful() {
-        let live = entries.reduce(0) { $0 + $1.name.count + $1.value.count }
-        guard bytes.count > 2 * live + 256 else { return }
-        let old = self
-        self = HTTPFields()
-        old.forEachField { name, value in append(nameBytes: name, valueBytes: value) }
     }
 }

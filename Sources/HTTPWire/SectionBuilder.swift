@@ -11,6 +11,13 @@ struct SectionBuilder {
     var entries: [HTTPFields.Entry] = []
     var framing = FramingFields()
 
+    /// Empties the builder for the next section, keeping its capacity.
+    mutating func reset() {
+        startLine = .none
+        entries.removeAll(keepingCapacity: true)
+        framing = FramingFields()
+    }
+
     var hasStartLine: Bool {
         if case .none = startLine { return false }
         return true
@@ -44,7 +51,6 @@ struct SectionBuilder {
                 name: UnsafeBufferPointer(rebasing: line[name]), value: UnsafeBufferPointer(rebasing: line[value]),
                 at: offset)
         }
-        if entries.isEmpty { entries.reserveCapacity(8) }
         entries.append(
             HTTPFields.Entry(
                 nameStart: position + name.lowerBound, nameEnd: position + name.upperBound,

@@ -16,11 +16,12 @@ enum StartLine {
             throw HTTPWireError(.invalidVersion, "request line does not end with ' HTTP/D.D'", offset: offset)
         }
         try checkMajor(version, at: offset + versionStart)
-        let method =
-            knownMethod(UnsafeBufferPointer(rebasing: line[0..<methodEnd]))
-            ?? HTTPMethod(rawValue: string(line, 0..<methodEnd))
+        let methodBytes = UnsafeBufferPointer(rebasing: line[0..<methodEnd])
+        let method = knownMethod(methodBytes) ?? HTTPMethod(rawValue: string(line, 0..<methodEnd))
         let target = UnsafeBufferPointer(rebasing: line[(methodEnd + 1)..<(versionStart - 1)])
-        try checkTarget(target, method: method, at: offset + methodEnd + 1)
+        try checkTarget(
+            target, isConnect: spells(methodBytes, "CONNECT"), isOptions: spells(methodBytes, "OPTIONS"),
+            at: offset + methodEnd + 1)
         return (method, String(decoding: target, as: UTF8.self), version)
     }
 
@@ -61,6 +62,12 @@ enum StartLine {
     static func checkTarget(
         _ target: UnsafeBufferPointer<UInt8>, method: HTTPMethod, at offset: Int
     ) throws(HTTPWireError) {
+        try checkTarget(target, isConnect: method == .connect, isOptions: method == .options, at: offset)
+    }
+
+    private static func checkTarget(
+        _ target: UnsafeBufferPointer<UInt8>, isConnect: Bool, isOptions: Bool, at offset: Int
+    ) throws(HTTPWireError) {
         guard let first = target.first else {
             throw HTTPWireError(.invalidTarget, "empty request-target", offset: offset)
         }
@@ -70,15 +77,15 @@ enum StartLine {
             throw HTTPWireError(error, "byte \(target[index]) in the request-target", offset: offset + index)
         }
         let valid: Bool
-        if method == .connect {
+        if isConnect {
             valid = first != ByteClass.slash && first != ByteClass.star
         } else if first == ByteClass.star {
-            valid = target.count == 1 && method == .options
+            valid = target.count == 1 && isOptions
         } else {
             valid = first == ByteClass.slash || hasScheme(target)
         }
         guard valid else {
-            throw HTTPWireError(.invalidTarget, "request-target form does not suit \(method)", offset: offset)
+            throw HTTPWireError(.invalidTarget, "request-target form does not suit the method", offset: offset)
         }
     }
 
@@ -108,8 +115,11 @@ enum StartLine {
 
     /// Whether `bytes` are exactly `word` (case-sensitive, as methods are).
     private static func spells(_ bytes: UnsafeBufferPointer<UInt8>, _ word: StaticString) -> Bool {
-        bytes.count == word.utf8CodeUnitCount
-            && bytes.elementsEqual(UnsafeBufferPointer(start: word.utf8Start, count: bytes.count))
+        guard bytes.count == word.utf8CodeUnitCount else { return false }
+        for index in 0..<bytes.count where bytes[index] != word.utf8Start[index] {
+            return false
+        }
+        return true
     }
 
     private static func string(_ line: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> String {
