@@ -60,15 +60,15 @@ enum ByteClass {
         byte &- 0x41 < 26 ? byte | 0x20 : byte
     }
 
-    /// Whether `bytes`, which hold no control bytes (a token, a field name or value), spell `lowercase`, made of
-    /// lowercase letters and `-`, ignoring ASCII case. Setting bit 5 lowercases a letter and leaves `-` as it is;
-    /// only CR also becomes `-`, so words of 8 bytes or more are compared 8 bytes at a time.
+    /// Whether `bytes` spell `lowercase`, made of lowercase letters and `-`, ignoring ASCII case: they may differ
+    /// only in bit 5, and only where `lowercase` has a letter (bit 6 set). Words of 8 bytes or more are compared
+    /// 8 bytes at a time.
     static func equalsIgnoringCase(_ bytes: UnsafeBufferPointer<UInt8>, _ lowercase: StaticString) -> Bool {
         let count = bytes.count
         guard count == lowercase.utf8CodeUnitCount else { return false }
         let expected = lowercase.utf8Start
         guard count >= 8, let actual = bytes.baseAddress else {
-            for index in 0..<count where bytes[index] | 0x20 != expected[index] {
+            for index in 0..<count where (bytes[index] ^ expected[index]) & ~((expected[index] & 0x40) >> 1) != 0 {
                 return false
             }
             return true
@@ -76,8 +76,9 @@ enum ByteClass {
         var index = 0
         while index < count {
             let at = min(index, count - 8)
-            let word = UnsafeRawPointer(actual + at).loadUnaligned(as: UInt64.self) | space64
-            if word != UnsafeRawPointer(expected + at).loadUnaligned(as: UInt64.self) { return false }
+            let word = UnsafeRawPointer(actual + at).loadUnaligned(as: UInt64.self)
+            let spelled = UnsafeRawPointer(expected + at).loadUnaligned(as: UInt64.self)
+            if (word ^ spelled) & ~((spelled & 0x4040_4040_4040_4040) >> 1) != 0 { return false }
             index += 8
         }
         return true

@@ -109,7 +109,7 @@ extension HTTP1Parser {
             try completeHead(HTTPFields(section: section, entries: self.section.entries), at: offset, into: &events)
         } else {
             try self.section.addField(
-                line, position: offset - sectionStart, recordsFraming: true, limits: limits, at: offset)
+                line, position: offset - sectionStart, recordsFraming: true, maxCount: limits.maxFieldCount, at: offset)
         }
     }
 
@@ -122,7 +122,8 @@ extension HTTP1Parser {
             endMessage(trailers: trailers, nextAt: lineStart, into: &events)
         } else {
             try self.section.addField(
-                line, position: offset - sectionStart, recordsFraming: false, limits: limits, at: offset)
+                line, position: offset - sectionStart, recordsFraming: false, maxCount: limits.maxFieldCount, at: offset
+            )
         }
     }
 }

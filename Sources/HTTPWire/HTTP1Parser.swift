@@ -5,6 +5,9 @@
 /// buffered: `.body` events are slices of the bytes fed. After `.end` the next message of the same stream follows
 /// (keep-alive, pipelining). After an error the parser stays failed and rethrows it.
 ///
+/// The server role reads CONNECT and `Upgrade` requests as requests without content and goes on reading HTTP; a
+/// server that accepts one stops feeding the parser and relays the connection's later bytes itself.
+///
 /// ```
 ///            +-----------------------------------------------------------------+
 ///            |                                                                 |
@@ -33,17 +36,29 @@ public struct HTTP1Parser: Sendable {
         case client
     }
 
+    /// Where the parser is in the stream; see the diagram above.
     enum State: Sendable {
+        /// Reading a head; then to any content state, or back to `head` (no content, interim response).
         case head
+        /// Reading Content-Length content; then `head`.
         case fixedBody(remaining: Int)
+        /// Reading a chunk-size line; then `chunkData`, or `trailers` after the last chunk.
         case chunkSize
+        /// Reading chunk data; then `chunkDataCR`.
         case chunkData(remaining: Int)
+        /// Expecting the CR after chunk data; then `chunkDataLF` (or `chunkSize` on a bare LF, when allowed).
         case chunkDataCR
+        /// Expecting the LF after chunk data; then `chunkSize`.
         case chunkDataLF
+        /// Reading the trailer section; then `head`.
         case trailers
+        /// Content until the connection closes; `finish()` goes to `finished`.
         case untilClose
+        /// Not HTTP any more (after an upgrade); `finish()` goes to `finished`.
         case opaque
+        /// After `finish()`: nothing more may be fed.
         case finished
+        /// After an error, which every later call throws again.
         case failed
     }
 
@@ -217,7 +232,7 @@ public struct HTTP1Parser: Sendable {
     /// Starts a section (head, chunk-size line or trailers) at stream offset `offset`.
     mutating func beginSection(at offset: Int) {
         section.reset()
-        carried.removeAll(keepingCapacity: true)
+        if !carried.isEmpty { carried.removeAll(keepingCapacity: true) }
         sectionStart = offset
         lineStart = offset
         setSectionLimits()

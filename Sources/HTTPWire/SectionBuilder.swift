@@ -38,12 +38,12 @@ struct SectionBuilder {
     }
 
     /// Parses one field line that starts `position` bytes into the section, noting what it says about framing
-    /// when `recordsFraming` (heads, not trailers).
+    /// when `recordsFraming` (heads, not trailers); a section has at most `maxCount` fields.
     mutating func addField(
-        _ line: UnsafeBufferPointer<UInt8>, position: Int, recordsFraming: Bool, limits: HTTPLimits, at offset: Int
+        _ line: UnsafeBufferPointer<UInt8>, position: Int, recordsFraming: Bool, maxCount: Int, at offset: Int
     ) throws(HTTPWireError) {
-        guard entries.count < limits.maxFieldCount else {
-            throw HTTPWireError(.tooManyFields, "more than \(limits.maxFieldCount) fields", offset: offset)
+        guard entries.count < maxCount else {
+            throw HTTPWireError(.tooManyFields, "more than \(maxCount) fields", offset: offset)
         }
         let (name, value) = try FieldLine.split(line, at: offset)
         if recordsFraming {

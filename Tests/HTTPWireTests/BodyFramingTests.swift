@@ -22,6 +22,8 @@ struct BodyFramingTests {
         #expect(try request(["Transfer-Encoding": "chunked"]) == .chunked)
         #expect(try request(["Transfer-Encoding": "gzip", "Transfer-Encoding": "Chunked"]) == .chunked)
         #expect(try request(["Content-Length": "9223372036854775807"]) == .contentLength(Int.max))
+        #expect(try request(["Content_Length": "5", "Content\rLength": "5", "Content-Lengths": "5"]) == .none)
+        #expect(try request(["TRANSFER-ENCODING": "CHUNKED"]) == .chunked)
     }
 
     @Test func responseFraming() throws {

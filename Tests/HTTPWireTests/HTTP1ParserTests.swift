@@ -127,7 +127,8 @@ struct HTTP1ParserTests {
         var parser = HTTP1Parser(role: .client)
         parser.expectResponse(to: .head)
         #expect(try parser.feed(wire("HTTP/1.1 104 Upload Resumption Supported\r\n\r\n")).count == 1)
-        #expect(throws: HTTPWireError.self) { try parser.finish() }
+        let error = #expect(throws: HTTPWireError.self) { try parser.finish() }
+        #expect(error?.code == .truncated)
     }
 
     @Test func readsResponseFramingFromTheRequestMethod() throws {
@@ -141,6 +142,16 @@ struct HTTP1ParserTests {
             Array(events[1...]) == [
                 .end(trailers: [:]), events[2], .body(wire("ok")[...]), .end(trailers: [:]),
             ])
+    }
+
+    @Test func aResponseNobodyAskedForIsReadAsForGET() throws {
+        var parser = HTTP1Parser(role: .client)
+        let events = try parser.feed(
+            wire("HTTP/1.1 408 Request Timeout\r\nContent-Length: 2\r\nConnection: close\r\n\r\nno"))
+        #expect(events.count == 3)
+        #expect(events[1] == .body(wire("no")[...]))
+        #expect(parser.keepAlive == false)
+        #expect(try parser.finish() == [])
     }
 
     @Test func responsesWithNoContent() throws {
