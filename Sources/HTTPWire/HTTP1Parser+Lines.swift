@@ -33,19 +33,22 @@ extension HTTP1Parser {
     }
 
     /// Sets the limits of the section that begins, by state: `lineLimit`, the longest line, and `sectionLimit`,
-    /// the stream offset that every line's LF must come before (HTTPLimits).
+    /// the stream offset that every line's LF must come before (HTTPLimits). A field section never exceeds 4 GiB,
+    /// whatever the limits say, and huge limits (`Int.max`) do not overflow.
     mutating func setSectionLimits() {
+        let largest = Int(UInt32.max)
         switch state {
         case .head:
             lineLimit = limits.maxLineLength
-            sectionLimit = messageStart + limits.maxHeadSize
+            sectionLimit = messageStart + min(limits.maxHeadSize, largest)
         case .chunkSize:
             lineLimit = limits.maxChunkLineLength
             sectionLimit = Int.max
         default:
             lineLimit = limits.maxLineLength
-            sectionLimit = sectionStart + limits.maxTrailerSize
+            sectionLimit = sectionStart + min(limits.maxTrailerSize, largest)
         }
+        lineLimit = min(lineLimit, largest)
     }
 
     /// The error for a line that broke `lineLimit` or `sectionLimit`. The limit crossed first names it, so the

@@ -54,4 +54,16 @@ struct FuzzTests {
             }
         }
     }
+
+    @Test(arguments: Corpus.all)
+    func tightLimitsFailAlikeHoweverCut(_ entry: CorpusEntry) {
+        let tight = HTTPLimits(
+            maxHeadSize: 150, maxFieldCount: 4, maxLineLength: 40, maxChunkLineLength: 12, maxTrailerSize: 30)
+        let whole = Harness.run(entry.parser(limits: tight), [entry.bytes])
+        #expect(Harness.run(entry.parser(limits: tight), ByteSplits.oneByteAtATime(entry.bytes)) == whole)
+        for seed in 1...20 {
+            let chunks = ByteSplits.random(entry.bytes, seed: UInt64(seed), maxChunk: 24)
+            #expect(Harness.run(entry.parser(limits: tight), chunks) == whole, "seed \(seed)")
+        }
+    }
 }

@@ -1,4 +1,5 @@
 import HTTPWire
+import TestSupport
 import Testing
 
 /// The documented defaults, and that each limit can be tightened on its own.
@@ -31,5 +32,14 @@ struct HTTPLimitsTests {
             try parser.feed(wire("GET / HTTP/1.1\r\nHost: a\r\n" + fields + "\r\n"))
         }
         #expect(error?.code == .tooManyFields)
+    }
+
+    @Test func hugeLimitsDoNotOverflow() throws {
+        let unlimited = HTTPLimits(
+            maxHeadSize: .max, maxFieldCount: .max, maxLineLength: .max, maxChunkLineLength: .max, maxTrailerSize: .max)
+        let entry = Corpus.requests.first { $0.name.hasPrefix("chunked request") }!
+        let outcome = Harness.run(entry.parser(limits: unlimited), ByteSplits.oneByteAtATime(entry.bytes))
+        #expect(outcome == Harness.run(entry, [entry.bytes]))
+        #expect(outcome.error == nil)
     }
 }
