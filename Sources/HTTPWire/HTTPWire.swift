@@ -1,1 +1,0 @@
-// Module HTTPWire: see README.md.
