@@ -22,7 +22,7 @@ enum ParseHeadsBench: BenchCommand {
 
     static func run(_ options: BenchOptions) throws {
         let count = try options.count("count") ?? 5_000_000
-        let batch = try options.count("batch") ?? 1000
+        let batch = try options.count("batch") ?? 100
         guard count > 0, batch > 0 else { throw BenchError("--count and --batch must be positive") }
         let input = ArraySlice(Array([[UInt8]](repeating: head, count: batch).joined()))
         var parser = HTTP1Parser(role: .server)
