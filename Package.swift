@@ -4,8 +4,10 @@
 // Layers, dependencies pointing down only:
 //   CLI          squall, SquallCLI                    maps flags to configuration, prints
 //   harness      Harness                              runs the pieces together, reports verdicts
-//   I/O          SquallNet, TLSKit, Capture           sockets, OpenSSL, libpcap; the only code that reads clocks
-//   pure         SquallCore, HTTPWire, StructuredFields   no sockets, no threads, no clock reads
+//   I/O          SquallNet, TLSKit, Capture,          sockets, OpenSSL, libpcap, files; the only code that
+//                UploadStore                          reads clocks
+//   pure         SquallCore, HTTPWire,                no sockets, no threads, no clock reads
+//                StructuredFields, ResumableUpload
 //   C shims      COpenSSL, CPcap, CSystem
 import PackageDescription
 
@@ -24,11 +26,13 @@ let package = Package(
         .target(name: "SquallCore"),
         .target(name: "HTTPWire"),
         .target(name: "StructuredFields"),
+        .target(name: "ResumableUpload", dependencies: ["HTTPWire", "StructuredFields"]),
 
         // I/O.
         .target(name: "SquallNet", dependencies: ["CSystem"]),
         .target(name: "TLSKit", dependencies: ["COpenSSL", "SquallNet"]),
         .target(name: "Capture", dependencies: ["CPcap"]),
+        .target(name: "UploadStore", dependencies: ["SquallCore", "TLSKit"]),
 
         // Harness: runs the pieces together (today the built-in smoke check; later the scenario runner).
         .target(
@@ -53,6 +57,8 @@ let package = Package(
         .testTarget(name: "StructuredFieldsTests", dependencies: ["StructuredFields", "TestSupport"]),
         .testTarget(name: "SquallNetTests", dependencies: ["SquallNet", "TestSupport"]),
         .testTarget(name: "TLSKitTests", dependencies: ["TLSKit", "SquallNet", "TestSupport"]),
+        .testTarget(name: "ResumableUploadTests", dependencies: ["ResumableUpload", "TestSupport"]),
+        .testTarget(name: "UploadStoreTests", dependencies: ["UploadStore", "TestSupport"]),
         .testTarget(name: "HarnessTests", dependencies: ["Harness", "TestSupport"]),
         .testTarget(name: "SquallCLITests", dependencies: ["SquallCLI", "TestSupport"]),
     ]

@@ -1,0 +1,1 @@
+// Module ResumableUpload: see README.md.

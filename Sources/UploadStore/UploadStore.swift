@@ -1,0 +1,1 @@
+// Module UploadStore: see README.md.
