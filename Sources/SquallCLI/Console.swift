@@ -20,10 +20,13 @@ public final class Console: Sendable {
         self.usesColor = usesColor
     }
 
-    /// The process's own stdout and stderr.
-    public static func standard(environment: [String: String]) -> Console {
+    /// The process's own stdout and stderr; colour only when stdout is a terminal and `NO_COLOR` is unset or
+    /// empty.
+    public static func standard(
+        environment: [String: String], isTerminal: Bool = isatty(STDOUT_FILENO) == 1
+    ) -> Console {
         let noColor = environment["NO_COLOR"].map { !$0.isEmpty } ?? false
-        return Console(sink: .standardStreams, usesColor: !noColor && isatty(STDOUT_FILENO) == 1)
+        return Console(sink: .standardStreams, usesColor: !noColor && isTerminal)
     }
 
     /// A console that keeps what is written, for tests.

@@ -75,3 +75,17 @@ struct SquallCommandTests {
         #expect(out.contains("libpcap version"))
     }
 }
+
+struct ConsoleTests {
+    @Test func colourOnlyOnATerminalWithoutNO_COLOR() {
+        #expect(Console.standard(environment: [:], isTerminal: true).usesColor)
+        #expect(!Console.standard(environment: ["NO_COLOR": "1"], isTerminal: true).usesColor)
+        #expect(Console.standard(environment: ["NO_COLOR": ""], isTerminal: true).usesColor)
+        #expect(!Console.standard(environment: [:], isTerminal: false).usesColor)
+    }
+
+    @Test func styledTextIsPlainWithoutColour() {
+        #expect(Console.capturing().styled("ok", .green) == "ok")
+        #expect(Console.standard(environment: [:], isTerminal: true).styled("ok", .green) == "\u{1B}[32mok\u{1B}[0m")
+    }
+}
