@@ -1,3 +1,4 @@
+import Dispatch
 import Glibc
 import SquallNet
 import Synchronization
@@ -108,9 +109,15 @@ struct TLSStreamTests {
     func nonBlockingHandshakeAndTransfer(version: TLSVersion) throws {
         let directory = try TLSFixtures.TemporaryDirectory()
         let authority = try TLSFixtures.makeCertificateAuthority(in: directory)
+        // The server answers only once the client has seen a handshake step block, so the client's
+        // non-blocking path is always exercised, however the threads are scheduled.
+        let clientBlocked = DispatchSemaphore(value: 0)
         let server = try TLSTestServer(
             context: TLSFixtures.serverContext(authority: authority), completesHandshake: false
         ) { stream in
+            guard clientBlocked.wait(timeout: .now() + 10) == .success else {
+                throw TLSFixtures.Failure("the client's handshake never blocked")
+            }
             try stream.socket.setNonBlocking(true)
             try drive(stream) { try stream.handshake() }
             try TLSTestServer.echo(stream)
@@ -122,7 +129,10 @@ struct TLSStreamTests {
         var blocked = 0
         try drive(stream) {
             let outcome = try stream.handshake()
-            if case .wouldBlock = outcome { blocked += 1 }
+            if case .wouldBlock = outcome {
+                blocked += 1
+                if blocked == 1 { clientBlocked.signal() }
+            }
             return outcome
         }
         #expect(blocked > 0)
