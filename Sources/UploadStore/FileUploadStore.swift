@@ -1,3 +1,4 @@
+import Glibc
 import Synchronization
 
 /// The reference server's upload store: one folder per upload holding its data and its `UploadRecord`.
@@ -30,7 +31,8 @@ public final class FileUploadStore: Sendable {
     public init(configuration: UploadStoreConfiguration = UploadStoreConfiguration()) throws {
         let directory = try configuration.directory ?? StoreFiles.makeTemporaryDirectory()
         try StoreFiles.makeDirectory(directory)
-        let (entries, report) = try StoreRecovery.load(directory, configuration: configuration)
+        let (entries, report) = try StoreRecovery.load(
+            directory, mode: .recover(truncate: configuration.truncateUnsyncedBytesOnOpen))
         var state = State(entries: entries)
         for entry in entries.values {
             let record = entry.record
@@ -81,7 +83,7 @@ public final class FileUploadStore: Sendable {
     /// Every upload (tombstones included), oldest first.
     public func list() -> [UploadRecord] {
         let entries = state.withLock { Array($0.entries.values) }
-        return entries.map(\.record).sorted { ($0.createdAt, $0.id) < ($1.createdAt, $1.id) }
+        return entries.map(\.record).sorted(by: UploadRecord.creationOrder)
     }
 
     /// Starts the single writer of `id` at `offset`, which must be the durable offset (`offsetMismatch`).
@@ -131,8 +133,10 @@ public final class FileUploadStore: Sendable {
     public func delete(_ id: String) throws {
         guard let entry = entry(id) else { throw notFound(id) }
         entry.closeWriter()
-        try StoreFiles.remove(entry.folder)
+        let removing = entry.folder + StoreRecovery.removingSuffix
+        guard rename(entry.folder, removing) == 0 else { throw UploadStoreError.system("rename", path: entry.folder) }
         try StoreFiles.syncFolder(directory)
+        try StoreFiles.remove(removing)
         let record = entry.record
         state.withLock { state in
             state.entries[id] = nil
@@ -163,13 +167,15 @@ public final class FileUploadStore: Sendable {
 
     /// Groups of two or more completed uploads with the same content (equal SHA-256), by digest.
     public func duplicates() -> [DuplicateGroup] {
-        var byDigest: [String: [String]] = [:]
-        for record in list() where record.complete && !record.cancelled {
-            if let digest = record.sha256 { byDigest[digest, default: []].append(record.id) }
-        }
-        return byDigest.filter { $0.value.count > 1 }
-            .map { DuplicateGroup(sha256: $0.key, ids: $0.value.sorted()) }
-            .sorted { $0.sha256 < $1.sha256 }
+        DuplicateGroup.find(in: list())
+    }
+
+    /// A read-only look at the store in `directory`, which a running server may be using: nothing is changed
+    /// (no cleanup, no truncation).
+    public static func inspect(_ directory: String) throws -> StoreListing {
+        let (entries, report) = try StoreRecovery.load(directory, mode: .inspect)
+        let records = entries.values.map(\.record).sorted(by: UploadRecord.creationOrder)
+        return StoreListing(records: records, problems: report.problems, duplicates: DuplicateGroup.find(in: records))
     }
 
     private func entry(_ id: String) -> UploadEntry? {

@@ -2,21 +2,35 @@ import Foundation
 
 /// Loads a store folder after a clean stop or a crash: one `UploadEntry` per upload folder with valid metadata.
 ///
-/// Metadata that cannot be decoded is reported and left untouched (never lose data); leftover temp files of an
-/// interrupted atomic write are removed; open uploads' unsynced tails are cut when the configuration asks.
+/// Metadata that cannot be decoded is reported and left untouched (never lose data). When recovering (not
+/// inspecting): leftover temp files of an interrupted atomic write are removed, so are folders whose removal
+/// was interrupted and the data of cancelled uploads, and open uploads' unsynced tails are cut if asked.
 enum StoreRecovery {
-    static func load(
-        _ directory: String, configuration: UploadStoreConfiguration
-    ) throws -> (entries: [String: UploadEntry], report: RecoveryReport) {
+    /// Whether loading may change files.
+    enum Mode {
+        /// Opening the store: clean up, and cut unsynced tails when `truncate`.
+        case recover(truncate: Bool)
+        /// Looking at a store another process may be using: change nothing.
+        case inspect
+    }
+
+    /// The suffix a folder gets while it is being removed (renamed first, so removal is atomic).
+    static let removingSuffix = ".removing"
+
+    static func load(_ directory: String, mode: Mode) throws -> (entries: [String: UploadEntry], report: RecoveryReport)
+    {
         var report = RecoveryReport()
         var entries: [String: UploadEntry] = [:]
         for name in try StoreFiles.names(in: directory) {
             let folder = directory + "/" + name
-            guard UploadID.isValid(name), StoreFiles.isDirectory(folder) else { continue }
             do {
-                try removeTemporaryFiles(in: folder, report: &report)
-                guard let entry = try loadEntry(name, folder: folder, configuration: configuration, report: &report)
-                else { continue }
+                if name.hasSuffix(removingSuffix), case .recover = mode {
+                    try StoreFiles.remove(folder)
+                    continue
+                }
+                guard UploadID.isValid(name), StoreFiles.isDirectory(folder) else { continue }
+                if case .recover = mode { try removeTemporaryFiles(in: folder, report: &report) }
+                guard let entry = try loadEntry(name, folder: folder, mode: mode, report: &report) else { continue }
                 entries[name] = entry
                 report.recovered += 1
             } catch let error as UploadStoreError {
@@ -36,7 +50,7 @@ enum StoreRecovery {
     }
 
     private static func loadEntry(
-        _ id: String, folder: String, configuration: UploadStoreConfiguration, report: inout RecoveryReport
+        _ id: String, folder: String, mode: Mode, report: inout RecoveryReport
     ) throws -> UploadEntry? {
         let recordPath = folder + "/" + UploadEntry.recordName
         guard StoreFiles.size(recordPath) != nil else {
@@ -45,14 +59,17 @@ enum StoreRecovery {
         }
         let record = try decode(recordPath, id: id)
         let entry = UploadEntry(folder: folder, record: record)
-        guard !record.cancelled else { return entry }
-        let size = StoreFiles.size(entry.dataPath) ?? -1
-        guard size >= record.durableOffset else {
+        let size = StoreFiles.size(entry.dataPath)
+        if record.cancelled {
+            if size != nil, case .recover = mode { try StoreFiles.remove(entry.dataPath) }
+            return entry
+        }
+        guard let size, size >= record.durableOffset else {
             throw UploadStoreError(
                 .corruptData, path: entry.dataPath,
-                "\(entry.dataPath) holds \(max(size, 0)) bytes, durable offset \(record.durableOffset)")
+                "\(entry.dataPath) holds \(size ?? 0) bytes, durable offset \(record.durableOffset)")
         }
-        if size > record.durableOffset && record.isOpen && configuration.truncateUnsyncedBytesOnOpen {
+        if size > record.durableOffset, record.isOpen, case .recover(truncate: true) = mode {
             try StoreFiles.truncate(entry.dataPath, to: record.durableOffset)
             report.truncated[id] = size - record.durableOffset
         }

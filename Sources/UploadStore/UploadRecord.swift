@@ -42,6 +42,11 @@ public struct UploadRecord: Codable, Sendable, Equatable {
         self.createdAt = createdAt
     }
 
+    /// Oldest first, then by id.
+    static func creationOrder(_ first: UploadRecord, _ second: UploadRecord) -> Bool {
+        (first.createdAt, first.id) < (second.createdAt, second.id)
+    }
+
     /// Whether bytes may still be appended.
     public var isOpen: Bool {
         !complete && !cancelled
@@ -109,4 +114,24 @@ public struct DuplicateGroup: Sendable, Equatable {
     public var sha256: String
     /// The ids, sorted.
     public var ids: [String]
+
+    /// The groups of two or more completed (not cancelled) records with equal digests, by digest.
+    static func find(in records: [UploadRecord]) -> [DuplicateGroup] {
+        var byDigest: [String: [String]] = [:]
+        for record in records where record.complete && !record.cancelled {
+            if let digest = record.sha256 { byDigest[digest, default: []].append(record.id) }
+        }
+        return byDigest.filter { $0.value.count > 1 }
+            .map { DuplicateGroup(sha256: $0.key, ids: $0.value.sorted()) }
+            .sorted { $0.sha256 < $1.sha256 }
+    }
+}
+
+/// A read-only view of a store folder for the harness and for people: every upload's record, the files that
+/// could not be read, and the duplicate groups.
+public struct StoreListing: Sendable, Equatable {
+    /// Oldest first.
+    public var records: [UploadRecord]
+    public var problems: [UploadStoreError]
+    public var duplicates: [DuplicateGroup]
 }

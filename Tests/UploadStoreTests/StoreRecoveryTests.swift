@@ -145,4 +145,60 @@ struct StoreRecoveryTests {
         #expect(FileManager.default.fileExists(atPath: first.directory + "/" + id + "/record.json"))
         #expect(second.list().isEmpty)
     }
+
+    @Test func inspectionListsWithoutChangingAnything() throws {
+        let folder = StoreFolder()
+        defer { folder.remove() }
+        let (first, second) = try {
+            let store = try folder.open()
+            var ids: [String] = []
+            for _ in 0..<2 {
+                let id = try store.create(UploadCreation(principal: "p", idempotencyKey: "k\(ids.count)")).record.id
+                let writer = try store.beginAppend(id, for: "p", at: 0)
+                try Content(seed: 3, count: 2_000).stream(into: writer)
+                _ = try writer.finish(complete: true)
+                ids.append(id)
+            }
+            return (ids[0], ids[1])
+        }()
+        let open = try storeWithUnsyncedTail(folder)
+        folder.write("{", to: first + "/record.json.tmp")
+        let bad = String(repeating: "b", count: 32)
+        try FileManager.default.createDirectory(atPath: folder.path + "/" + bad, withIntermediateDirectories: false)
+        folder.write("[]", to: bad + "/record.json")
+        let listing = try FileUploadStore.inspect(folder.path)
+        #expect(listing.records.count == 3)
+        #expect(listing.records.first { $0.id == open }?.durableOffset == 5_000)
+        #expect(listing.records.first { $0.id == second }?.idempotencyKey == "k1")
+        #expect(listing.problems.map(\.code) == [.corruptMetadata])
+        #expect(listing.duplicates.map(\.ids) == [[first, second].sorted()])
+        #expect(listing.duplicates.first?.sha256 == Content(seed: 3, count: 2_000).sha256)
+        #expect(folder.contents(open + "/data")?.count == 9_000)
+        #expect(folder.contents(first + "/record.json.tmp") == Array("{".utf8))
+    }
+
+    @Test func interruptedRemovalsAreFinishedOnOpen() throws {
+        let folder = StoreFolder()
+        defer { folder.remove() }
+        let (cancelled, kept) = try {
+            let store = try folder.open()
+            let cancelled = try store.create(UploadCreation()).record.id
+            _ = try store.cancel(cancelled, for: nil)
+            return (cancelled, try store.create(UploadCreation()).record.id)
+        }()
+        folder.write("left over", to: cancelled + "/data")
+        let removing = String(repeating: "c", count: 32) + ".removing"
+        try FileManager.default.createDirectory(
+            atPath: folder.path + "/" + removing, withIntermediateDirectories: false)
+        folder.write("x", to: removing + "/data")
+        let store = try folder.open()
+        #expect(folder.contents(cancelled + "/data") == nil)
+        #expect(!FileManager.default.fileExists(atPath: folder.path + "/" + removing))
+        #expect(store.record(cancelled)?.cancelled == true)
+        #expect(store.record(kept)?.cancelled == false)
+        #expect(store.recovery.problems.isEmpty && store.recovery.recovered == 2)
+        try store.delete(kept)
+        #expect(try FileUploadStore.inspect(folder.path).records.map(\.id) == [cancelled])
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path) == [cancelled])
+    }
 }
