@@ -47,7 +47,8 @@ public final class FileUploadStore: Sendable {
     }
 
     /// Creates an upload, or returns the one an earlier creation with the same principal and idempotency key
-    /// made (complete or not; the caller replays its `finalResponse` when it is complete).
+    /// made (complete or not; the caller replays its `finalResponse` when it is complete). Creations hold the
+    /// store's lock while their files are made durable, so two with one key cannot both create.
     public func create(_ creation: UploadCreation) throws -> CreateOutcome {
         try state.withLock { state in
             let scope = creation.idempotencyKey.map { IdempotencyScope(principal: creation.principal, key: $0) }
@@ -129,22 +130,23 @@ public final class FileUploadStore: Sendable {
         return record
     }
 
-    /// Removes `id` and its files entirely.
+    /// Removes `id` and its files entirely. It leaves the index first, so concurrent requests see `notFound`;
+    /// the folder is renamed before it is removed, so a crash never leaves half an upload behind.
     public func delete(_ id: String) throws {
-        guard let entry = entry(id) else { throw notFound(id) }
+        let entry = try state.withLock { state in
+            guard let entry = state.entries.removeValue(forKey: id) else { throw notFound(id) }
+            let record = entry.record
+            if let key = record.idempotencyKey {
+                let scope = IdempotencyScope(principal: record.principal, key: key)
+                if state.idempotent[scope] == id { state.idempotent[scope] = nil }
+            }
+            return entry
+        }
         entry.closeWriter()
         let removing = entry.folder + StoreRecovery.removingSuffix
         guard rename(entry.folder, removing) == 0 else { throw UploadStoreError.system("rename", path: entry.folder) }
         try StoreFiles.syncFolder(directory)
         try StoreFiles.remove(removing)
-        let record = entry.record
-        state.withLock { state in
-            state.entries[id] = nil
-            if let key = record.idempotencyKey {
-                let scope = IdempotencyScope(principal: record.principal, key: key)
-                if state.idempotent[scope] == id { state.idempotent[scope] = nil }
-            }
-        }
     }
 
     /// Removes completed uploads and cancelled tombstones that ended more than `age` seconds before `now`;

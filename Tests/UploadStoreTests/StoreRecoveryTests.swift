@@ -17,6 +17,7 @@ struct StoreRecoveryTests {
             let done = try store.beginAppend(doneID, for: "p", at: 0)
             try content.stream(into: done)
             _ = try done.finish(complete: true)
+            _ = try store.setFinalResponse(doneID, StoredResponse(status: 200), serverResourceId: "r1")
             return (id, doneID)
         }()
         let store = try folder.open()
@@ -29,6 +30,7 @@ struct StoreRecoveryTests {
             throw Failure("the idempotency index was not restored")
         }
         #expect(again.id == doneID)
+        #expect(again.finalResponse == StoredResponse(status: 200) && again.serverResourceId == "r1")
         let writer = try store.beginAppend(id, for: "p", at: 70_000)
         try content.stream(into: writer, 70_000..<200_000)
         #expect(try writer.finish(complete: true).sha256 == content.sha256)
