@@ -16,6 +16,7 @@ public final class FileUploadStore: Sendable {
     /// What opening the store found.
     public let recovery: RecoveryReport
     private let state: Mutex<State>
+    private let lock: StoreLock
 
     private struct IdempotencyScope: Hashable {
         var principal: String?
@@ -27,10 +28,12 @@ public final class FileUploadStore: Sendable {
         var idempotent: [IdempotencyScope: String] = [:]
     }
 
-    /// Opens (and recovers) the store in `configuration.directory`, creating the folder if needed.
+    /// Opens (and recovers) the store in `configuration.directory`, creating the folder if needed. The folder
+    /// stays locked while the store exists: a second open store on it throws `storeInUse`.
     public init(configuration: UploadStoreConfiguration = UploadStoreConfiguration()) throws {
         let directory = try configuration.directory ?? StoreFiles.makeTemporaryDirectory()
         try StoreFiles.makeDirectory(directory)
+        let lock = try StoreLock(directory: directory)
         let (entries, report) = try StoreRecovery.load(
             directory, mode: .recover(truncate: configuration.truncateUnsyncedBytesOnOpen))
         var state = State(entries: entries)
@@ -44,6 +47,7 @@ public final class FileUploadStore: Sendable {
         self.directory = directory
         self.recovery = report
         self.state = Mutex(state)
+        self.lock = lock
     }
 
     /// Creates an upload, or returns the one an earlier creation with the same principal and idempotency key

@@ -18,7 +18,8 @@ enum StoreFiles {
 
     /// A fresh, empty folder under the system's temporary folder.
     static func makeTemporaryDirectory() throws -> String {
-        var template = Array((NSTemporaryDirectory() + "/squall-store-XXXXXX").utf8CString)
+        var template = Array(
+            (NSTemporaryDirectory() as NSString).appendingPathComponent("squall-store-XXXXXX").utf8CString)
         guard let made = mkdtemp(&template) else {
             throw UploadStoreError.system("mkdtemp", path: NSTemporaryDirectory())
         }
@@ -50,7 +51,7 @@ enum StoreFiles {
     /// Reads a whole (small) file.
     static func read(_ path: String) throws -> [UInt8] {
         guard let data = FileManager.default.contents(atPath: path) else {
-            throw UploadStoreError.system("read", path: path)
+            throw UploadStoreError(.io, path: path, "cannot read \(path)")
         }
         return [UInt8](data)
     }

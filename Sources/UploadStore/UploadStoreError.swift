@@ -29,6 +29,8 @@ public struct UploadStoreError: Error, Equatable, Sendable, CustomStringConverti
         case corruptMetadata
         /// A data file is shorter than the offset its metadata made durable.
         case corruptData
+        /// Another open store (in this process or another) holds the folder's lock.
+        case storeInUse
         /// A system call failed.
         case io
     }

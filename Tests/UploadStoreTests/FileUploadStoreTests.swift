@@ -102,7 +102,7 @@ struct FileUploadStoreTests {
         #expect(folder.contents(id + "/data") == nil)
         #expect(storeError { _ = try writer.sync() } == .writerAborted)
         #expect(storeError { _ = try store.beginAppend(id, for: nil, at: 0) } == .cancelled)
-        #expect(try folder.open().record(id)?.cancelled == true)
+        #expect(try FileUploadStore.inspect(folder.path).records.map(\.cancelled) == [true])
     }
 
     @Test func lengthIsEnforced() throws {
@@ -157,5 +157,18 @@ struct FileUploadStoreTests {
         #expect(folder.contents(made[0] + "/record.json") == nil)
         #expect(Set(store.list().map(\.id)) == Set(made.dropFirst()))
         #expect(try store.removeExpired().isEmpty)
+    }
+
+    @Test func aFolderIsOpenInOneStoreAtATime() throws {
+        let folder = StoreFolder()
+        defer { folder.remove() }
+        let id = try {
+            let store = try folder.open()
+            #expect(storeError { _ = try folder.open() } == .storeInUse)
+            let id = try store.create(UploadCreation()).record.id
+            #expect(try FileUploadStore.inspect(folder.path).records.map(\.id) == [id])
+            return id
+        }()
+        #expect(try folder.open().record(id) != nil)
     }
 }

@@ -9,7 +9,8 @@ struct StoreFolder {
     let path: String
 
     init() {
-        var template = Array((NSTemporaryDirectory() + "/squall-store-test-XXXXXX").utf8CString)
+        var template = Array(
+            (NSTemporaryDirectory() as NSString).appendingPathComponent("squall-store-test-XXXXXX").utf8CString)
         self.path = String(cString: mkdtemp(&template)!)
     }
 

@@ -201,6 +201,6 @@ struct StoreRecoveryTests {
         #expect(store.recovery.problems.isEmpty && store.recovery.recovered == 2)
         try store.delete(kept)
         #expect(try FileUploadStore.inspect(folder.path).records.map(\.id) == [cancelled])
-        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path) == [cancelled])
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted() == [".lock", cancelled])
     }
 }

@@ -105,6 +105,6 @@ struct UploadWriterTests {
         #expect(records.count == uploads)
         #expect(records.allSatisfy { $0.complete && $0.durableOffset == $0.length })
         #expect(store.duplicates().isEmpty)
-        #expect(try folder.open().list() == records)
+        #expect(try FileUploadStore.inspect(folder.path).records == records)
     }
 }
