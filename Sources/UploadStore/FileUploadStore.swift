@@ -1,0 +1,212 @@
+import Glibc
+import Synchronization
+
+/// The reference server's upload store: one folder per upload holding its data and its `UploadRecord`.
+///
+/// Thread-safe. An offset is made durable (fsync of the data, then an atomic, fsynced metadata write) before
+/// `UploadWriter.sync` returns it, so a kill -9 at any moment followed by a reopen loses no reported byte and
+/// leaves every incomplete upload resumable. Bodies are streamed: nothing holds a whole upload in memory.
+///
+/// Each upload has at most one writer. A new request for an upload ends the earlier one first with
+/// `abortWriter`; the old writer's next call then throws `writerAborted`.
+public final class FileUploadStore: Sendable {
+    public let configuration: UploadStoreConfiguration
+    /// The store's folder (the configured one, or the fresh temporary folder made for it).
+    public let directory: String
+    /// What opening the store found.
+    public let recovery: RecoveryReport
+    private let state: Mutex<State>
+    private let lock: StoreLock
+
+    private struct IdempotencyScope: Hashable {
+        var principal: String?
+        var key: String
+    }
+
+    private struct State {
+        var entries: [String: UploadEntry]
+        var idempotent: [IdempotencyScope: String] = [:]
+    }
+
+    /// Opens (and recovers) the store in `configuration.directory`, creating the folder if needed. The folder
+    /// stays locked while the store exists: a second open store on it throws `storeInUse`.
+    public init(configuration: UploadStoreConfiguration = UploadStoreConfiguration()) throws {
+        let directory = try configuration.directory ?? StoreFiles.makeTemporaryDirectory()
+        try StoreFiles.makeDirectory(directory)
+        let lock = try StoreLock(directory: directory)
+        let (entries, report) = try StoreRecovery.load(
+            directory, mode: .recover(truncate: configuration.truncateUnsyncedBytesOnOpen))
+        var state = State(entries: entries)
+        for entry in entries.values {
+            let record = entry.record
+            if let key = record.idempotencyKey, !record.cancelled {
+                state.idempotent[IdempotencyScope(principal: record.principal, key: key)] = record.id
+            }
+        }
+        self.configuration = configuration
+        self.directory = directory
+        self.recovery = report
+        self.state = Mutex(state)
+        self.lock = lock
+    }
+
+    /// Creates an upload, or returns the one an earlier creation with the same principal and idempotency key
+    /// made (complete or not; the caller replays its `finalResponse` when it is complete). Creations hold the
+    /// store's lock while their files are made durable, so two with one key cannot both create.
+    public func create(_ creation: UploadCreation) throws -> CreateOutcome {
+        try state.withLock { state in
+            let scope = creation.idempotencyKey.map { IdempotencyScope(principal: creation.principal, key: $0) }
+            if let scope, let id = state.idempotent[scope], let existing = state.entries[id] {
+                return .existing(existing.record)
+            }
+            let id = creation.id ?? UploadID.generate()
+            guard UploadID.isValid(id), state.entries[id] == nil, StoreFiles.size(directory + "/" + id) == nil else {
+                throw UploadStoreError(.invalidID, path: directory + "/" + id, "\(id) is not a free upload id")
+            }
+            let record = UploadRecord(
+                id: id, principal: creation.principal, idempotencyKey: creation.idempotencyKey,
+                interopVersion: creation.interopVersion, length: creation.length, createdAt: configuration.clock())
+            let entry = try makeEntry(record)
+            state.entries[id] = entry
+            if let scope { state.idempotent[scope] = id }
+            return .created(record)
+        }
+    }
+
+    /// The record of `id` whatever its principal (introspection), or `nil`.
+    public func record(_ id: String) -> UploadRecord? {
+        entry(id)?.record
+    }
+
+    /// The record of `id` if it belongs to `principal` (`nil` matches only anonymous uploads); another
+    /// principal's upload is `nil`, as if it did not exist.
+    public func record(_ id: String, for principal: String?) -> UploadRecord? {
+        guard let record = record(id), record.principal == principal else { return nil }
+        return record
+    }
+
+    /// Every upload (tombstones included), oldest first.
+    public func list() -> [UploadRecord] {
+        let entries = state.withLock { Array($0.entries.values) }
+        return entries.map(\.record).sorted(by: UploadRecord.creationOrder)
+    }
+
+    /// Starts the single writer of `id` at `offset`, which must be the durable offset (`offsetMismatch`).
+    /// Throws `writerActive` while an earlier writer is not ended: call `abortWriter` first.
+    public func beginAppend(_ id: String, for principal: String?, at offset: Int64) throws -> UploadWriter {
+        let entry = try owned(id, by: principal)
+        let generation = try entry.begin(at: offset)
+        return UploadWriter(entry: entry, generation: generation, configuration: configuration)
+    }
+
+    /// Ends the writer of `id`, if any, after making what it wrote durable; returns the durable offset.
+    @discardableResult
+    public func abortWriter(_ id: String) throws -> Int64 {
+        guard let entry = entry(id) else { throw notFound(id) }
+        return try entry.abortWriter()
+    }
+
+    /// Sets the length of an open upload once it is known; a different known length, or one below the bytes
+    /// already written, is `lengthMismatch`.
+    public func setLength(_ id: String, for principal: String?, to length: Int64) throws -> UploadRecord {
+        try owned(id, by: principal).setLength(length)
+    }
+
+    /// Keeps the final response (and the resource id it created) of a completed upload for idempotent replay.
+    public func setFinalResponse(
+        _ id: String, _ response: StoredResponse, serverResourceId: String? = nil
+    ) throws -> UploadRecord {
+        guard let entry = entry(id) else { throw notFound(id) }
+        return try entry.update { record in
+            record.finalResponse = response
+            record.serverResourceId = serverResourceId ?? record.serverResourceId
+        }
+    }
+
+    /// Cancels `id`: ends its writer, removes its data, and keeps a tombstone record (`cancelled`).
+    public func cancel(_ id: String, for principal: String?) throws -> UploadRecord {
+        let record = try owned(id, by: principal).cancel(now: configuration.clock())
+        state.withLock { state in
+            if let key = record.idempotencyKey {
+                state.idempotent[IdempotencyScope(principal: record.principal, key: key)] = nil
+            }
+        }
+        return record
+    }
+
+    /// Removes `id` and its files entirely. It leaves the index first, so concurrent requests see `notFound`;
+    /// the folder is renamed before it is removed, so a crash never leaves half an upload behind.
+    public func delete(_ id: String) throws {
+        let entry = try state.withLock { state in
+            guard let entry = state.entries.removeValue(forKey: id) else { throw notFound(id) }
+            let record = entry.record
+            if let key = record.idempotencyKey {
+                let scope = IdempotencyScope(principal: record.principal, key: key)
+                if state.idempotent[scope] == id { state.idempotent[scope] = nil }
+            }
+            return entry
+        }
+        entry.closeWriter()
+        let removing = entry.folder + StoreRecovery.removingSuffix
+        guard rename(entry.folder, removing) == 0 else { throw UploadStoreError.system("rename", path: entry.folder) }
+        try StoreFiles.syncFolder(directory)
+        try StoreFiles.remove(removing)
+    }
+
+    /// Removes completed uploads and cancelled tombstones that ended more than `age` seconds before `now`;
+    /// returns their ids. Open uploads are never removed.
+    @discardableResult
+    public func removeCompleted(olderThan age: Double, now: Double) throws -> [String] {
+        let expired = list().filter { record in
+            guard let ended = record.completedAt ?? record.cancelledAt else { return false }
+            return !record.isOpen && ended < now - age
+        }
+        for record in expired { try delete(record.id) }
+        return expired.map(\.id)
+    }
+
+    /// `removeCompleted` with the configured retention and the configured clock.
+    @discardableResult
+    public func removeExpired() throws -> [String] {
+        try removeCompleted(olderThan: configuration.completedRetention, now: configuration.clock())
+    }
+
+    /// Groups of two or more completed uploads with the same content (equal SHA-256), by digest.
+    public func duplicates() -> [DuplicateGroup] {
+        DuplicateGroup.find(in: list())
+    }
+
+    /// A read-only look at the store in `directory`, which a running server may be using: nothing is changed
+    /// (no cleanup, no truncation).
+    public static func inspect(_ directory: String) throws -> StoreListing {
+        let (entries, report) = try StoreRecovery.load(directory, mode: .inspect)
+        let records = entries.values.map(\.record).sorted(by: UploadRecord.creationOrder)
+        return StoreListing(records: records, problems: report.problems, duplicates: DuplicateGroup.find(in: records))
+    }
+
+    private func entry(_ id: String) -> UploadEntry? {
+        state.withLock { $0.entries[id] }
+    }
+
+    private func owned(_ id: String, by principal: String?) throws -> UploadEntry {
+        guard let entry = entry(id) else { throw notFound(id) }
+        guard entry.record.principal == principal else {
+            throw UploadStoreError(.principalMismatch, path: entry.folder, "\(id) belongs to another principal")
+        }
+        return entry
+    }
+
+    private func notFound(_ id: String) -> UploadStoreError {
+        UploadStoreError(.notFound, "no upload \(id)")
+    }
+
+    /// Creates the folder, the empty data file and the metadata, each durably, before anything is reported.
+    private func makeEntry(_ record: UploadRecord) throws -> UploadEntry {
+        let entry = UploadEntry(folder: directory + "/" + record.id, record: record)
+        try StoreFiles.makeDirectory(entry.folder)
+        try StoreFiles.createEmpty(entry.dataPath)
+        try UploadEntry.save(record, to: entry.recordPath)
+        try StoreFiles.syncFolder(directory)
+        return entry
+    }
+}

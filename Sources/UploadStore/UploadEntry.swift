@@ -1,0 +1,230 @@
+import Foundation
+import Glibc
+import Synchronization
+
+/// One upload's folder and state; every change to its files happens under its lock, so at most one writer
+/// touches the data file and metadata writes never interleave.
+///
+/// ```
+/// <store>/<id>/data          the bytes, appended in place
+/// <store>/<id>/record.json   the UploadRecord, replaced atomically
+/// ```
+final class UploadEntry: Sendable {
+    static let dataName = "data"
+    static let recordName = "record.json"
+
+    let id: String
+    let folder: String
+    private let state: Mutex<State>
+
+    /// The data file descriptor of the active writer and the generation that owns it.
+    struct ActiveWriter {
+        var generation: UInt64
+        var fd: Int32
+    }
+
+    struct State {
+        var record: UploadRecord
+        /// The end of the bytes in the data file (at least `record.durableOffset`).
+        var written: Int64
+        var writer: ActiveWriter?
+        var nextGeneration: UInt64 = 1
+    }
+
+    init(folder: String, record: UploadRecord) {
+        self.id = record.id
+        self.folder = folder
+        self.state = Mutex(State(record: record, written: record.durableOffset))
+    }
+
+    var dataPath: String { folder + "/" + Self.dataName }
+    var recordPath: String { folder + "/" + Self.recordName }
+
+    /// The record as it is now.
+    var record: UploadRecord {
+        state.withLock { $0.record }
+    }
+
+    /// Applies `change` to a copy of the record, saves the copy durably, then makes it current: a failed save
+    /// leaves the record as it was.
+    func update(_ change: (inout UploadRecord) throws -> Void) throws -> UploadRecord {
+        try state.withLock { state in try commit(&state, change) }
+    }
+
+    /// Fixes the length of an open upload; a different known length, or one below the bytes written, is
+    /// `lengthMismatch`.
+    func setLength(_ length: Int64) throws -> UploadRecord {
+        try state.withLock { state in
+            let written = state.written
+            return try commit(&state) { record in
+                try Self.checkOpen(record)
+                guard record.length == nil || record.length == length, length >= written else {
+                    throw UploadStoreError(
+                        .lengthMismatch, path: recordPath,
+                        "length \(length) for \(id): known \(record.length ?? -1), "
+                            + "written \(written)")
+                }
+                record.length = length
+            }
+        }
+    }
+
+    /// Starts the single writer at `offset`, which must be the durable offset; cuts any unsynced tail first.
+    func begin(at offset: Int64) throws -> UInt64 {
+        try state.withLock { state in
+            try Self.checkOpen(state.record)
+            if state.writer != nil { throw UploadStoreError(.writerActive, path: folder, "\(id) has a writer") }
+            guard offset == state.record.durableOffset else {
+                throw UploadStoreError(
+                    .offsetMismatch, path: folder, "append at \(offset), durable offset \(state.record.durableOffset)")
+            }
+            let fd = open(dataPath, O_WRONLY | O_CLOEXEC)
+            guard fd >= 0 else { throw UploadStoreError.system("open", path: dataPath) }
+            guard ftruncate(fd, off_t(offset)) == 0 else {
+                let failure = UploadStoreError.system("ftruncate", path: dataPath)
+                close(fd)
+                throw failure
+            }
+            let generation = state.nextGeneration
+            state.nextGeneration += 1
+            state.written = offset
+            state.writer = ActiveWriter(generation: generation, fd: fd)
+            return generation
+        }
+    }
+
+    /// Appends bytes for the writer `generation`.
+    func write(_ bytes: UnsafeRawBufferPointer, generation: UInt64) throws {
+        try state.withLock { state in
+            let fd = try activeDescriptor(state, generation)
+            let end = state.written + Int64(bytes.count)
+            if let length = state.record.length, end > length {
+                throw UploadStoreError(.lengthMismatch, path: dataPath, "write to \(end) passes length \(length)")
+            }
+            try StoreFiles.writeAll(bytes, to: fd, at: state.written, path: dataPath)
+            state.written = end
+        }
+    }
+
+    /// Makes the written bytes durable for the writer `generation`; returns the durable offset.
+    func sync(generation: UInt64) throws -> Int64 {
+        try state.withLock { state in
+            _ = try activeDescriptor(state, generation)
+            return try syncLocked(&state).durableOffset
+        }
+    }
+
+    /// Syncs, optionally completes (hashing the data), and ends the writer `generation`.
+    func finish(generation: UInt64, complete: Bool, now: Double, hashChunkSize: Int) throws -> UploadRecord {
+        try state.withLock { state in
+            let fd = try activeDescriptor(state, generation)
+            var record = try syncLocked(&state)
+            if complete {
+                if let length = record.length, length != record.durableOffset {
+                    throw UploadStoreError(
+                        .lengthMismatch, path: dataPath, "complete at \(record.durableOffset), length \(length)")
+                }
+                let digest = try StoreFiles.sha256(of: dataPath, length: record.durableOffset, chunkSize: hashChunkSize)
+                record = try commit(&state) { record in
+                    record.length = record.durableOffset
+                    record.complete = true
+                    record.completedAt = now
+                    record.sha256 = digest
+                }
+            }
+            close(fd)
+            state.writer = nil
+            return record
+        }
+    }
+
+    /// Ends the active writer, if any, after making what it wrote durable; returns the durable offset.
+    func abortWriter() throws -> Int64 {
+        try state.withLock { state in
+            guard let writer = state.writer else { return state.record.durableOffset }
+            defer {
+                close(writer.fd)
+                state.writer = nil
+            }
+            return try syncLocked(&state).durableOffset
+        }
+    }
+
+    /// Ends the writer `generation` without syncing (its handle went away); its unsynced bytes are not promised.
+    func release(generation: UInt64) {
+        state.withLock { state in
+            guard let writer = state.writer, writer.generation == generation else { return }
+            close(writer.fd)
+            state.writer = nil
+        }
+    }
+
+    /// Ends any writer without syncing (its upload is being removed).
+    func closeWriter() {
+        state.withLock { state in
+            guard let writer = state.writer else { return }
+            close(writer.fd)
+            state.writer = nil
+        }
+    }
+
+    /// Ends any writer of an open upload, removes the data and keeps a cancelled record as a tombstone.
+    func cancel(now: Double) throws -> UploadRecord {
+        try state.withLock { state in
+            try Self.checkOpen(state.record)
+            if let writer = state.writer {
+                close(writer.fd)
+                state.writer = nil
+            }
+            let record = try commit(&state) { record in
+                record.cancelled = true
+                record.cancelledAt = now
+            }
+            try StoreFiles.remove(dataPath)
+            try StoreFiles.syncFolder(folder)
+            state.written = 0
+            return record
+        }
+    }
+
+    static func checkOpen(_ record: UploadRecord) throws {
+        if record.cancelled { throw UploadStoreError(.cancelled, "\(record.id) was cancelled") }
+        if record.complete { throw UploadStoreError(.alreadyComplete, "\(record.id) is complete") }
+    }
+
+    private func activeDescriptor(_ state: State, _ generation: UInt64) throws -> Int32 {
+        guard let writer = state.writer, writer.generation == generation else {
+            throw UploadStoreError(.writerAborted, path: dataPath, "the writer for \(id) was ended")
+        }
+        return writer.fd
+    }
+
+    /// fsyncs the data file when bytes were written since the last sync, then saves the new durable offset.
+    private func syncLocked(_ state: inout State) throws -> UploadRecord {
+        guard let writer = state.writer, state.written > state.record.durableOffset else { return state.record }
+        guard fsync(writer.fd) == 0 else { throw UploadStoreError.system("fsync", path: dataPath) }
+        let written = state.written
+        return try commit(&state) { $0.durableOffset = written }
+    }
+
+    private func commit(_ state: inout State, _ change: (inout UploadRecord) throws -> Void) throws -> UploadRecord {
+        var record = state.record
+        try change(&record)
+        try Self.save(record, to: recordPath)
+        state.record = record
+        return record
+    }
+
+    /// Writes `record` to `path` atomically and durably.
+    static func save(_ record: UploadRecord, to path: String) throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .prettyPrinted]
+        let data: Data
+        do {
+            data = try encoder.encode(record)
+        } catch {
+            throw UploadStoreError(.io, path: path, "cannot encode the record of \(record.id): \(error)")
+        }
+        try StoreFiles.writeAtomically([UInt8](data), to: path)
+    }
+}

@@ -1,1 +1,0 @@
-// Module UploadStore: see README.md.
