@@ -58,7 +58,7 @@ let package = Package(
         .testTarget(name: "SquallNetTests", dependencies: ["SquallNet", "TestSupport"]),
         .testTarget(name: "TLSKitTests", dependencies: ["TLSKit", "SquallNet", "TestSupport"]),
         .testTarget(name: "ResumableUploadTests", dependencies: ["ResumableUpload", "TestSupport"]),
-        .testTarget(name: "UploadStoreTests", dependencies: ["UploadStore", "TestSupport"]),
+        .testTarget(name: "UploadStoreTests", dependencies: ["UploadStore", "TLSKit", "TestSupport"]),
         .testTarget(name: "HarnessTests", dependencies: ["Harness", "TestSupport"]),
         .testTarget(name: "SquallCLITests", dependencies: ["SquallCLI", "TestSupport"]),
     ]
