@@ -1,0 +1,42 @@
+import HTTPWire
+
+/// What the owner of an upload's connections must do, in order, after an event of `UploadResourceStateMachine`.
+public enum UploadAction: Sendable, Hashable {
+    /// Send this 104 (the creation announcement or a progress report); the final response follows later.
+    case sendInterim(ResponseHead)
+    /// Append the first `count` bytes of the chunk just received at the upload's offset (fewer than received when
+    /// a limit cuts the chunk).
+    case write(count: Int64)
+    /// Make the data durable up to `offset` and record it: done before any response acknowledges that offset.
+    case persist(offset: Int64)
+    /// The upload is complete with `length` bytes: hand it to the target resource.
+    case finalize(length: Int64)
+    /// Send this final response; the request is over.
+    case send(UploadResponse)
+    /// The request is rejected: send `response`.
+    case reject(UploadProtocolError, UploadResponse)
+    /// Abort the request still running on this resource on another connection: its client gave up on it (§3.9).
+    case abortActiveRequest
+    /// Close this request's connection after the response: its body was not read to the end.
+    case closeConnection
+    /// Delete the upload's data: it was cancelled or has expired.
+    case discard
+}
+
+/// An event that is illegal in the state machine's current state, such as body bytes with no request running.
+public struct UploadStateError: Error, Sendable, Hashable, CustomStringConvertible {
+    public enum Code: String, Sendable, Hashable, CaseIterable {
+        /// A body event arrived while no creation or append is running on the resource.
+        case noActiveRequest
+    }
+
+    public let code: Code
+    public let detail: String
+
+    public init(_ code: Code, _ detail: String) {
+        self.code = code
+        self.detail = detail
+    }
+
+    public var description: String { "\(code.rawValue): \(detail)" }
+}
