@@ -74,7 +74,9 @@ extension UploadRequest {
         return request
     }
 
-    private static func append(_ fields: HTTPFields, version: InteropVersion) throws(UploadProtocolError) -> AppendRequest {
+    private static func append(_ fields: HTTPFields, version: InteropVersion) throws(UploadProtocolError)
+        -> AppendRequest
+    {
         guard let offset = try UploadFields.size(UploadFields.offset, in: fields) else {
             throw .missing(UploadFields.offset)
         }
@@ -114,7 +116,8 @@ extension UploadRequest {
     /// 400 for HEAD or DELETE carrying `Upload-Offset`, the completion field or `Upload-Length` (interop 3 … 6).
     private static func rejectUploadFields(_ fields: HTTPFields, version: InteropVersion) throws(UploadProtocolError) {
         guard version.rejectsUploadFieldsOnHeadAndDelete else { return }
-        for name in [UploadFields.offset, version.completionFieldName, UploadFields.length] where fields.contains(name) {
+        for name in [UploadFields.offset, version.completionFieldName, UploadFields.length] where fields.contains(name)
+        {
             throw UploadProtocolError(.unexpectedField, "\(name) is not allowed here", field: name)
         }
     }

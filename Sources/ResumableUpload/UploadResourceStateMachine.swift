@@ -34,7 +34,7 @@ public struct UploadResourceStateMachine: Sendable, Hashable {
     /// Whether the resource is gone: cancelled by DELETE or expired (`max-age`).
     public internal(set) var isCancelled = false
     /// When the resource expires, from `limits.maxAge` at creation.
-    public internal(set) var expiresAt: Int64?
+    public let expiresAt: Int64?
     var active: ActiveRequest?
 
     /// Whether a creation or append body is being read.
@@ -70,7 +70,8 @@ public struct UploadResourceStateMachine: Sendable, Hashable {
     public mutating func startAppend(_ request: AppendRequest, now: Int64) -> [UploadAction] {
         var actions = takeOver(now: now)
         if let error = appendError(request) {
-            actions.append(.reject(error, rejection(error, request.version, now: now, empty: request.contentLength == 0)))
+            actions.append(
+                .reject(error, rejection(error, request.version, now: now, empty: request.contentLength == 0)))
             if request.contentLength != 0 { actions.append(.closeConnection) }
             return actions
         }

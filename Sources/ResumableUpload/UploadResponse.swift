@@ -44,7 +44,8 @@ public struct UploadResponse: Sendable, Hashable {
         resourceID: String
     ) -> UploadResponse {
         let status = version.finalResponseCarriesOffset || !complete ? 201 : 200
-        var response = final(status: status, version: version, offset: offset, complete: complete, limits: limits)
+        var response = finalResponse(
+            status: status, version: version, offset: offset, complete: complete, limits: limits)
         response.head.fields.append(name: UploadFields.location, value: location)
         if complete { response.head.fields.append(name: UploadFields.resourceID, value: resourceID) }
         return response
@@ -56,7 +57,8 @@ public struct UploadResponse: Sendable, Hashable {
         version: InteropVersion, offset: Int64, complete: Bool, limits: UploadLimits, resourceID: String
     ) -> UploadResponse {
         let status = version.finalResponseCarriesOffset ? 201 : complete ? 200 : 204
-        var response = final(status: status, version: version, offset: offset, complete: complete, limits: limits)
+        var response = finalResponse(
+            status: status, version: version, offset: offset, complete: complete, limits: limits)
         if complete { response.head.fields.append(name: UploadFields.resourceID, value: resourceID) }
         return response
     }
@@ -94,7 +96,7 @@ public struct UploadResponse: Sendable, Hashable {
         return empty(head)
     }
 
-    static func final(
+    static func finalResponse(
         status: Int, version: InteropVersion, offset: Int64, complete: Bool, limits: UploadLimits
     ) -> UploadResponse {
         var head = start(status: status, version: version)

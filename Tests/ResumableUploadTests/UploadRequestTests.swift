@@ -46,7 +46,8 @@ struct UploadRequestTests {
 
     @Test(arguments: [nil, "2", "9", "abc", "\"8\""] as [String?])
     func unknownOrMissingVersionIsPlain(_ value: String?) throws {
-        var head = RequestHead(method: .post, target: "/upload", fields: ["Upload-Complete": "?1", "Upload-Offset": "x"])
+        var head = RequestHead(
+            method: .post, target: "/upload", fields: ["Upload-Complete": "?1", "Upload-Offset": "x"])
         if let value { head.fields.append(name: "Upload-Draft-Interop-Version", value: value) }
         #expect(try Self.classify(head) == .plainUpload)
         head.method = .patch
@@ -57,8 +58,10 @@ struct UploadRequestTests {
     @Test(arguments: InteropVersion.all)
     func creationWithoutCompletionFieldIsPlain(_ version: InteropVersion) throws {
         #expect(try Self.classify(Self.head(.post, "/upload", version, [("Content-Length", "3")])) == .plainUpload)
-        #expect(try Self.classify(Self.head(.post, "/other", version, [Self.completion(version, true)])) == .plainUpload)
-        #expect(try Self.classify(Self.head(.get, "/upload", version, [Self.completion(version, true)])) == .plainUpload)
+        #expect(
+            try Self.classify(Self.head(.post, "/other", version, [Self.completion(version, true)])) == .plainUpload)
+        #expect(
+            try Self.classify(Self.head(.get, "/upload", version, [Self.completion(version, true)])) == .plainUpload)
     }
 
     @Test func versionsOutsideTheConfigurationArePlain() throws {
@@ -85,7 +88,9 @@ struct UploadRequestTests {
         #expect(try Self.classify(Self.head(.delete, "/upload/a1", version)) == .cancel(id: "a1", version: version))
         let absolute = Self.head(.head, "https://example.com/upload/a2?q", version)
         #expect(try Self.classify(absolute) == .offset(id: "a2", version: version))
-        let put = #expect(throws: UploadProtocolError.self) { try Self.classify(Self.head(.put, "/upload/a1", version)) }
+        let put = #expect(throws: UploadProtocolError.self) {
+            try Self.classify(Self.head(.put, "/upload/a1", version))
+        }
         #expect(put?.code == .methodNotAllowed)
         #expect(put?.status == 405)
         let nested = #expect(throws: UploadProtocolError.self) {
@@ -117,13 +122,16 @@ struct UploadRequestTests {
                 #expect(error?.status == 415)
                 #expect(error?.field == "Content-Type")
             } else {
-                #expect(try Self.classify(head) == .append(id: "u", AppendRequest(version: version, offset: 0, complete: true)))
+                #expect(
+                    try Self.classify(head)
+                        == .append(id: "u", AppendRequest(version: version, offset: 0, complete: true)))
             }
         }
         let spaced = Self.head(
             .patch, "/upload/u", version,
             [("Upload-Offset", "0"), Self.completion(version, true), ("Content-Type", " Application/Partial-Upload ")])
-        #expect(try Self.classify(spaced) == .append(id: "u", AppendRequest(version: version, offset: 0, complete: true)))
+        #expect(
+            try Self.classify(spaced) == .append(id: "u", AppendRequest(version: version, offset: 0, complete: true)))
     }
 
     @Test(arguments: InteropVersion.all)
@@ -135,14 +143,16 @@ struct UploadRequestTests {
             #expect(error?.code == .missingField)
             #expect(error?.field == "Upload-Complete")
         } else {
-            #expect(try Self.classify(head) == .append(id: "u", AppendRequest(version: version, offset: 3, complete: true)))
+            #expect(
+                try Self.classify(head) == .append(id: "u", AppendRequest(version: version, offset: 3, complete: true)))
         }
     }
 
     @Test(arguments: InteropVersion.all)
     func appendWithoutOffsetIs400(_ version: InteropVersion) throws {
         let head = Self.head(
-            .patch, "/upload/u", version, [Self.completion(version, true), ("Content-Type", "application/partial-upload")])
+            .patch, "/upload/u", version,
+            [Self.completion(version, true), ("Content-Type", "application/partial-upload")])
         let error = #expect(throws: UploadProtocolError.self) { try Self.classify(head) }
         #expect(error?.code == .missingField)
         #expect(error?.field == "Upload-Offset")
@@ -157,7 +167,8 @@ struct UploadRequestTests {
             (Self.head(.patch, "/upload/u", version, [("Upload-Offset", "-1"), type]), "Upload-Offset"),
             (Self.head(.patch, "/upload/u", version, [("Upload-Offset", "?1"), type]), "Upload-Offset"),
             (
-                Self.head(.patch, "/upload/u", version, [("Upload-Offset", "0"), (version.completionFieldName, "1"), type]),
+                Self.head(
+                    .patch, "/upload/u", version, [("Upload-Offset", "0"), (version.completionFieldName, "1"), type]),
                 version.completionFieldName
             ),
             (Self.head(.post, "/upload", version, [(version.completionFieldName, "yes")]), version.completionFieldName),
@@ -181,20 +192,25 @@ struct UploadRequestTests {
     @Test(arguments: InteropVersion.all.filter(\.supportsUploadLength))
     func inconsistentUploadLengthIs400(_ version: InteropVersion) throws {
         let creation = Self.head(
-            .post, "/upload", version, [Self.completion(version, true), ("Content-Length", "10"), ("Upload-Length", "11")])
+            .post, "/upload", version,
+            [Self.completion(version, true), ("Content-Length", "10"), ("Upload-Length", "11")])
         let error = #expect(throws: UploadProtocolError.self) { try Self.classify(creation) }
         #expect(error?.code == .inconsistentLength)
         #expect(error?.status == 400)
         let append = Self.head(
             .patch, "/upload/u", version,
             [
-                ("Upload-Offset", "4"), Self.completion(version, true), ("Content-Length", "6"), ("Upload-Length", "11"),
+                ("Upload-Offset", "4"), Self.completion(version, true), ("Content-Length", "6"),
+                ("Upload-Length", "11"),
                 ("Content-Type", "application/partial-upload"),
             ])
         #expect(throws: UploadProtocolError.self) { try Self.classify(append) }
         let partial = Self.head(
-            .post, "/upload", version, [Self.completion(version, false), ("Content-Length", "10"), ("Upload-Length", "11")])
-        #expect(try Self.classify(partial) == .create(CreationRequest(version: version, complete: false, contentLength: 10, uploadLength: 11)))
+            .post, "/upload", version,
+            [Self.completion(version, false), ("Content-Length", "10"), ("Upload-Length", "11")])
+        #expect(
+            try Self.classify(partial)
+                == .create(CreationRequest(version: version, complete: false, contentLength: 10, uploadLength: 11)))
     }
 
     @Test(arguments: InteropVersion.all)

@@ -32,7 +32,11 @@ struct UploadResourceStateMachineTests {
     @Test(arguments: InteropVersion.all)
     func completeCreationYieldsTheResourceID(_ version: InteropVersion) throws {
         var (machine, actions) = try Self.start(version, complete: true, contentLength: 10)
-        #expect(actions == [.sendInterim(UploadResponse.interim104(location: Self.location, version: version, limits: UploadLimits()))])
+        #expect(
+            actions == [
+                .sendInterim(
+                    UploadResponse.interim104(location: Self.location, version: version, limits: UploadLimits()))
+            ])
         #expect(try machine.bodyReceived(byteCount: 6, now: 1000) == [.write(count: 6)])
         #expect(try machine.bodyReceived(byteCount: 4, now: 1000) == [.write(count: 4)])
         let end = try machine.bodyEnded(now: 1000)
@@ -85,7 +89,8 @@ struct UploadResourceStateMachineTests {
         var (machine, _) = try Self.start(version, complete: false)
         _ = try machine.bodyReceived(byteCount: 7, now: 1000)
         _ = try machine.bodyEnded(now: 1000)
-        let actions = machine.startAppend(AppendRequest(version: version, offset: 3, complete: true, contentLength: 4), now: 1000)
+        let actions = machine.startAppend(
+            AppendRequest(version: version, offset: 3, complete: true, contentLength: 4), now: 1000)
         #expect(Self.rejection(actions) == .mismatchingOffset)
         #expect(actions.last == .closeConnection)
         let response = try #require(Self.sent(actions))
@@ -101,7 +106,8 @@ struct UploadResourceStateMachineTests {
         var (machine, _) = try Self.start(version, complete: true, contentLength: 2)
         _ = try machine.bodyReceived(byteCount: 2, now: 1000)
         _ = try machine.bodyEnded(now: 1000)
-        let actions = machine.startAppend(AppendRequest(version: version, offset: 2, complete: true, contentLength: 0), now: 1000)
+        let actions = machine.startAppend(
+            AppendRequest(version: version, offset: 2, complete: true, contentLength: 0), now: 1000)
         #expect(Self.rejection(actions) == .completedUpload)
         #expect(Self.sent(actions)?.head.status == (version.rawValue >= 8 ? 410 : 400))
         #expect(!actions.contains(.closeConnection))
@@ -144,7 +150,9 @@ struct UploadResourceStateMachineTests {
         }
         #expect(error?.code == .uploadTooLarge)
         #expect(error?.status == 413)
-        #expect(throws: Never.self) { try Self.start(version, complete: true, contentLength: 100, configuration: configuration) }
+        #expect(throws: Never.self) {
+            try Self.start(version, complete: true, contentLength: 100, configuration: configuration)
+        }
     }
 
     @Test(arguments: InteropVersion.all)
@@ -182,8 +190,12 @@ struct UploadResourceStateMachineTests {
     @Test func minAppendSizeSparesCompletingAndEmptyRequests() throws {
         let version = try #require(InteropVersion(rawValue: 8))
         let configuration = UploadProtocolConfiguration(limits: UploadLimits(minAppendSize: 10))
-        #expect(throws: Never.self) { try Self.start(version, complete: false, contentLength: 0, configuration: configuration) }
-        #expect(throws: Never.self) { try Self.start(version, complete: true, contentLength: 3, configuration: configuration) }
+        #expect(throws: Never.self) {
+            try Self.start(version, complete: false, contentLength: 0, configuration: configuration)
+        }
+        #expect(throws: Never.self) {
+            try Self.start(version, complete: true, contentLength: 3, configuration: configuration)
+        }
         let error = #expect(throws: UploadProtocolError.self) {
             try Self.start(version, complete: false, contentLength: 3, configuration: configuration)
         }
@@ -212,7 +224,10 @@ struct UploadResourceStateMachineTests {
         var (machine, _) = try Self.start(version, complete: false)
         _ = try machine.bodyReceived(byteCount: 3, now: 1000)
         let cancel = machine.cancel(version: version, now: 1001)
-        #expect(cancel == [.abortActiveRequest, .persist(offset: 3), .discard, .send(UploadResponse.cancelled(version: version))])
+        #expect(
+            cancel == [
+                .abortActiveRequest, .persist(offset: 3), .discard, .send(UploadResponse.cancelled(version: version)),
+            ])
         #expect(machine.isCancelled)
         #expect(Self.sent(machine.offsetRequested(version: version, now: 1002))?.head.status == 404)
         let append = machine.startAppend(AppendRequest(version: version, offset: 3, complete: true), now: 1002)
@@ -227,7 +242,9 @@ struct UploadResourceStateMachineTests {
         let head = machine.offsetRequested(version: version, now: 1000)
         #expect(head.prefix(2) == [.abortActiveRequest, .persist(offset: 40)])
         #expect(Self.sent(head)?.head.fields["Upload-Length"] == "100")
-        #expect(machine.startAppend(AppendRequest(version: version, offset: 40, complete: true, contentLength: 60), now: 1000) == [])
+        #expect(
+            machine.startAppend(
+                AppendRequest(version: version, offset: 40, complete: true, contentLength: 60), now: 1000) == [])
     }
 
     @Test func maxAgeCountsDownAndExpiryRemovesTheUpload() throws {
@@ -237,7 +254,9 @@ struct UploadResourceStateMachineTests {
         guard case .sendInterim(let interim) = actions.first else { throw ExpectationFailed() }
         #expect(interim.fields["Upload-Limit"] == "min-size=0, max-age=60")
         _ = try machine.bodyEnded(now: 1000)
-        #expect(Self.sent(machine.offsetRequested(version: version, now: 1045))?.head.fields["Upload-Limit"] == "min-size=0, max-age=15")
+        #expect(
+            Self.sent(machine.offsetRequested(version: version, now: 1045))?.head.fields["Upload-Limit"]
+                == "min-size=0, max-age=15")
         let expired = machine.offsetRequested(version: version, now: 1060)
         #expect(expired.first == .discard)
         #expect(Self.sent(expired)?.head.status == 404)

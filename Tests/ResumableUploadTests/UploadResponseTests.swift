@@ -24,13 +24,15 @@ struct UploadResponseTests {
     func progress104CarriesOnlyTheOffset(_ version: InteropVersion) {
         let head = UploadResponse.progress104(offset: 4096, version: version)
         #expect(head.status == 104)
-        #expect(Self.fields(head) == ["Upload-Draft-Interop-Version": String(version.rawValue), "Upload-Offset": "4096"])
+        #expect(
+            Self.fields(head) == ["Upload-Draft-Interop-Version": String(version.rawValue), "Upload-Offset": "4096"])
     }
 
     @Test(arguments: InteropVersion.all)
     func completeCreationFinal(_ version: InteropVersion) {
         let response = UploadResponse.creationFinal(
-            version: version, location: "/upload/t", offset: 10, complete: true, limits: UploadLimits(), resourceID: "t")
+            version: version, location: "/upload/t", offset: 10, complete: true, limits: UploadLimits(), resourceID: "t"
+        )
         let fields = Self.fields(response.head)
         #expect(response.head.status == (version.rawValue <= 6 ? 201 : 200))
         #expect(fields["Location"] == "/upload/t")
@@ -46,7 +48,8 @@ struct UploadResponseTests {
     @Test(arguments: InteropVersion.all)
     func partialCreationFinal(_ version: InteropVersion) {
         let response = UploadResponse.creationFinal(
-            version: version, location: "/upload/t", offset: 4, complete: false, limits: UploadLimits(), resourceID: "t")
+            version: version, location: "/upload/t", offset: 4, complete: false, limits: UploadLimits(), resourceID: "t"
+        )
         let fields = Self.fields(response.head)
         #expect(response.head.status == 201)
         #expect(fields["Location"] == "/upload/t")
