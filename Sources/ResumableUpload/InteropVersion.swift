@@ -1,0 +1,106 @@
+import HTTPWire
+import StructuredFields
+
+/// An interop version of draft-ietf-httpbis-resumable-upload that this module implements: 3 (-01) to 8 (-09 … -11).
+///
+/// Clients send it as `Upload-Draft-Interop-Version`, an sf-Integer, on every request (§1.4 of the digest). A
+/// request with a missing, malformed or unimplemented version is served as a plain upload: no 104, and never a 4xx
+/// for the version alone (Apple clients send 3, 5, 6 and 8; §4.4 item 1). Each query below says which draft
+/// revision introduced the behaviour.
+public struct InteropVersion: RawRepresentable, Sendable, Hashable, Comparable, CustomStringConvertible {
+    /// The versions implemented here.
+    public static let implemented: ClosedRange<Int> = 3...8
+
+    /// The request and response field that carries the version.
+    public static let fieldName = "Upload-Draft-Interop-Version"
+
+    public let rawValue: Int
+
+    /// The version `rawValue`, or nil when it is not in `implemented`.
+    public init?(rawValue: Int) {
+        guard Self.implemented.contains(rawValue) else { return nil }
+        self.rawValue = rawValue
+    }
+
+    /// The version a request announces: nil when the field is missing, not an sf-Integer, or not implemented.
+    public init?(fields: HTTPFields) {
+        let lines = fields.values(for: Self.fieldName)
+        guard !lines.isEmpty, let item = try? StructuredFieldParser.parseItem(lines: lines),
+            let value = item.integer, let version = Int(exactly: value)
+        else { return nil }
+        self.init(rawValue: version)
+    }
+
+    public static func < (lhs: Self, rhs: Self) -> Bool {
+        lhs.rawValue < rhs.rawValue
+    }
+
+    public var description: String { "interop \(rawValue)" }
+
+    /// Every implemented version, oldest first.
+    public static var all: [InteropVersion] {
+        implemented.compactMap(InteropVersion.init(rawValue:))
+    }
+}
+
+extension InteropVersion {
+    /// The completion field: `Upload-Incomplete` in interop 3 (-01), `Upload-Complete` from interop 4 (-02) on.
+    public var completionFieldName: String {
+        rawValue == 3 ? "Upload-Incomplete" : "Upload-Complete"
+    }
+
+    /// Whether the completion field says "incomplete" when true (interop 3: `Upload-Incomplete: ?0` is
+    /// `Upload-Complete: ?1`).
+    public var completionFieldIsInverted: Bool { rawValue == 3 }
+
+    /// The completion field's value saying whether the upload is complete, e.g. `?1`, or `?0` in interop 3.
+    public func completionValue(complete: Bool) -> String {
+        complete != completionFieldIsInverted ? "?1" : "?0"
+    }
+
+    /// Whether `Upload-Limit` exists (interop 6, -04).
+    public var supportsLimits: Bool { rawValue >= 6 }
+
+    /// Whether `Upload-Length` exists (-05, interop 6 without a bump).
+    public var supportsUploadLength: Bool { rawValue >= 6 }
+
+    /// Whether PATCH must carry `Content-Type: application/partial-upload` (interop 6, -04).
+    public var requiresPartialUploadContentType: Bool { rawValue >= 6 }
+
+    /// Whether PATCH must carry the completion field (interop 7, -06); before, its absence means "last part".
+    public var requiresCompletionOnAppend: Bool { rawValue >= 7 }
+
+    /// The statuses a successful offset retrieval may have: 204, and 200 as well from interop 5 (-03).
+    public var headSuccessStatuses: Set<Int> { rawValue >= 5 ? [200, 204] : [204] }
+
+    /// Whether the server may send progress 104s carrying `Upload-Offset` (interop 5, -03).
+    public var sendsProgress: Bool { rawValue >= 5 }
+
+    /// The `Upload-Limit` key for the remaining lifetime: `expires` in interop 6, `max-age` from interop 7 (-06).
+    public var limitsAgeKey: String? {
+        guard supportsLimits else { return nil }
+        return rawValue == 6 ? "expires" : "max-age"
+    }
+
+    /// Whether final creation and append responses must carry `Upload-Offset` (through interop 6; -06 dropped it).
+    public var finalResponseCarriesOffset: Bool { rawValue <= 6 }
+
+    /// Whether a final response carries the completion field when the upload is complete: from interop 4 (-02);
+    /// interop 3 only flags a partial upload (`Upload-Incomplete: ?1`).
+    public var finalResponseFlagsCompletion: Bool { rawValue >= 4 }
+
+    /// Whether the problem types `mismatching-upload-offset` and `completed-upload` exist (interop 6, -04).
+    public var hasUploadProblemTypes: Bool { rawValue >= 6 }
+
+    /// Whether the problem type `inconsistent-upload-length` exists (interop 7, -06).
+    public var hasInconsistentLengthProblem: Bool { rawValue >= 7 }
+
+    /// Whether an empty append to a completed upload gets 410 Gone (-10/-11, interop 8) rather than 400.
+    public var answersGoneForCompletedUpload: Bool { rawValue >= 8 }
+
+    /// Whether a creation may carry `Upload-Offset` (only 0 is allowed through interop 6, -00 … -05).
+    public var rejectsCreationOffset: Bool { rawValue <= 6 }
+
+    /// Whether HEAD and DELETE must not carry upload fields (400 in interop 3 … 6, -00 … -05).
+    public var rejectsUploadFieldsOnHeadAndDelete: Bool { rawValue <= 6 }
+}

@@ -1,1 +1,0 @@
-// Module ResumableUpload: see README.md.

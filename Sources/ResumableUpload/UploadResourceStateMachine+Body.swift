@@ -1,0 +1,94 @@
+extension UploadResourceStateMachine {
+    /// `byteCount` bytes of the running request's body arrived: write those within the limits, advance the
+    /// offset, and send a progress 104 every `progressInterval` bytes (interop 5+). Bytes past `max-append-size`,
+    /// `max-size` or the known length are not written: the request is rejected (413, or 400 for the length) and
+    /// its connection closed, keeping the bytes before the limit.
+    public mutating func bodyReceived(byteCount: Int64, now: Int64) throws(UploadStateError) -> [UploadAction] {
+        guard var request = active else { throw UploadStateError(.noActiveRequest, "body bytes with no request") }
+        var actions: [UploadAction] = []
+        let limit = tightestLimit(request)
+        let accepted = min(byteCount, limit?.room ?? byteCount)
+        if accepted > 0 {
+            actions.append(.write(count: accepted))
+            offset += accepted
+            request.received += accepted
+        }
+        if accepted < byteCount, let limit {
+            active = nil
+            let response = rejection(limit.error, request.version, now: now)
+            return actions + [.persist(offset: offset), .reject(limit.error, response), .closeConnection]
+        }
+        let interval = configuration.progressInterval
+        if request.version.sendsProgress, interval > 0, offset - request.lastProgress >= interval {
+            request.lastProgress = offset
+            actions += [
+                .persist(offset: offset),
+                .sendInterim(UploadResponse.progress104(offset: offset, version: request.version)),
+            ]
+        }
+        active = request
+        return actions
+    }
+
+    /// The running request's body ended: a completing request completes the upload (its length is then the
+    /// offset; 400 if a known length was not reached) and gets `x-server-resource-id`; a partial one leaves it
+    /// incomplete. Either way the offset is persisted before the final response.
+    public mutating func bodyEnded(now: Int64) throws(UploadStateError) -> [UploadAction] {
+        guard let request = active else { throw UploadStateError(.noActiveRequest, "body end with no request") }
+        active = nil
+        var actions: [UploadAction] = [.persist(offset: offset)]
+        if request.complete {
+            if let length, length != offset {
+                let error = UploadProtocolError(
+                    .inconsistentLength, "the body ended at \(offset), the upload's length is \(length)")
+                return actions + [.reject(error, rejection(error, request.version, now: now))]
+            }
+            isComplete = true
+            length = offset
+            actions.append(.finalize(length: offset))
+        }
+        actions.append(.send(finalResponse(request, now: now)))
+        return actions
+    }
+
+    /// The running request's body stopped early (reset, timeout): every byte received stays, the offset counts
+    /// them, the upload stays incomplete and resumable (§3.10).
+    public mutating func bodyInterrupted() throws(UploadStateError) -> [UploadAction] {
+        guard active != nil else { throw UploadStateError(.noActiveRequest, "interruption with no request") }
+        active = nil
+        return [.persist(offset: offset)]
+    }
+
+    private func finalResponse(_ request: ActiveRequest, now: Int64) -> UploadResponse {
+        let limits = limits(now: now)
+        if request.isCreation {
+            return UploadResponse.creationFinal(
+                version: request.version, location: location, offset: offset, complete: request.complete,
+                limits: limits, resourceID: id)
+        }
+        return UploadResponse.appendFinal(
+            version: request.version, offset: offset, complete: request.complete, limits: limits, resourceID: id)
+    }
+
+    /// The limit leaving the least room for more bytes of `request`, with the error passing it raises.
+    private func tightestLimit(_ request: ActiveRequest) -> (room: Int64, error: UploadProtocolError)? {
+        let limits = configuration.limits
+        var candidates: [(room: Int64, error: UploadProtocolError)] = []
+        if let length {
+            candidates.append(
+                (length - offset, UploadProtocolError(.inconsistentLength, "the body passes the length \(length)")))
+        }
+        if let maxSize = limits.maxSize {
+            candidates.append(
+                (maxSize - offset, UploadProtocolError(.uploadTooLarge, "the upload passes max-size \(maxSize)")))
+        }
+        if let maxAppend = limits.maxAppendSize {
+            candidates.append(
+                (
+                    maxAppend - request.received,
+                    UploadProtocolError(.appendTooLarge, "the body passes max-append-size \(maxAppend)")
+                ))
+        }
+        return candidates.min { $0.room < $1.room }.map { (max(0, $0.room), $0.error) }
+    }
+}

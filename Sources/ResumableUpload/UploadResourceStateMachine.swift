@@ -1,0 +1,173 @@
+/// The server-side state of one upload resource (draft-ietf-httpbis-resumable-upload, interop 3 … 8): events in,
+/// `UploadAction`s out; no I/O, time is an input (`now`, in seconds on the caller's clock).
+///
+/// ```
+///   create ──▶ receiving ──bodyEnded(complete)──▶ complete
+///                │  ▲  ╲──bodyEnded(partial) / bodyInterrupted──▶ idle ──startAppend──▶ receiving
+///                │  └──────────────────────────────────────────────┘
+///   any but complete ──cancel / expiry──▶ cancelled (HEAD, PATCH, DELETE then get 404)
+/// ```
+///
+/// The offset counts the bytes actually received and written, in order: an interrupted body keeps them all
+/// (§3.10). Limits are enforced on declared lengths when a request starts and on the bytes actually read
+/// (`max-append-size`, `max-size`, a known length), never trusting `Content-Length` alone (§9).
+public struct UploadResourceStateMachine: Sendable, Hashable {
+    /// A creation or append whose body is being read.
+    struct ActiveRequest: Sendable, Hashable {
+        var version: InteropVersion
+        var isCreation: Bool
+        var complete: Bool
+        var received: Int64 = 0
+        var lastProgress: Int64
+    }
+
+    /// The upload's id: the last segment of its path, and `x-server-resource-id` once complete.
+    public let id: String
+    /// The upload resource's URL, as sent in `Location`.
+    public let location: String
+    public let configuration: UploadProtocolConfiguration
+    /// Bytes received in order and written.
+    public internal(set) var offset: Int64 = 0
+    /// The upload's length once a request stated it (`Upload-Length`, or `Content-Length` with completion).
+    public internal(set) var length: Int64?
+    public internal(set) var isComplete = false
+    /// Whether the resource is gone: cancelled by DELETE or expired (`max-age`).
+    public internal(set) var isCancelled = false
+    /// When the resource expires, from `limits.maxAge` at creation.
+    public let expiresAt: Int64?
+    var active: ActiveRequest?
+
+    /// Whether a creation or append body is being read.
+    public var isReceiving: Bool { active != nil }
+
+    private init(id: String, location: String, configuration: UploadProtocolConfiguration, now: Int64) {
+        self.id = id
+        self.location = location
+        self.configuration = configuration
+        self.expiresAt = configuration.limits.maxAge.map { now + $0 }
+    }
+
+    /// Accepts a creation and starts reading its body: the first action is the 104 announcing `location`, to
+    /// send before the body is read. Throws, creating nothing, when the declared length passes `max-size` or the
+    /// content breaks the append-size limits (413, 400).
+    public static func create(
+        id: String, location: String, request: CreationRequest, configuration: UploadProtocolConfiguration,
+        now: Int64
+    ) throws(UploadProtocolError) -> (machine: UploadResourceStateMachine, actions: [UploadAction]) {
+        var machine = UploadResourceStateMachine(id: id, location: location, configuration: configuration, now: now)
+        try machine.checkLimits(end: request.declaredLength, content: request.contentLength, request.complete)
+        machine.length = request.declaredLength
+        machine.active = ActiveRequest(
+            version: request.version, isCreation: true, complete: request.complete, lastProgress: 0)
+        let interim = UploadResponse.interim104(
+            location: location, version: request.version, limits: machine.limits(now: now))
+        return (machine, [.sendInterim(interim)])
+    }
+
+    /// Starts an append (PATCH): checks that the resource exists, that the upload is not complete, the offset,
+    /// length consistency and limits; on success returns no action and reads the body. A request still running on
+    /// the resource is aborted first, keeping its bytes.
+    public mutating func startAppend(_ request: AppendRequest, now: Int64) -> [UploadAction] {
+        var actions = takeOver(now: now)
+        if let error = appendError(request) {
+            actions.append(
+                .reject(error, rejection(error, request.version, now: now, empty: request.contentLength == 0)))
+            if request.contentLength != 0 { actions.append(.closeConnection) }
+            return actions
+        }
+        length = request.declaredLength ?? length
+        active = ActiveRequest(
+            version: request.version, isCreation: false, complete: request.complete, lastProgress: offset)
+        return actions
+    }
+
+    /// Offset retrieval (HEAD): the resource's offset, completion, length and limits; 404 once gone.
+    public mutating func offsetRequested(version: InteropVersion, now: Int64) -> [UploadAction] {
+        var actions = takeOver(now: now)
+        if let error = goneError() {
+            return actions + [.reject(error, rejection(error, version, now: now))]
+        }
+        let response = UploadResponse.offsetRetrieval(
+            version: version, offset: offset, complete: isComplete, length: length, limits: limits(now: now),
+            preferredStatus: configuration.headStatus)
+        actions.append(.send(response))
+        return actions
+    }
+
+    /// Cancellation (DELETE): aborts a running request, discards the data, 204; later requests get 404.
+    public mutating func cancel(version: InteropVersion, now: Int64) -> [UploadAction] {
+        let actions = takeOver(now: now)
+        if let error = goneError() {
+            return actions + [.reject(error, rejection(error, version, now: now))]
+        }
+        isCancelled = true
+        return actions + [.discard, .send(UploadResponse.cancelled(version: version))]
+    }
+
+    /// The configured limits with `max-age` counted down to `now`.
+    public func limits(now: Int64) -> UploadLimits {
+        configuration.limits.remaining(expiresAt: expiresAt, now: now)
+    }
+
+    /// Before a new request on the resource: abort a running one (keeping its bytes) and drop an expired upload.
+    private mutating func takeOver(now: Int64) -> [UploadAction] {
+        var actions: [UploadAction] = []
+        if active != nil {
+            active = nil
+            actions += [.abortActiveRequest, .persist(offset: offset)]
+        }
+        if !isCancelled, let expiresAt, now >= expiresAt {
+            isCancelled = true
+            actions.append(.discard)
+        }
+        return actions
+    }
+
+    private func goneError() -> UploadProtocolError? {
+        isCancelled ? UploadProtocolError(.unknownUpload, "upload \(id) was cancelled or has expired") : nil
+    }
+
+    private func appendError(_ request: AppendRequest) -> UploadProtocolError? {
+        if let error = goneError() { return error }
+        if isComplete { return UploadProtocolError(.completedUpload, "upload \(id) is already complete") }
+        guard request.offset == offset else {
+            return UploadProtocolError(
+                .mismatchingOffset, "the upload is at \(offset), the request at \(request.offset)",
+                field: UploadFields.offset, expectedOffset: offset, providedOffset: request.offset)
+        }
+        let end = request.declaredLength ?? length
+        do {
+            try checkLimits(end: end, content: request.contentLength, request.complete)
+        } catch {
+            return error
+        }
+        return nil
+    }
+
+    /// Checks a request's declared lengths: against the known length, the offset, `max-size` and the append-size
+    /// limits (`min-append-size` spares completing and empty requests).
+    func checkLimits(end: Int64?, content: Int64?, _ complete: Bool) throws(UploadProtocolError) {
+        let limits = configuration.limits
+        if let end, let length, end != length {
+            throw UploadProtocolError(.inconsistentLength, "the upload's length is \(length), not \(end)")
+        }
+        if let content, let end, offset + content > end {
+            throw UploadProtocolError(.inconsistentLength, "\(content) bytes at \(offset) pass the length \(end)")
+        }
+        if let maxSize = limits.maxSize, let end = end ?? content.map({ offset + $0 }), end > maxSize {
+            throw UploadProtocolError(.uploadTooLarge, "\(end) bytes pass max-size \(maxSize)")
+        }
+        if let content, let maxAppend = limits.maxAppendSize, content > maxAppend {
+            throw UploadProtocolError(.appendTooLarge, "\(content) bytes pass max-append-size \(maxAppend)")
+        }
+        if let content, let minAppend = limits.minAppendSize, !complete, content > 0, content < minAppend {
+            throw UploadProtocolError(.appendTooSmall, "\(content) bytes are below min-append-size \(minAppend)")
+        }
+    }
+
+    func rejection(_ error: UploadProtocolError, _ version: InteropVersion, now: Int64, empty: Bool = false)
+        -> UploadResponse
+    {
+        UploadResponse.rejection(error, version: version, limits: limits(now: now), emptyContent: empty)
+    }
+}

@@ -1,0 +1,63 @@
+import HTTPWire
+
+extension UploadResponse {
+    /// The response to a rejected request, with the fields and problem body the draft asks for:
+    ///
+    /// - 409 `mismatchingOffset`: the correct `Upload-Offset`, the completion field saying incomplete, and an
+    ///   `application/problem+json` body `mismatching-upload-offset` with `expected-offset` and `provided-offset`.
+    /// - `completedUpload`: 400 (with the `completed-upload` problem from interop 6); from interop 8 (-10) an empty
+    ///   append gets 410 Gone, a non-empty one 400 `inconsistent-upload-length`.
+    /// - `inconsistentLength`: 400, with the `inconsistent-upload-length` problem from interop 7 (-06).
+    /// - 413 `uploadTooLarge`/`appendTooLarge`: `Upload-Limit` (interop 6+).
+    /// - Others: their status, no content. `version` is nil for a request that was not resumable.
+    public static func rejection(
+        _ error: UploadProtocolError, version: InteropVersion?, limits: UploadLimits, emptyContent: Bool = false
+    ) -> UploadResponse {
+        guard let version else { return empty(ResponseHead(status: error.status, reason: reason(error.status))) }
+        switch error.code {
+        case .mismatchingOffset:
+            return mismatch(
+                version: version, expected: error.expectedOffset ?? 0, provided: error.providedOffset ?? 0)
+        case .completedUpload:
+            return completedUpload(version: version, emptyContent: emptyContent)
+        case .inconsistentLength where version.hasInconsistentLengthProblem:
+            return problem(status: 400, version: version, .inconsistentLength)
+        case .uploadTooLarge, .appendTooLarge:
+            var head = start(status: 413, version: version)
+            if let limit = limits.field(for: version) {
+                head.fields.append(name: UploadLimits.fieldName, value: limit)
+            }
+            return empty(head)
+        default:
+            return empty(start(status: error.status, version: version))
+        }
+    }
+
+    /// 409 for an append at the wrong offset, with the correct `Upload-Offset` (a MUST) and a
+    /// `mismatching-upload-offset` problem body (-04).
+    public static func mismatch(version: InteropVersion, expected: Int64, provided: Int64) -> UploadResponse {
+        var response = problem(
+            status: 409, version: version, .mismatchingOffset(expected: expected, provided: provided))
+        response.head.fields.append(name: UploadFields.offset, value: String(expected))
+        response.head.fields.append(name: version.completionFieldName, value: version.completionValue(complete: false))
+        return response
+    }
+
+    private static func completedUpload(version: InteropVersion, emptyContent: Bool) -> UploadResponse {
+        if version.answersGoneForCompletedUpload {
+            return emptyContent
+                ? problem(status: 410, version: version, .completedUpload)
+                : problem(status: 400, version: version, .inconsistentLength)
+        }
+        guard version.hasUploadProblemTypes else { return empty(start(status: 400, version: version)) }
+        return problem(status: 400, version: version, .completedUpload)
+    }
+
+    private static func problem(status: Int, version: InteropVersion, _ problem: UploadProblem) -> UploadResponse {
+        var head = start(status: status, version: version)
+        let body = problem.json
+        head.fields.append(name: UploadFields.contentType, value: UploadProblem.mediaType)
+        head.fields.append(name: UploadFields.contentLength, value: String(body.count))
+        return UploadResponse(head: head, body: body)
+    }
+}

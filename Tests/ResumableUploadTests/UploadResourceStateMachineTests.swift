@@ -1,0 +1,276 @@
+import HTTPWire
+import ResumableUpload
+import Testing
+
+struct UploadResourceStateMachineTests {
+    static let location = "https://example.com/upload/r1"
+
+    static func start(
+        _ version: InteropVersion, complete: Bool, contentLength: Int64? = nil, uploadLength: Int64? = nil,
+        configuration: UploadProtocolConfiguration = UploadProtocolConfiguration(progressInterval: 0)
+    ) throws -> (UploadResourceStateMachine, [UploadAction]) {
+        let request = CreationRequest(
+            version: version, complete: complete, contentLength: contentLength, uploadLength: uploadLength)
+        return try UploadResourceStateMachine.create(
+            id: "r1", location: location, request: request, configuration: configuration, now: 1000)
+    }
+
+    /// The final response among `actions`.
+    static func sent(_ actions: [UploadAction]) -> UploadResponse? {
+        for action in actions {
+            if case .send(let response) = action { return response }
+            if case .reject(_, let response) = action { return response }
+        }
+        return nil
+    }
+
+    static func rejection(_ actions: [UploadAction]) -> UploadProtocolError.Code? {
+        for action in actions { if case .reject(let error, _) = action { return error.code } }
+        return nil
+    }
+
+    @Test(arguments: InteropVersion.all)
+    func completeCreationYieldsTheResourceID(_ version: InteropVersion) throws {
+        var (machine, actions) = try Self.start(version, complete: true, contentLength: 10)
+        #expect(
+            actions == [
+                .sendInterim(
+                    UploadResponse.interim104(location: Self.location, version: version, limits: UploadLimits()))
+            ])
+        #expect(try machine.bodyReceived(byteCount: 6, now: 1000) == [.write(count: 6)])
+        #expect(try machine.bodyReceived(byteCount: 4, now: 1000) == [.write(count: 4)])
+        let end = try machine.bodyEnded(now: 1000)
+        let final = UploadResponse.creationFinal(
+            version: version, location: Self.location, offset: 10, complete: true, limits: UploadLimits(),
+            resourceID: "r1")
+        #expect(end == [.persist(offset: 10), .finalize(length: 10), .send(final)])
+        #expect(final.head.fields["x-server-resource-id"] == "r1")
+        #expect(machine.isComplete)
+        #expect(machine.length == 10)
+    }
+
+    @Test(arguments: InteropVersion.all)
+    func interruptedBodyKeepsItsBytesAndResumes(_ version: InteropVersion) throws {
+        var (machine, _) = try Self.start(version, complete: true, contentLength: 10)
+        _ = try machine.bodyReceived(byteCount: 3, now: 1000)
+        _ = try machine.bodyReceived(byteCount: 1, now: 1000)
+        #expect(try machine.bodyInterrupted() == [.persist(offset: 4)])
+        #expect(!machine.isComplete)
+        let head = machine.offsetRequested(version: version, now: 1001)
+        #expect(Self.sent(head)?.head.fields["Upload-Offset"] == "4")
+        #expect(Self.sent(head)?.head.fields[version.completionFieldName] == version.completionValue(complete: false))
+
+        let append = AppendRequest(version: version, offset: 4, complete: true, contentLength: 6)
+        #expect(machine.startAppend(append, now: 1002) == [])
+        #expect(try machine.bodyReceived(byteCount: 6, now: 1002) == [.write(count: 6)])
+        let end = try machine.bodyEnded(now: 1002)
+        #expect(end.prefix(2) == [.persist(offset: 10), .finalize(length: 10)])
+        #expect(Self.sent(end)?.head.fields["x-server-resource-id"] == "r1")
+        #expect(Self.sent(end)?.head.status == (version.rawValue <= 6 ? 201 : 200))
+    }
+
+    @Test(arguments: InteropVersion.all)
+    func partialCreationThenAppends(_ version: InteropVersion) throws {
+        var (machine, _) = try Self.start(version, complete: false, contentLength: 0)
+        let end = try machine.bodyEnded(now: 1000)
+        #expect(end.first == .persist(offset: 0))
+        #expect(Self.sent(end)?.head.status == 201)
+        #expect(Self.sent(end)?.head.fields["Location"] == Self.location)
+        #expect(machine.startAppend(AppendRequest(version: version, offset: 0, complete: false), now: 1000) == [])
+        _ = try machine.bodyReceived(byteCount: 5, now: 1000)
+        let partial = try machine.bodyEnded(now: 1000)
+        #expect(Self.sent(partial)?.head.status == (version.rawValue <= 6 ? 201 : 204))
+        #expect(!partial.contains(.finalize(length: 5)))
+        #expect(machine.offset == 5)
+    }
+
+    @Test(arguments: InteropVersion.all)
+    func offsetMismatchIs409WithTheCorrectOffset(_ version: InteropVersion) throws {
+        var (machine, _) = try Self.start(version, complete: false)
+        _ = try machine.bodyReceived(byteCount: 7, now: 1000)
+        _ = try machine.bodyEnded(now: 1000)
+        let actions = machine.startAppend(
+            AppendRequest(version: version, offset: 3, complete: true, contentLength: 4), now: 1000)
+        #expect(Self.rejection(actions) == .mismatchingOffset)
+        #expect(actions.last == .closeConnection)
+        let response = try #require(Self.sent(actions))
+        #expect(response.head.status == 409)
+        #expect(response.head.fields["Upload-Offset"] == "7")
+        #expect(response.body == UploadProblem.mismatchingOffset(expected: 7, provided: 3).json)
+        #expect(machine.offset == 7)
+        #expect(!machine.isReceiving)
+    }
+
+    @Test(arguments: InteropVersion.all)
+    func appendToCompletedUploadIsRejected(_ version: InteropVersion) throws {
+        var (machine, _) = try Self.start(version, complete: true, contentLength: 2)
+        _ = try machine.bodyReceived(byteCount: 2, now: 1000)
+        _ = try machine.bodyEnded(now: 1000)
+        let actions = machine.startAppend(
+            AppendRequest(version: version, offset: 2, complete: true, contentLength: 0), now: 1000)
+        #expect(Self.rejection(actions) == .completedUpload)
+        #expect(Self.sent(actions)?.head.status == (version.rawValue >= 8 ? 410 : 400))
+        #expect(!actions.contains(.closeConnection))
+        #expect(machine.offset == 2)
+    }
+
+    @Test(arguments: InteropVersion.all)
+    func lengthsMustAgree(_ version: InteropVersion) throws {
+        var (machine, _) = try Self.start(version, complete: false, uploadLength: 10)
+        _ = try machine.bodyEnded(now: 1000)
+        let tooLong = AppendRequest(version: version, offset: 0, complete: true, contentLength: 12)
+        #expect(Self.rejection(machine.startAppend(tooLong, now: 1000)) == .inconsistentLength)
+        let other = AppendRequest(version: version, offset: 0, complete: false, contentLength: 2, uploadLength: 11)
+        #expect(Self.rejection(machine.startAppend(other, now: 1000)) == .inconsistentLength)
+        let short = AppendRequest(version: version, offset: 0, complete: true)
+        #expect(machine.startAppend(short, now: 1000) == [])
+        _ = try machine.bodyReceived(byteCount: 9, now: 1000)
+        let end = try machine.bodyEnded(now: 1000)
+        #expect(Self.rejection(end) == .inconsistentLength)
+        #expect(Self.sent(end)?.head.status == 400)
+        #expect(!machine.isComplete)
+        #expect(machine.offset == 9)
+    }
+
+    @Test(arguments: InteropVersion.all)
+    func bytesPastTheKnownLengthAreCut(_ version: InteropVersion) throws {
+        var (machine, _) = try Self.start(version, complete: false, uploadLength: 5)
+        let actions = try machine.bodyReceived(byteCount: 8, now: 1000)
+        #expect(actions.first == .write(count: 5))
+        #expect(Self.rejection(actions) == .inconsistentLength)
+        #expect(actions.last == .closeConnection)
+        #expect(machine.offset == 5)
+    }
+
+    @Test(arguments: InteropVersion.all)
+    func declaredSizeOverMaxSizeIs413WithoutAResource(_ version: InteropVersion) throws {
+        let configuration = UploadProtocolConfiguration(limits: UploadLimits(maxSize: 100))
+        let error = #expect(throws: UploadProtocolError.self) {
+            try Self.start(version, complete: true, contentLength: 101, configuration: configuration)
+        }
+        #expect(error?.code == .uploadTooLarge)
+        #expect(error?.status == 413)
+        #expect(throws: Never.self) {
+            try Self.start(version, complete: true, contentLength: 100, configuration: configuration)
+        }
+    }
+
+    @Test(arguments: InteropVersion.all)
+    func maxSizeOnBytesRead(_ version: InteropVersion) throws {
+        let limits = UploadLimits(maxSize: 10)
+        var (machine, _) = try Self.start(
+            version, complete: true, configuration: UploadProtocolConfiguration(limits: limits, progressInterval: 0))
+        _ = try machine.bodyReceived(byteCount: 8, now: 1000)
+        let actions = try machine.bodyReceived(byteCount: 8, now: 1000)
+        #expect(actions.first == .write(count: 2))
+        #expect(actions[1] == .persist(offset: 10))
+        #expect(Self.rejection(actions) == .uploadTooLarge)
+        #expect(Self.sent(actions)?.head.status == 413)
+        #expect(Self.sent(actions)?.head.fields["Upload-Limit"] == limits.field(for: version))
+        #expect(!machine.isReceiving)
+    }
+
+    @Test(arguments: InteropVersion.all)
+    func maxAppendSizeCountsBytesReadNotContentLength(_ version: InteropVersion) throws {
+        let configuration = UploadProtocolConfiguration(limits: UploadLimits(maxAppendSize: 20), progressInterval: 0)
+        var (machine, _) = try Self.start(version, complete: false, contentLength: 20, configuration: configuration)
+        _ = try machine.bodyReceived(byteCount: 15, now: 1000)
+        let actions = try machine.bodyReceived(byteCount: 15, now: 1000)
+        #expect(actions.first == .write(count: 5))
+        #expect(Self.rejection(actions) == .appendTooLarge)
+        #expect(machine.offset == 20)
+        let declared = AppendRequest(version: version, offset: 20, complete: false, contentLength: 21)
+        #expect(Self.rejection(machine.startAppend(declared, now: 1000)) == .appendTooLarge)
+        #expect(machine.startAppend(AppendRequest(version: version, offset: 20, complete: true), now: 1000) == [])
+        #expect(try machine.bodyReceived(byteCount: 20, now: 1000) == [.write(count: 20)])
+        #expect(Self.rejection(try machine.bodyReceived(byteCount: 1, now: 1000)) == .appendTooLarge)
+        #expect(machine.offset == 40)
+    }
+
+    @Test func minAppendSizeSparesCompletingAndEmptyRequests() throws {
+        let version = try #require(InteropVersion(rawValue: 8))
+        let configuration = UploadProtocolConfiguration(limits: UploadLimits(minAppendSize: 10))
+        #expect(throws: Never.self) {
+            try Self.start(version, complete: false, contentLength: 0, configuration: configuration)
+        }
+        #expect(throws: Never.self) {
+            try Self.start(version, complete: true, contentLength: 3, configuration: configuration)
+        }
+        let error = #expect(throws: UploadProtocolError.self) {
+            try Self.start(version, complete: false, contentLength: 3, configuration: configuration)
+        }
+        #expect(error?.code == .appendTooSmall)
+    }
+
+    @Test(arguments: InteropVersion.all)
+    func progress104sEveryIntervalFromFive(_ version: InteropVersion) throws {
+        let configuration = UploadProtocolConfiguration(progressInterval: 100)
+        var (machine, _) = try Self.start(version, complete: true, configuration: configuration)
+        #expect(try machine.bodyReceived(byteCount: 60, now: 1000) == [.write(count: 60)])
+        let second = try machine.bodyReceived(byteCount: 60, now: 1000)
+        let third = try machine.bodyReceived(byteCount: 60, now: 1000)
+        if version.sendsProgress {
+            let progress = UploadResponse.progress104(offset: 120, version: version)
+            #expect(second == [.write(count: 60), .persist(offset: 120), .sendInterim(progress)])
+            #expect(third == [.write(count: 60)])
+        } else {
+            #expect(second == [.write(count: 60)])
+            #expect(third == [.write(count: 60)])
+        }
+    }
+
+    @Test(arguments: InteropVersion.all)
+    func cancelThenEverythingIs404(_ version: InteropVersion) throws {
+        var (machine, _) = try Self.start(version, complete: false)
+        _ = try machine.bodyReceived(byteCount: 3, now: 1000)
+        let cancel = machine.cancel(version: version, now: 1001)
+        #expect(
+            cancel == [
+                .abortActiveRequest, .persist(offset: 3), .discard, .send(UploadResponse.cancelled(version: version)),
+            ])
+        #expect(machine.isCancelled)
+        #expect(Self.sent(machine.offsetRequested(version: version, now: 1002))?.head.status == 404)
+        let append = machine.startAppend(AppendRequest(version: version, offset: 3, complete: true), now: 1002)
+        #expect(Self.rejection(append) == .unknownUpload)
+        #expect(Self.sent(machine.cancel(version: version, now: 1002))?.head.status == 404)
+    }
+
+    @Test func headAbortsARunningRequestAndItsOffsetIsAccepted() throws {
+        let version = try #require(InteropVersion(rawValue: 6))
+        var (machine, _) = try Self.start(version, complete: true, contentLength: 100)
+        _ = try machine.bodyReceived(byteCount: 40, now: 1000)
+        let head = machine.offsetRequested(version: version, now: 1000)
+        #expect(head.prefix(2) == [.abortActiveRequest, .persist(offset: 40)])
+        #expect(Self.sent(head)?.head.fields["Upload-Length"] == "100")
+        #expect(
+            machine.startAppend(
+                AppendRequest(version: version, offset: 40, complete: true, contentLength: 60), now: 1000) == [])
+    }
+
+    @Test func maxAgeCountsDownAndExpiryRemovesTheUpload() throws {
+        let version = try #require(InteropVersion(rawValue: 8))
+        let configuration = UploadProtocolConfiguration(limits: UploadLimits(maxAge: 60))
+        var (machine, actions) = try Self.start(version, complete: false, configuration: configuration)
+        guard case .sendInterim(let interim) = actions.first else { throw ExpectationFailed() }
+        #expect(interim.fields["Upload-Limit"] == "min-size=0, max-age=60")
+        _ = try machine.bodyEnded(now: 1000)
+        #expect(
+            Self.sent(machine.offsetRequested(version: version, now: 1045))?.head.fields["Upload-Limit"]
+                == "min-size=0, max-age=15")
+        let expired = machine.offsetRequested(version: version, now: 1060)
+        #expect(expired.first == .discard)
+        #expect(Self.sent(expired)?.head.status == 404)
+    }
+
+    @Test func bodyEventsWithoutARequestAreIllegal() throws {
+        let version = try #require(InteropVersion(rawValue: 8))
+        var (machine, _) = try Self.start(version, complete: false)
+        _ = try machine.bodyEnded(now: 1000)
+        let received = #expect(throws: UploadStateError.self) { try machine.bodyReceived(byteCount: 1, now: 1000) }
+        #expect(received?.code == .noActiveRequest)
+        #expect(throws: UploadStateError.self) { try machine.bodyEnded(now: 1000) }
+        #expect(throws: UploadStateError.self) { try machine.bodyInterrupted() }
+    }
+
+    struct ExpectationFailed: Error {}
+}
