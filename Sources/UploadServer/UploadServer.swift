@@ -1,0 +1,97 @@
+import SquallNet
+import Synchronization
+import TLSKit
+import UploadStore
+
+/// Squall's reference resumable-upload server (draft-ietf-httpbis-resumable-upload, interop 3 … 8) over
+/// HTTP/1.1, plain or TLS, storing uploads durably in a `FileUploadStore`.
+///
+/// ```
+///   AcceptLoop ──▶ one thread per connection ──▶ RequestReader (HTTP1Parser) ──▶ UploadRequest.classify
+///        creation / HEAD / PATCH / DELETE ──▶ UploadSlot (state machine + writer, under its lock) ──▶ store
+///        OPTIONS, plain uploads, GET /_squall/uploads ──▶ answered directly
+/// ```
+///
+/// Ready when `init` returns. Requests are anonymous: every upload has the principal `nil` (authentication is a
+/// later layer; `UploadConnection.principal` is its seam).
+public final class UploadServer: Sendable {
+    public let configuration: UploadServerConfiguration
+    /// The base URL, e.g. `http://127.0.0.1:40123` or `https://127.0.0.1:40123`.
+    public let url: String
+    /// The store's folder (the configured one, or the fresh temporary folder made for it).
+    public var storeDirectory: String { store.directory }
+
+    let store: FileUploadStore
+    let registry = UploadRegistry()
+    private let connections = Mutex<[ObjectIdentifier: Socket]>([:])
+    private let loop = Mutex<AcceptLoop?>(nil)
+
+    /// Opens the store, binds the listen address and starts accepting.
+    public init(configuration: UploadServerConfiguration = UploadServerConfiguration()) throws {
+        self.configuration = configuration
+        self.store = try FileUploadStore(
+            configuration: UploadStoreConfiguration(directory: configuration.storeDirectory))
+        let tls = try configuration.certificateAuthorityDirectory.map(Self.makeTLSContext)
+        let listener = try TCPListener(address: configuration.listenAddress)
+        let host = listener.address.description
+        self.url = (tls == nil ? "http://" : "https://") + host
+        let acceptConfiguration = AcceptLoopConfiguration(
+            maximumConnections: configuration.maximumConnections, name: "upload-server")
+        let loop = AcceptLoop(listener: listener, configuration: acceptConfiguration) { [weak self] socket in
+            guard let self else { return socket.close() }
+            self.serve(socket, tls: tls)
+        }
+        self.loop.withLock { $0 = loop }
+    }
+
+    deinit {
+        stop()
+    }
+
+    /// Closes the listener, shuts down every open connection (a streaming body counts as interrupted: its bytes
+    /// are synced and stay resumable) and waits for the connection threads. Safe to call more than once.
+    public func stop() {
+        guard let loop = loop.withLock({ $0.take() }) else { return }
+        loop.stop()
+        for socket in connections.withLock({ Array($0.values) }) {
+            socket.shutdown(reading: true, writing: true)
+        }
+        _ = loop.waitUntilIdle(timeout: .seconds(10))
+    }
+
+    /// Waits at most `timeout` until no connection is being served; true when none is. Tests use it as the signal
+    /// that the server finished with connections their clients closed.
+    public func waitUntilIdle(timeout: Duration) -> Bool {
+        loop.withLock { $0 }?.waitUntilIdle(timeout: timeout) ?? true
+    }
+
+    /// Every upload in the store (tombstones of cancelled ones included), oldest first.
+    public func uploads() -> [UploadRecord] {
+        store.list()
+    }
+
+    private func serve(_ socket: Socket, tls: TLSContext?) {
+        let key = ObjectIdentifier(socket)
+        connections.withLock { $0[key] = socket }
+        defer {
+            connections.withLock { $0[key] = nil }
+            socket.close()
+        }
+        do {
+            try socket.setNonBlocking(true)
+            socket.setNoDelay()
+            let stream: any ByteStream =
+                try tls.map { try TLSStream.accept(socket: socket, context: $0, timeout: configuration.headTimeout) }
+                ?? PlainStream(socket: socket)
+            UploadConnection(server: self, socket: socket, stream: stream).run()
+        } catch {
+            return
+        }
+    }
+
+    private static func makeTLSContext(directory: String) throws -> TLSContext {
+        let authority = try CertificateAuthority.loadOrCreate(directory: directory)
+        return try TLSContext(
+            server: TLSServerConfiguration { serverName in try authority.leaf(for: serverName ?? "127.0.0.1") })
+    }
+}
