@@ -149,6 +149,25 @@ struct UploadServerTests {
         #expect(fixture.server.uploads().isEmpty)
     }
 
+    /// A chunked body is checked against `max-append-size` on the bytes actually read: the bytes before the limit
+    /// stay, the request gets 413 and its connection closes.
+    @Test func aChunkedBodyPastMaxAppendSizeKeepsTheBytesBeforeTheLimit() throws {
+        let version = InteropVersion(rawValue: 8)!
+        let fixture = try ServerFixture(UploadProtocolConfiguration(limits: UploadLimits(maxAppendSize: 1000)))
+        let client = try fixture.client()
+        defer { client.close() }
+        try client.send(.post, "/upload", ServerFixture.creationFields(version) + [("Transfer-Encoding", "chunked")])
+        try client.send(bytes: HTTP1Serializer.chunk(ServerFixture.content(5000)) + HTTP1Serializer.lastChunk())
+        let exchange = try client.readResponse()
+        #expect(exchange.interims.first?.status == 104)
+        #expect(exchange.status == 413)
+        #expect(exchange[UploadLimits.fieldName] == "min-size=0, max-append-size=1000")
+        let record = try #require(fixture.record(ServerFixture.id(of: exchange.interims.first?.fields["Location"])))
+        #expect(record.durableOffset == 1000)
+        #expect(!record.complete)
+        #expect(client.serverClosed())
+    }
+
     @Test func anIdempotentRetryReplaysTheFinalResponse() throws {
         let version = InteropVersion(rawValue: 8)!
         let fixture = try ServerFixture()
