@@ -23,7 +23,8 @@ public final class UploadServer: Sendable {
 
     let store: FileUploadStore
     let registry = UploadRegistry()
-    private let connections = Mutex<[ObjectIdentifier: Socket]>([:])
+    /// The open connections' sockets, shut down by `stop()`; nil once stopping (a late connection closes at once).
+    private let connections = Mutex<[ObjectIdentifier: Socket]?>([:])
     private let loop = Mutex<AcceptLoop?>(nil)
 
     /// Opens the store, binds the listen address and starts accepting.
@@ -53,7 +54,7 @@ public final class UploadServer: Sendable {
     public func stop() {
         guard let loop = loop.withLock({ $0.take() }) else { return }
         loop.stop()
-        for socket in connections.withLock({ Array($0.values) }) {
+        for socket in connections.withLock({ Array(($0.take() ?? [:]).values) }) {
             socket.shutdown(reading: true, writing: true)
         }
         _ = loop.waitUntilIdle(timeout: .seconds(10))
@@ -72,11 +73,15 @@ public final class UploadServer: Sendable {
 
     private func serve(_ socket: Socket, tls: TLSContext?) {
         let key = ObjectIdentifier(socket)
-        connections.withLock { $0[key] = socket }
         defer {
-            connections.withLock { $0[key] = nil }
+            connections.withLock { $0?[key] = nil }
             socket.close()
         }
+        let open = connections.withLock { sockets in
+            sockets?[key] = socket
+            return sockets != nil
+        }
+        guard open else { return }
         do {
             try socket.setNonBlocking(true)
             socket.setNoDelay()
