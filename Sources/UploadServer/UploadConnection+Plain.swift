@@ -22,6 +22,7 @@ extension UploadConnection {
         }
         let record = try server.store.create(UploadCreation(principal: principal)).record
         let writer = try server.store.beginAppend(record.id, for: principal, at: 0)
+        try continueIfExpected()
         while true {
             let part: RequestReader.BodyPart
             do {

@@ -75,6 +75,7 @@ extension UploadConnection {
                     if current.close { closing = true }
                     return try send(response)
                 }
+                try continueIfExpected()
                 outcome = try nextOutcome(slot, generation)
             }
             closing = true

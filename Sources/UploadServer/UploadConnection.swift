@@ -19,6 +19,8 @@ final class UploadConnection {
     var closing = false
     /// The method of the request being answered (a response to HEAD carries no content).
     private var method = HTTPMethod.get
+    /// Whether the request being answered asked for `100 Continue` before sending its body, not yet sent.
+    private var continueExpected = false
 
     init(server: UploadServer, socket: Socket, stream: any ByteStream) {
         self.server = server
@@ -52,6 +54,7 @@ final class UploadConnection {
             }
             guard let head else { return }
             method = head.method
+            continueExpected = head.fields["Expect"]?.lowercased() == "100-continue"
             closing = !head.keepAlive
             do {
                 try handle(head)
@@ -116,6 +119,13 @@ final class UploadConnection {
         if head.fields.contains("Transfer-Encoding") || length != 0 && length != nil {
             closing = true
         }
+    }
+
+    /// Sends `100 Continue` when the request asked for it (RFC 9110 §10.1.1), just before its body is read.
+    func continueIfExpected() throws {
+        guard continueExpected else { return }
+        continueExpected = false
+        try send(ResponseHead(status: 100, reason: "Continue"))
     }
 
     func send(_ head: ResponseHead) throws {

@@ -98,6 +98,28 @@ struct UploadConnectionTests {
         #expect(options.status == 200)
     }
 
+    /// A client that waits for `100 Continue` gets it after the 104, before it sends the body.
+    @Test func expectContinueGetsA100BeforeTheBodyIsRead() throws {
+        let fixture = try ServerFixture()
+        let version = InteropVersion(rawValue: 7)!
+        let data = ServerFixture.content(5000)
+        let client = try fixture.client()
+        defer { client.close() }
+        try client.send(
+            .post, "/upload",
+            ServerFixture.creationFields(version) + [("Content-Length", "5000"), ("Expect", "100-continue")])
+        #expect(try client.readInterim().status == 104)
+        #expect(try client.readInterim().status == 100)
+        try client.send(bytes: data)
+        let exchange = try client.readResponse()
+        #expect(exchange.status == 200)
+        #expect(fixture.record(exchange["x-server-resource-id"] ?? "")?.sha256 == ServerFixture.sha256(data))
+
+        let plain = try client.request(.put, "/files/a", [("Expect", "100-continue")], body: [1, 2, 3])
+        #expect(plain.interims.map(\.status) == [100])
+        #expect(plain.status == 201)
+    }
+
     @Test func aHeadThatTricklesInGets408() throws {
         let fixture = try ServerFixture { $0.headTimeout = .milliseconds(200) }
         let client = try fixture.client()
