@@ -48,8 +48,11 @@ final class RequestReader {
             let count: Int
             do {
                 count = try read(deadline: deadline)
-            } catch {
+            } catch let error as NetError where error.code == .timeout {
                 if started { throw .headTimeout }
+                return nil
+            } catch {
+                if started { throw .interrupted }
                 return nil
             }
             if count == 0 {
