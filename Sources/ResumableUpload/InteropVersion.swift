@@ -61,6 +61,9 @@ extension InteropVersion {
     /// Whether `Upload-Limit` exists (interop 6, -04).
     public var supportsLimits: Bool { rawValue >= 6 }
 
+    /// The first version with `Upload-Limit`: interop 6 (-04).
+    static let firstWithLimits = InteropVersion(rawValue: 6)!
+
     /// Whether `Upload-Length` exists (-05, interop 6 without a bump).
     public var supportsUploadLength: Bool { rawValue >= 6 }
 

@@ -6,6 +6,12 @@
 public struct UploadProblem: Sendable, Hashable {
     /// The registry every problem type here lives in.
     public static let typeBase = "https://iana.org/assignments/http-problem-types#"
+    /// Offset mismatch (-04), recommended with 409.
+    public static let mismatchingOffsetType = typeBase + "mismatching-upload-offset"
+    /// Append to a completed upload (-04 … -11).
+    public static let completedUploadType = typeBase + "completed-upload"
+    /// Lengths that disagree (-06), recommended with 400.
+    public static let inconsistentLengthType = typeBase + "inconsistent-upload-length"
     /// The media type of the body.
     public static let mediaType = "application/problem+json"
 
@@ -23,7 +29,7 @@ public struct UploadProblem: Sendable, Hashable {
     /// A 409 body with the resource's (`expected-offset`) and the request's (`provided-offset`) offsets.
     public static func mismatchingOffset(expected: Int64, provided: Int64) -> Self {
         UploadProblem(
-            type: typeBase + "mismatching-upload-offset",
+            type: mismatchingOffsetType,
             title: "offset from request does not match offset of resource",
             members: [("expected-offset", expected), ("provided-offset", provided)]
         )
@@ -31,12 +37,12 @@ public struct UploadProblem: Sendable, Hashable {
 
     /// A body for an append to a completed upload.
     public static var completedUpload: Self {
-        UploadProblem(type: typeBase + "completed-upload", title: "upload is already completed")
+        UploadProblem(type: completedUploadType, title: "upload is already completed")
     }
 
     /// A body for lengths that disagree.
     public static var inconsistentLength: Self {
-        UploadProblem(type: typeBase + "inconsistent-upload-length", title: "inconsistent length values for upload")
+        UploadProblem(type: inconsistentLengthType, title: "inconsistent length values for upload")
     }
 
     /// The UTF-8 JSON text, e.g. `{"type":"…","title":"…","expected-offset":5}`.

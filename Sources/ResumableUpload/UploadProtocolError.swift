@@ -66,6 +66,18 @@ public struct UploadProtocolError: Error, Sendable, Hashable, CustomStringConver
         }
     }
 
+    /// The problem type URI the draft names for this error, if any: `mismatching-upload-offset`,
+    /// `completed-upload` (-04) or `inconsistent-upload-length` (-06). Which versions send it is up to
+    /// `UploadResponse.rejection`.
+    public var problemType: String? {
+        switch code {
+        case .mismatchingOffset: UploadProblem.mismatchingOffsetType
+        case .completedUpload: UploadProblem.completedUploadType
+        case .inconsistentLength: UploadProblem.inconsistentLengthType
+        default: nil
+        }
+    }
+
     public var description: String {
         "\(code.rawValue) (\(status)): \(detail)"
     }

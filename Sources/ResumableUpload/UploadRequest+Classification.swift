@@ -6,7 +6,8 @@ extension UploadRequest {
     /// 1. No implemented version among `configuration.versions` ⇒ `.plainUpload`.
     /// 2. OPTIONS on the creation path, an upload resource or `*` ⇒ `.options` (even with resumability off, so
     ///    that the server can answer 501); any other request with resumability off ⇒ `.plainUpload`.
-    /// 3. POST/PUT on the creation path with the completion field ⇒ `.create`; without it ⇒ `.plainUpload`.
+    /// 3. POST/PUT on the creation path with the completion field ⇒ `.create`; without it, or below `min-size`,
+    ///    ⇒ `.plainUpload`.
     /// 4. `<prefix><id>`: HEAD ⇒ `.offset`, PATCH ⇒ `.append`, DELETE ⇒ `.cancel`, others ⇒ 405.
     /// 5. Anything else ⇒ `.plainUpload`.
     ///
@@ -26,7 +27,10 @@ extension UploadRequest {
         guard configuration.resumable else { return .plainUpload }
         if path == configuration.creationPath {
             guard head.method == .post || head.method == .put else { return .plainUpload }
-            return try creation(head.fields, version: version).map(UploadRequest.create) ?? .plainUpload
+            guard let request = try creation(head.fields, version: version),
+                offersResumability(request, minSize: configuration.limits.minSize)
+            else { return .plainUpload }
+            return .create(request)
         }
         guard let id else { return .plainUpload }
         return try resourceRequest(head, id: id, version: version)
@@ -120,6 +124,14 @@ extension UploadRequest {
         {
             throw UploadProtocolError(.unexpectedField, "\(name) is not allowed here", field: name)
         }
+    }
+
+    /// Whether a creation reaches `min-size`, the threshold for resumability: below it, or without a length to
+    /// compare, the server declines and serves a plain upload (-04; "may still be processed" post -11).
+    private static func offersResumability(_ request: CreationRequest, minSize: Int64?) -> Bool {
+        guard let minSize, minSize > 0 else { return true }
+        guard let length = request.declaredLength else { return false }
+        return length >= minSize
     }
 
     /// The path of an origin-form or absolute-form target, without query.

@@ -2,10 +2,10 @@
 /// `UploadAction`s out; no I/O, time is an input (`now`, in seconds on the caller's clock).
 ///
 /// ```
-///   create ──▶ receiving ──bodyEnded(complete)──▶ complete
-///                │  ▲  ╲──bodyEnded(partial) / bodyInterrupted──▶ idle ──startAppend──▶ receiving
-///                │  └──────────────────────────────────────────────┘
-///   any but complete ──cancel / expiry──▶ cancelled (HEAD, PATCH, DELETE then get 404)
+///   create ──▶ receiving ──bodyEnded (completing request)──▶ complete
+///   receiving ──bodyEnded (partial) / bodyInterrupted / a limit hit──▶ idle
+///   idle ──startAppend (offset matches)──▶ receiving
+///   any ──cancel (DELETE) or expiry──▶ cancelled: HEAD, PATCH and DELETE then get 404
 /// ```
 ///
 /// The offset counts the bytes actually received and written, in order: an interrupted body keeps them all

@@ -87,12 +87,14 @@ public struct UploadResponse: Sendable, Hashable {
         UploadResponse(head: start(status: 204, version: version))
     }
 
-    /// The response to OPTIONS: 200 + `Upload-Limit` (`min-size=0` when unlimited; -05) for interop 6+, plain 200
-    /// before; 501 when resumability is off (the Apple/NIO convention).
+    /// The response to OPTIONS: 200 + `Upload-Limit` (`min-size=0` when unlimited; -05), or 501 when
+    /// resumability is off (the Apple/NIO convention). Before interop 6 the field is sent in its interop-6
+    /// spelling, as NIO does: older clients ignore it.
     public static func options(version: InteropVersion, limits: UploadLimits, resumable: Bool) -> UploadResponse {
         guard resumable else { return empty(start(status: 501, version: version)) }
         var head = start(status: 200, version: version)
-        if let limit = limits.field(for: version) { head.fields.append(name: UploadLimits.fieldName, value: limit) }
+        let spelling = version.supportsLimits ? version : InteropVersion.firstWithLimits
+        if let limit = limits.field(for: spelling) { head.fields.append(name: UploadLimits.fieldName, value: limit) }
         return empty(head)
     }
 

@@ -238,6 +238,19 @@ struct UploadRequestTests {
         }
     }
 
+    @Test(arguments: InteropVersion.all)
+    func creationBelowMinSizeIsPlain(_ version: InteropVersion) throws {
+        let configuration = UploadProtocolConfiguration(limits: UploadLimits(minSize: 100))
+        let small = Self.head(.post, "/upload", version, [Self.completion(version, true), ("Content-Length", "99")])
+        #expect(try Self.classify(small, configuration) == .plainUpload)
+        let unknown = Self.head(.post, "/upload", version, [Self.completion(version, false)])
+        #expect(try Self.classify(unknown, configuration) == .plainUpload)
+        let large = Self.head(.post, "/upload", version, [Self.completion(version, true), ("Content-Length", "100")])
+        #expect(
+            try Self.classify(large, configuration)
+                == .create(CreationRequest(version: version, complete: true, contentLength: 100)))
+    }
+
     @Test func chunkedCreationHasNoContentLength() throws {
         let version = try #require(InteropVersion(rawValue: 8))
         let head = Self.head(

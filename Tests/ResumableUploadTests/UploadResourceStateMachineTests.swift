@@ -1,5 +1,6 @@
 import HTTPWire
 import ResumableUpload
+import TestSupport
 import Testing
 
 struct UploadResourceStateMachineTests {
@@ -270,6 +271,40 @@ struct UploadResourceStateMachineTests {
         #expect(received?.code == .noActiveRequest)
         #expect(throws: UploadStateError.self) { try machine.bodyEnded(now: 1000) }
         #expect(throws: UploadStateError.self) { try machine.bodyInterrupted() }
+    }
+
+    /// Applies `actions` for `chunk` to `stored`: each `.write(count:)` keeps the chunk's first `count` bytes.
+    static func apply(_ actions: [UploadAction], chunk: [UInt8], to stored: inout [UInt8]) {
+        for action in actions { if case .write(let count) = action { stored += chunk.prefix(Int(count)) } }
+    }
+
+    /// Conformance case 19: a body cut after any chunk of any splitting keeps exactly the bytes received, and
+    /// resuming at the reported offset rebuilds the upload byte for byte.
+    @Test(arguments: [InteropVersion(rawValue: 3)!, InteropVersion(rawValue: 8)!])
+    func interruptionAtAnySplitResumesByteExact(_ version: InteropVersion) throws {
+        let body = (0..<300).map { UInt8(truncatingIfNeeded: $0 &* 7) }
+        let configuration = UploadProtocolConfiguration(progressInterval: 64)
+        for (index, chunks) in ByteSplits.randomSplittings(body, count: 50).enumerated() {
+            var (machine, _) = try Self.start(version, complete: true, contentLength: 300, configuration: configuration)
+            var stored: [UInt8] = []
+            for chunk in chunks.prefix(index % chunks.count) {
+                Self.apply(
+                    try machine.bodyReceived(byteCount: Int64(chunk.count), now: 1000), chunk: chunk, to: &stored)
+            }
+            _ = try machine.bodyInterrupted()
+            #expect(machine.offset == Int64(stored.count))
+            #expect(stored == Array(body.prefix(stored.count)))
+            let rest = Array(body[stored.count...])
+            let append = AppendRequest(
+                version: version, offset: machine.offset, complete: true, contentLength: Int64(rest.count))
+            #expect(machine.startAppend(append, now: 1000) == [])
+            for chunk in ByteSplits.random(rest, seed: UInt64(index)) {
+                Self.apply(
+                    try machine.bodyReceived(byteCount: Int64(chunk.count), now: 1000), chunk: chunk, to: &stored)
+            }
+            #expect(try machine.bodyEnded(now: 1000).contains(.finalize(length: 300)))
+            #expect(stored == body)
+        }
     }
 
     struct ExpectationFailed: Error {}

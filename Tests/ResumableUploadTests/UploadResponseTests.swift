@@ -159,7 +159,10 @@ struct UploadResponseTests {
     func optionsAndCancel(_ version: InteropVersion) {
         let options = UploadResponse.options(version: version, limits: UploadLimits(), resumable: true)
         #expect(options.head.status == 200)
-        #expect(Self.fields(options.head)["Upload-Limit"] == (version.rawValue >= 6 ? "min-size=0" : nil))
+        #expect(Self.fields(options.head)["Upload-Limit"] == "min-size=0")
+        let limited = UploadResponse.options(version: version, limits: UploadLimits(maxAge: 9), resumable: true)
+        let ageKey = version.rawValue <= 6 ? "expires" : "max-age"
+        #expect(Self.fields(limited.head)["Upload-Limit"] == "min-size=0, \(ageKey)=9")
         let off = UploadResponse.options(version: version, limits: UploadLimits(), resumable: false)
         #expect(off.head.status == 501)
         #expect(Self.fields(off.head)["Upload-Limit"] == nil)
