@@ -130,6 +130,27 @@ struct UploadConnectionTests {
         #expect(client.serverClosed())
     }
 
+    /// A body that goes silent for the idle timeout counts as interrupted: its bytes stay, synced, and the
+    /// upload resumes from them.
+    @Test func aStalledBodyIsInterruptedAndKeepsItsBytes() throws {
+        let fixture = try ServerFixture { $0.idleTimeout = .milliseconds(300) }
+        let version = InteropVersion(rawValue: 6)!
+        let client = try fixture.client()
+        defer { client.close() }
+        try client.send(.post, "/upload", ServerFixture.creationFields(version) + [("Content-Length", "9000")])
+        let location = try client.readInterim().fields["Location"]
+        try client.send(bytes: ServerFixture.content(3000))
+        #expect(client.serverClosed())
+
+        let record = try #require(fixture.record(ServerFixture.id(of: location)))
+        #expect(record.durableOffset == 3000)
+        let again = try fixture.client()
+        defer { again.close() }
+        let head = try again.request(.head, "/upload/" + record.id, ServerFixture.versionField(version))
+        #expect(head["Upload-Offset"] == "3000")
+        #expect(head["Upload-Length"] == "9000")
+    }
+
     @Test func stopKeepsTheBytesOfAStreamingUpload() throws {
         let fixture = try ServerFixture(UploadProtocolConfiguration(progressInterval: 25_000))
         let version = InteropVersion(rawValue: 8)!
