@@ -58,6 +58,9 @@ final class UploadConnection {
             closing = !head.keepAlive
             do {
                 try handle(head)
+            } catch is UploadStoreError {
+                // The store failed (disk full, I/O error) before the final response: say so and close.
+                return sendStatusAndClose(500, "Internal Server Error")
             } catch {
                 return
             }
