@@ -185,6 +185,14 @@ struct UploadServerTests {
         #expect(second.status == 200)
         #expect(second["x-server-resource-id"] == first["x-server-resource-id"])
         #expect(fixture.server.uploads().count == 1)
+
+        let partialFields = ServerFixture.creationFields(version, complete: false) + [("Idempotency-Key", "\"p\"")]
+        let partial = try fixture.client().request(.post, "/upload", partialFields, body: [1])
+        let conflict = try fixture.client().request(.post, "/upload", partialFields, body: [1])
+        #expect(conflict.status == 409)
+        #expect(conflict.interims.isEmpty)
+        #expect(conflict["Location"] == partial.interims.first?.fields["Location"])
+        #expect(fixture.server.uploads().count == 2)
     }
 
     @Test func theAdminListingShowsUploadsAndDuplicates() throws {
