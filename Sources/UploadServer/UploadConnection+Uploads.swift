@@ -38,7 +38,7 @@ extension UploadConnection {
 
     /// An append (PATCH): the machine checks the offset and limits; on success the body streams in.
     func append(_ request: AppendRequest, to id: String, _ head: RequestHead) throws {
-        guard let slot = server.registry.slot(id) else {
+        guard let slot = server.slot(id) else {
             closeUnlessBodyless(head)
             return try sendUnknownUpload(id, request.version)
         }

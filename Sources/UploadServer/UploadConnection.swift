@@ -101,7 +101,7 @@ final class UploadConnection {
         _ event: (inout UploadResourceStateMachine, Int64) -> [UploadAction]
     ) throws {
         closeUnlessBodyless(head)
-        guard let slot = server.registry.slot(id) else { return try sendUnknownUpload(id, version) }
+        guard let slot = server.slot(id) else { return try sendUnknownUpload(id, version) }
         let now = Self.now()
         let outcome = try slot.state.withLock { state in
             try apply(event(&state.machine, now), to: &state, id: id)

@@ -66,6 +66,18 @@ public final class UploadServer: Sendable {
         loop.withLock { $0 }?.waitUntilIdle(timeout: timeout) ?? true
     }
 
+    /// The slot of upload `id`: the one this run created, or one restored from the store (an upload an earlier
+    /// run left there); nil when there is no such resumable upload.
+    func slot(_ id: String) -> UploadSlot? {
+        registry.slot(id) { id in
+            store.record(id).flatMap { record in
+                UploadSlot.restore(
+                    record, location: url + configuration.uploadProtocol.resourcePathPrefix + id,
+                    configuration: configuration.uploadProtocol)
+            }
+        }
+    }
+
     /// Every upload in the store (tombstones of cancelled ones included), oldest first.
     public func uploads() -> [UploadRecord] {
         store.list()

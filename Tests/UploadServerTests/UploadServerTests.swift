@@ -1,6 +1,7 @@
 import Foundation
 import HTTPWire
 import ResumableUpload
+import TestSupport
 import Testing
 import UploadServer
 
@@ -56,6 +57,46 @@ struct UploadServerTests {
         let record = try #require(fixture.record(ServerFixture.id(of: location)))
         #expect(record.complete)
         #expect(record.sha256 == ServerFixture.sha256(data))
+    }
+
+    /// A server opened on the store an earlier one left resumes its uploads: HEAD reports the durable offset, a
+    /// PATCH from there completes, completed and plain uploads stay as they were.
+    @Test(arguments: InteropVersion.all)
+    func uploadsSurviveARestartOnTheSameStore(version: InteropVersion) throws {
+        let store = try TLSFixtures.TemporaryDirectory()
+        let rules = UploadProtocolConfiguration(limits: UploadLimits(maxAppendSize: 4096))
+        let data = ServerFixture.content(12_000, seed: 2)
+        var path = ""
+        var completePath = ""
+        do {
+            let fixture = try ServerFixture(rules) { $0.storeDirectory = store.path }
+            let client = try fixture.client()
+            defer { client.close() }
+            let created = try client.request(
+                .post, "/upload", ServerFixture.creationFields(version, complete: false), body: Array(data[..<4096]))
+            path = "/upload/" + ServerFixture.id(of: created.interims.first?.fields["Location"])
+            var append = ServerFixture.appendFields(version, offset: 4096)
+            append[2] = (version.completionFieldName, version.completionValue(complete: false))
+            let patched = try client.request(.patch, path, append, body: Array(data[4096..<8000]))
+            #expect(patched.status == (version.rawValue <= 6 ? 201 : 204))
+            let complete = try client.request(.post, "/upload", ServerFixture.creationFields(version), body: [7])
+            completePath = "/upload/" + (complete["x-server-resource-id"] ?? "")
+        }
+
+        let fixture = try ServerFixture(rules) { $0.storeDirectory = store.path }
+        let client = try fixture.client()
+        defer { client.close() }
+        let head = try client.request(.head, path, ServerFixture.versionField(version))
+        #expect(head["Upload-Offset"] == "8000")
+        #expect(head[version.completionFieldName] == version.completionValue(complete: false))
+        let done = try client.request(.head, completePath, ServerFixture.versionField(version))
+        #expect(done[version.completionFieldName] == version.completionValue(complete: true))
+        #expect(done["Upload-Offset"] == "1")
+
+        let patch = try client.request(
+            .patch, path, ServerFixture.appendFields(version, offset: 8000), body: Array(data[8000...]))
+        #expect(patch.status == (version.rawValue <= 6 ? 201 : 200))
+        #expect(fixture.record(ServerFixture.id(of: path))?.sha256 == ServerFixture.sha256(data))
     }
 
     @Test(arguments: InteropVersion.all)
