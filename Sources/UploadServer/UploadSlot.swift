@@ -29,7 +29,7 @@ final class UploadSlot: Sendable {
     }
 }
 
-/// Every upload resource the server has created since it started, by id.
+/// The upload resources of this run, by id: created by it, or restored from the store on first use.
 final class UploadRegistry: Sendable {
     private let slots = Mutex<[String: UploadSlot]>([:])
 
