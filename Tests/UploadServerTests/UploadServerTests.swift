@@ -8,7 +8,7 @@ import UploadServer
 struct UploadServerTests {
     @Test(arguments: InteropVersion.all)
     func creationWithFullBodyAnnouncesThenCompletes(version: InteropVersion) throws {
-        let fixture = try ServerFixture()
+        let fixture = try ServerFixture(UploadProtocolConfiguration(progressInterval: 64 * 1024))
         let data = ServerFixture.content(200_000, seed: UInt64(version.rawValue))
         let client = try fixture.client()
         defer { client.close() }
@@ -21,6 +21,12 @@ struct UploadServerTests {
         let location = try #require(interim.fields["Location"])
         #expect(location.hasPrefix(fixture.server.url + "/upload/"))
         let id = ServerFixture.id(of: location)
+        let progress = exchange.interims.dropFirst()
+        #expect(progress.allSatisfy { $0.status == 104 && $0.fields["Location"] == nil })
+        let offsets = progress.compactMap { $0.fields["Upload-Offset"].flatMap { Int($0) } }
+        #expect(offsets.count == progress.count)
+        #expect(offsets == offsets.sorted() && offsets.allSatisfy { (65_536...200_000).contains($0) })
+        #expect(version.sendsProgress ? (1...3).contains(offsets.count) : offsets.isEmpty)
         #expect(exchange.status == (version.rawValue <= 6 ? 201 : 200))
         #expect(exchange["Upload-Offset"] == (version.rawValue <= 6 ? "200000" : nil))
         #expect(exchange["x-server-resource-id"] == id)
