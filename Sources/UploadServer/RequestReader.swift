@@ -32,9 +32,6 @@ final class RequestReader {
         self.stream = stream
     }
 
-    /// Whether the connection may carry another request after the current one.
-    var keepAlive: Bool { parser.keepAlive }
-
     /// The next request head; nil when the peer closes or stays silent for `idleTimeout` between requests. Once its
     /// first byte arrived, the head must be complete within `headTimeout`.
     func nextHead(idleTimeout: Duration, headTimeout: Duration) throws(Failure) -> RequestHead? {

@@ -81,7 +81,8 @@ extension UploadConnection {
 
     /// A stored response as a head to send again.
     static func head(of stored: StoredResponse) -> ResponseHead {
-        var head = ResponseHead(status: stored.status, reason: stored.status == 200 ? "OK" : "Created")
+        let reasons = [200: "OK", 201: "Created", 204: "No Content"]
+        var head = ResponseHead(status: stored.status, reason: reasons[stored.status] ?? "")
         for header in stored.headers { head.fields.append(name: header.name, value: header.value) }
         return head
     }
