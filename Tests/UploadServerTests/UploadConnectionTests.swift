@@ -120,6 +120,27 @@ struct UploadConnectionTests {
         #expect(plain.status == 201)
     }
 
+    /// Pipelined requests are answered in order on one connection; `Connection: close` ends it after its response.
+    @Test func pipelinedRequestsAreAnsweredInOrderUntilClose() throws {
+        let fixture = try ServerFixture()
+        let client = try fixture.client()
+        defer { client.close() }
+        let requests =
+            "OPTIONS /upload HTTP/1.1\r\nHost: a\r\nUpload-Draft-Interop-Version: 8\r\n\r\n"
+            + "PUT /plain HTTP/1.1\r\nHost: a\r\nContent-Length: 3\r\n\r\nabc"
+            + "GET /_squall/uploads HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n"
+        try client.send(bytes: Array(requests.utf8))
+        for _ in 0..<3 { client.expectAnyResponse() }
+        #expect(try client.readResponse().status == 200)
+        let put = try client.readResponse()
+        #expect(put.status == 201)
+        let listing = try client.readResponse()
+        #expect(listing.status == 200)
+        #expect(listing["Connection"] == "close")
+        #expect(String(decoding: listing.body, as: UTF8.self).contains(put["x-server-resource-id"] ?? "missing"))
+        #expect(client.serverClosed())
+    }
+
     @Test func aHeadThatTricklesInGets408() throws {
         let fixture = try ServerFixture { $0.headTimeout = .milliseconds(200) }
         let client = try fixture.client()
