@@ -141,6 +141,26 @@ struct UploadConnectionTests {
         #expect(client.serverClosed())
     }
 
+    /// A creation whose head and body arrive in small random pieces (or one byte at a time) is read the same.
+    @Test(arguments: [0, 1, 2, 3] as [UInt64])
+    func aCreationSplitIntoPiecesArrivesIntact(seed: UInt64) throws {
+        let fixture = try ServerFixture()
+        let data = ServerFixture.content(2000, seed: seed)
+        let head =
+            "POST /upload HTTP/1.1\r\nHost: a\r\nUpload-Draft-Interop-Version: 8\r\nUpload-Complete: ?1\r\n"
+            + "Content-Length: 2000\r\n\r\n"
+        let bytes = Array(head.utf8) + data
+        let pieces = seed == 0 ? ByteSplits.oneByteAtATime(bytes) : ByteSplits.random(bytes, seed: seed, maxChunk: 100)
+        let client = try fixture.client()
+        defer { client.close() }
+        for piece in pieces { try client.send(bytes: piece) }
+        client.expectAnyResponse()
+        let exchange = try client.readResponse()
+        #expect(exchange.interims.count == 1)
+        #expect(exchange.status == 200)
+        #expect(fixture.record(exchange["x-server-resource-id"] ?? "")?.sha256 == ServerFixture.sha256(data))
+    }
+
     @Test func aHeadThatTricklesInGets408() throws {
         let fixture = try ServerFixture { $0.headTimeout = .milliseconds(200) }
         let client = try fixture.client()
