@@ -20,7 +20,9 @@ enum ServerCommand: Subcommand {
             .value("--max-age", "DURATION", help: "Lifetime of an upload, e.g. 30s, 10m, 1h. Default: unlimited."),
             .value(
                 "--resumable", "on|off", help: "Offer resumable uploads at all (off: OPTIONS gets 501). Default on."),
-            .value("--progress-interval", "SIZE", help: "Bytes between progress 104s (interop 5+); 0 for none."),
+            .value(
+                "--progress-interval", "SIZE",
+                help: "Bytes between progress 104s (interop 5+); 0 for none. Default 1MiB."),
         ],
         discussion: """
             Prints the base URL (e.g. http://127.0.0.1:40123) on the first line of stdout and the store folder on

@@ -17,6 +17,24 @@ public struct UploadAdminListing: Codable, Sendable, Equatable {
     /// The other completed uploads with the same content, sorted.
     public var duplicates: [String]
 
+    enum CodingKeys: String, CodingKey {
+        case id, offset, length, complete, cancelled, sha256, principal, idempotencyKey, duplicates
+    }
+
+    /// Encodes every key, absent values as `null`, so the listing's shape never changes.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(id, forKey: .id)
+        try container.encode(offset, forKey: .offset)
+        try container.encode(length, forKey: .length)
+        try container.encode(complete, forKey: .complete)
+        try container.encode(cancelled, forKey: .cancelled)
+        try container.encode(sha256, forKey: .sha256)
+        try container.encode(principal, forKey: .principal)
+        try container.encode(idempotencyKey, forKey: .idempotencyKey)
+        try container.encode(duplicates, forKey: .duplicates)
+    }
+
     /// The listing of `records`, oldest first, with their duplicates.
     public static func entries(_ records: [UploadRecord]) -> [UploadAdminListing] {
         var byDigest: [String: [String]] = [:]

@@ -258,6 +258,7 @@ struct UploadServerTests {
         let listing = try client.request(.get, "/_squall/uploads")
         #expect(listing.status == 200)
         #expect(listing["Content-Type"] == "application/json")
+        #expect(String(decoding: listing.body, as: UTF8.self).contains("\"principal\":null"))
         let entries = try JSONDecoder().decode([UploadAdminListing].self, from: Data(listing.body))
         #expect(entries.count == 3)
         let first = try #require(entries.first { $0.id == ids[0] })
