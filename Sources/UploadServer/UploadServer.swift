@@ -46,18 +46,24 @@ public final class UploadServer: Sendable {
     }
 
     deinit {
-        stop()
+        // No waiting here: the last reference may be dropped by a connection thread.
+        _ = shutDown()
     }
 
     /// Closes the listener, shuts down every open connection (a streaming body counts as interrupted: its bytes
     /// are synced and stay resumable) and waits for the connection threads. Safe to call more than once.
     public func stop() {
-        guard let loop = loop.withLock({ $0.take() }) else { return }
+        _ = shutDown()?.waitUntilIdle(timeout: .seconds(10))
+    }
+
+    /// Closes the listener and shuts down the open connections; returns the loop, nil when already stopped.
+    private func shutDown() -> AcceptLoop? {
+        guard let loop = loop.withLock({ $0.take() }) else { return nil }
         loop.stop()
         for socket in connections.withLock({ Array(($0.take() ?? [:]).values) }) {
             socket.shutdown(reading: true, writing: true)
         }
-        _ = loop.waitUntilIdle(timeout: .seconds(10))
+        return loop
     }
 
     /// Waits at most `timeout` until no connection is being served; true when none is. Tests use it as the signal
