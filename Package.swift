@@ -4,6 +4,7 @@
 // Layers, dependencies pointing down only:
 //   CLI          squall, SquallCLI                    maps flags to configuration, prints
 //   harness      Harness                              runs the pieces together, reports verdicts
+//   components   UploadServer                         servers and clients built from I/O and pure pieces
 //   I/O          SquallNet, TLSKit, Capture,          sockets, OpenSSL, libpcap, files; the only code that
 //                UploadStore                          reads clocks
 //   pure         SquallCore, HTTPWire,                no sockets, no threads, no clock reads
@@ -34,6 +35,12 @@ let package = Package(
         .target(name: "Capture", dependencies: ["CPcap"]),
         .target(name: "UploadStore", dependencies: ["SquallCore", "TLSKit"]),
 
+        // Components: the reference resumable-upload server.
+        .target(
+            name: "UploadServer",
+            dependencies: ["ResumableUpload", "UploadStore", "HTTPWire", "StructuredFields", "SquallNet", "TLSKit"]
+        ),
+
         // Harness: runs the pieces together (today the built-in smoke check; later the scenario runner).
         .target(
             name: "Harness",
@@ -41,7 +48,7 @@ let package = Package(
         ),
 
         // CLI.
-        .target(name: "SquallCLI", dependencies: ["Harness", "SquallNet", "TLSKit", "Capture"]),
+        .target(name: "SquallCLI", dependencies: ["Harness", "SquallNet", "TLSKit", "Capture", "UploadServer"]),
         .executableTarget(name: "squall", dependencies: ["SquallCLI"]),
 
         // Benchmarks (run by Tools/bench.sh in release mode; never part of the test suite's timing).
@@ -59,6 +66,12 @@ let package = Package(
         .testTarget(name: "TLSKitTests", dependencies: ["TLSKit", "SquallNet", "TestSupport"]),
         .testTarget(name: "ResumableUploadTests", dependencies: ["ResumableUpload", "TestSupport"]),
         .testTarget(name: "UploadStoreTests", dependencies: ["UploadStore", "TLSKit", "TestSupport"]),
+        .testTarget(
+            name: "UploadServerTests",
+            dependencies: [
+                "UploadServer", "ResumableUpload", "UploadStore", "HTTPWire", "SquallNet", "TLSKit", "TestSupport",
+            ]
+        ),
         .testTarget(name: "HarnessTests", dependencies: ["Harness", "TestSupport"]),
         .testTarget(name: "SquallCLITests", dependencies: ["SquallCLI", "TestSupport"]),
     ]

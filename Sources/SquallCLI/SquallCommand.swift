@@ -24,6 +24,7 @@ public struct CommandContext: Sendable {
 public enum SquallCommand {
     static let subcommands: [any Subcommand.Type] = [
         RunCommand.self,
+        ServerCommand.self,
         CAInitCommand.self,
         CAShowCommand.self,
         VersionCommand.self,

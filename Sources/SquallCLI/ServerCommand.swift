@@ -1,0 +1,117 @@
+import Glibc
+import ResumableUpload
+import SquallNet
+import UploadServer
+
+/// `squall server`: runs the reference resumable-upload server until SIGINT or SIGTERM.
+enum ServerCommand: Subcommand {
+    static let spec = CommandSpec(
+        path: ["server"],
+        summary: "Run the reference resumable-upload server (interop 3 to 8) until SIGINT or SIGTERM.",
+        usage: "[--listen ADDR] [--tls [--ca DIR]] [--store DIR] [--interop LIST] [--max-size SIZE] ...",
+        options: [
+            .value("--listen", "ADDR", help: "Address to listen on. Default 127.0.0.1:0 (a free port)."),
+            .flag("--tls", help: "Serve HTTPS with leaves minted per SNI name by the local CA."),
+            .value("--ca", "DIR", help: "The CA folder for --tls (default: $SQUALL_CA_DIR, else ~/.squall/ca)."),
+            .value("--store", "DIR", help: "The upload store's folder. Default: a fresh temporary folder."),
+            .value("--interop", "LIST", help: "Interop versions served resumably, e.g. 6,7,8. Default 3,4,5,6,7,8."),
+            .value("--max-size", "SIZE", help: "Largest upload (Upload-Limit max-size). Default: no limit."),
+            .value("--max-append-size", "SIZE", help: "Largest content per request (max-append-size)."),
+            .value("--max-age", "DURATION", help: "Lifetime of an upload, e.g. 30s, 10m, 1h. Default: unlimited."),
+            .value(
+                "--resumable", "on|off", help: "Offer resumable uploads at all (off: OPTIONS gets 501). Default on."),
+            .value(
+                "--progress-interval", "SIZE",
+                help: "Bytes between progress 104s (interop 5+); 0 for none. Default 1MiB."),
+        ],
+        discussion: """
+            Prints the base URL (e.g. http://127.0.0.1:40123) on the first line of stdout and the store folder on
+            the second. Creations go to /upload, upload resources live at /upload/<id>, and GET /_squall/uploads
+            lists the store as JSON. Sizes are bytes or take a unit (512KiB, 8MiB, 1GB). Requests are anonymous
+            (no authentication yet). SIGINT or SIGTERM stops the server cleanly (exit status 0).
+            """
+    )
+
+    static func run(_ arguments: ParsedArguments, context: CommandContext) throws -> Int32 {
+        let configuration = try makeConfiguration(arguments, environment: context.environment)
+        var signals = sigset_t()
+        sigemptyset(&signals)
+        sigaddset(&signals, SIGINT)
+        sigaddset(&signals, SIGTERM)
+        var previous = sigset_t()
+        pthread_sigmask(SIG_BLOCK, &signals, &previous)
+        defer { pthread_sigmask(SIG_SETMASK, &previous, nil) }
+        let server = try UploadServer(configuration: configuration)
+        context.console.print(server.url)
+        context.console.print(server.storeDirectory)
+        var received: Int32 = 0
+        sigwait(&signals, &received)
+        server.stop()
+        return 0
+    }
+
+    /// The server configuration the flags describe; a bad value is a `UsageError` (exit status 2).
+    static func makeConfiguration(_ arguments: ParsedArguments, environment: [String: String]) throws(UsageError)
+        -> UploadServerConfiguration
+    {
+        var configuration = UploadServerConfiguration(storeDirectory: arguments["--store"])
+        if let listen = arguments["--listen"] {
+            guard let address = try? SocketAddress(parsing: listen) else {
+                throw UsageError("--listen must be HOST:PORT such as 127.0.0.1:8080, not '\(listen)'", command: path)
+            }
+            configuration.listenAddress = address
+        }
+        if arguments.has("--tls") {
+            configuration.certificateAuthorityDirectory = arguments["--ca"] ?? defaultCADirectory(environment)
+        } else if arguments["--ca"] != nil {
+            throw UsageError("--ca needs --tls", command: path)
+        }
+        configuration.uploadProtocol = try uploadProtocol(arguments)
+        return configuration
+    }
+
+    private static var path: [String] { spec.path }
+
+    private static func uploadProtocol(_ arguments: ParsedArguments) throws(UsageError) -> UploadProtocolConfiguration {
+        var rules = UploadProtocolConfiguration()
+        if let list = arguments["--interop"] { rules.versions = try versions(list) }
+        rules.limits.maxSize = try size(arguments, "--max-size")
+        rules.limits.maxAppendSize = try size(arguments, "--max-append-size")
+        rules.limits.maxAge = try arguments["--max-age"].map { text throws(UsageError) in try seconds(text) }
+        if let interval = try size(arguments, "--progress-interval") { rules.progressInterval = interval }
+        switch arguments["--resumable"] {
+        case nil, "on": rules.resumable = true
+        case "off": rules.resumable = false
+        case let other?: throw UsageError("--resumable must be on or off, not '\(other)'", command: path)
+        }
+        return rules
+    }
+
+    private static func versions(_ list: String) throws(UsageError) -> Set<InteropVersion> {
+        var versions = Set<InteropVersion>()
+        for word in list.split(separator: ",", omittingEmptySubsequences: false) {
+            guard let number = Int(word), let version = InteropVersion(rawValue: number) else {
+                throw UsageError(
+                    "--interop must list interop versions from 3 to 8 such as 3,5,8, not '\(list)'", command: path)
+            }
+            versions.insert(version)
+        }
+        return versions
+    }
+
+    private static func size(_ arguments: ParsedArguments, _ option: String) throws(UsageError) -> Int64? {
+        guard let text = arguments[option] else { return nil }
+        return Int64(try ByteSizeOption.parse(text, option: option, command: path))
+    }
+
+    /// Seconds of a duration written with a unit: `30s`, `10m`, `1h`, `2d`.
+    static func seconds(_ text: String) throws(UsageError) -> Int64 {
+        let units: [Character: Int64] = ["s": 1, "m": 60, "h": 3600, "d": 86_400]
+        guard let unit = text.last.flatMap({ units[$0] }), let number = Int64(text.dropLast()), number >= 0,
+            case (let product, let overflow) = number.multipliedReportingOverflow(by: unit), !overflow
+        else {
+            throw UsageError("--max-age must be a duration such as 30s, 10m or 1h, not '\(text)'", command: path)
+        }
+        return product
+    }
+}

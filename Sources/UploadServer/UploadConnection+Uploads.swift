@@ -1,0 +1,137 @@
+import HTTPWire
+import ResumableUpload
+import UploadStore
+
+extension UploadConnection {
+    /// A creation (§3 of the draft): checks the declared lengths, creates the upload in the store (or replays an
+    /// earlier creation with the same `Idempotency-Key`), sends the 104 before reading the body, then streams it.
+    func create(_ request: CreationRequest, _ head: RequestHead) throws {
+        let id = UploadID.generate()
+        let location = server.url + uploadProtocol.resourcePathPrefix + id
+        let started: (machine: UploadResourceStateMachine, actions: [UploadAction])
+        do {
+            started = try UploadResourceStateMachine.create(
+                id: id, location: location, request: request, configuration: uploadProtocol, now: Self.now())
+        } catch {
+            closeUnlessBodyless(head)
+            return try send(
+                UploadResponse.rejection(error, version: request.version, limits: uploadProtocol.limits))
+        }
+        let creation = UploadCreation(
+            id: id, principal: principal, idempotencyKey: request.idempotencyKey,
+            interopVersion: request.version.rawValue, length: request.declaredLength)
+        if case .existing(let record) = try server.store.create(creation) {
+            return try replay(record, request.version, head)
+        }
+        let slot = UploadSlot(id: id, machine: started.machine)
+        let writer = try server.store.beginAppend(id, for: principal, at: 0)
+        let generation = slot.state.withLock { state in
+            state.writer = writer
+            state.streaming = socket
+            state.generation += 1
+            return state.generation
+        }
+        server.registry.add(slot)
+        let outcome = ActionOutcome(interims: started.actions.compactMap(Self.interim))
+        try streamBody(into: slot, generation: generation, after: outcome)
+    }
+
+    /// An append (PATCH): the machine checks the offset and limits; on success the body streams in.
+    func append(_ request: AppendRequest, to id: String, _ head: RequestHead) throws {
+        guard let slot = server.slot(id) else {
+            closeUnlessBodyless(head)
+            return try sendUnknownUpload(id, request.version)
+        }
+        let now = Self.now()
+        let (outcome, generation) = try slot.state.withLock { state throws -> (ActionOutcome, UInt64?) in
+            let outcome = try apply(state.machine.startAppend(request, now: now), to: &state, id: id)
+            guard outcome.response == nil else { return (outcome, nil) }
+            do {
+                state.writer = try server.store.beginAppend(id, for: principal, at: state.machine.offset)
+            } catch {
+                _ = try? state.machine.bodyInterrupted()
+                throw error
+            }
+            state.streaming = socket
+            state.generation += 1
+            return (outcome, state.generation)
+        }
+        guard let generation else {
+            if outcome.close { closing = true }
+            return try outcome.response.map(send) ?? ()
+        }
+        try streamBody(into: slot, generation: generation, after: outcome)
+    }
+
+    /// Streams the request's body into the upload chunk by chunk, each chunk's machine event and disk write under
+    /// the slot's lock; sends the 104s and the final response outside it. An interrupted body (EOF, reset,
+    /// timeout, a later request taking over) keeps every byte received, synced.
+    private func streamBody(into slot: UploadSlot, generation: UInt64, after first: ActionOutcome) throws {
+        do {
+            var outcome: ActionOutcome? = first
+            while let current = outcome {
+                for interim in current.interims { try send(interim) }
+                if let response = current.response {
+                    if current.close { closing = true }
+                    return try send(response)
+                }
+                try continueIfExpected()
+                outcome = try nextOutcome(slot, generation)
+            }
+            closing = true
+        } catch {
+            closing = true
+            interrupt(slot, generation: generation)
+            throw error
+        }
+    }
+
+    /// Reads the next body part and runs its event; nil when a later request took the upload over.
+    private func nextOutcome(_ slot: UploadSlot, _ generation: UInt64) throws -> ActionOutcome? {
+        let part = try reader.nextBodyPart(timeout: configuration.idleTimeout)
+        let now = Self.now()
+        return try slot.state.withLock { state throws -> ActionOutcome? in
+            guard state.generation == generation else { return nil }
+            let outcome: ActionOutcome
+            switch part {
+            case .data(let bytes):
+                let actions = try state.machine.bodyReceived(byteCount: Int64(bytes.count), now: now)
+                outcome = try apply(actions, to: &state, id: slot.id, chunk: bytes)
+            case .end:
+                outcome = try apply(try state.machine.bodyEnded(now: now), to: &state, id: slot.id)
+            }
+            endRequest(&state)
+            return outcome
+        }
+    }
+
+    /// The body stopped early: the machine keeps the bytes received, the writer syncs them and ends.
+    private func interrupt(_ slot: UploadSlot, generation: UInt64) {
+        slot.state.withLock { state in
+            guard state.generation == generation, state.machine.isReceiving else { return }
+            if let actions = try? state.machine.bodyInterrupted() {
+                _ = try? apply(actions, to: &state, id: slot.id)
+            }
+            endRequest(&state)
+        }
+    }
+
+    /// A creation repeating an earlier one's `Idempotency-Key`: the stored final response when that upload is
+    /// complete (no 104, no new upload), else 409 with the upload's `Location`.
+    private func replay(_ record: UploadRecord, _ version: InteropVersion, _ head: RequestHead) throws {
+        closeUnlessBodyless(head)
+        if let stored = record.finalResponse {
+            return try send(UploadResponse(head: Self.head(of: stored)))
+        }
+        var conflict = ResponseHead(status: 409, reason: "Conflict")
+        conflict.fields.append(name: InteropVersion.fieldName, value: String(version.rawValue))
+        conflict.fields.append(name: "Location", value: server.url + uploadProtocol.resourcePathPrefix + record.id)
+        conflict.fields.append(name: "Content-Length", value: "0")
+        try send(UploadResponse(head: conflict))
+    }
+
+    private static func interim(_ action: UploadAction) -> ResponseHead? {
+        guard case .sendInterim(let head) = action else { return nil }
+        return head
+    }
+}

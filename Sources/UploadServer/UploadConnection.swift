@@ -1,0 +1,172 @@
+import Glibc
+import HTTPWire
+import ResumableUpload
+import SquallNet
+import UploadStore
+
+/// One connection of the upload server, run on its own thread: reads requests one after another (keep-alive),
+/// classifies each with `UploadRequest.classify` and executes the state machine's actions.
+///
+/// Malformed input gets its 4xx/5xx and the connection closes; the server goes on serving others.
+final class UploadConnection {
+    /// The principal of every request: authentication is a later layer, which sets it per request here.
+    let principal: String? = nil
+
+    let server: UploadServer
+    let socket: Socket
+    let reader: RequestReader
+    /// Whether the connection ends after the current request.
+    var closing = false
+    /// The method of the request being answered (a response to HEAD carries no content).
+    private var method = HTTPMethod.get
+    /// Whether the request being answered asked for `100 Continue` before sending its body, not yet sent.
+    private var continueExpected = false
+
+    init(server: UploadServer, socket: Socket, stream: any ByteStream) {
+        self.server = server
+        self.socket = socket
+        self.reader = RequestReader(stream: stream)
+    }
+
+    var configuration: UploadServerConfiguration { server.configuration }
+    var uploadProtocol: UploadProtocolConfiguration { configuration.uploadProtocol }
+
+    /// Serves requests until the peer closes, a request asks to close, or an error ends the connection; then
+    /// closes lingering.
+    func run() {
+        serveRequests()
+        reader.linger(limit: 1 << 20, deadline: ContinuousClock.now.advanced(by: .seconds(2)))
+    }
+
+    private func serveRequests() {
+        while !closing {
+            let head: RequestHead?
+            do {
+                head = try reader.nextHead(
+                    idleTimeout: configuration.idleTimeout, headTimeout: configuration.headTimeout)
+            } catch .headTimeout {
+                return sendStatusAndClose(408, "Request Timeout")
+            } catch .malformed(let error) {
+                let (status, reason) = Self.status(for: error)
+                return sendStatusAndClose(status, reason)
+            } catch {
+                return
+            }
+            guard let head else { return }
+            method = head.method
+            continueExpected = head.fields["Expect"]?.lowercased() == "100-continue"
+            closing = !head.keepAlive
+            do {
+                try handle(head)
+            } catch is UploadStoreError {
+                // The store failed (disk full, I/O error) before the final response: say so and close.
+                return sendStatusAndClose(500, "Internal Server Error")
+            } catch {
+                return
+            }
+        }
+    }
+
+    private func handle(_ head: RequestHead) throws {
+        let request: UploadRequest
+        do {
+            request = try UploadRequest.classify(head, configuration: uploadProtocol)
+        } catch {
+            closeUnlessBodyless(head)
+            let version = InteropVersion(fields: head.fields)
+            return try send(UploadResponse.rejection(error, version: version, limits: uploadProtocol.limits))
+        }
+        switch request {
+        case .options(let version):
+            closeUnlessBodyless(head)
+            try send(
+                UploadResponse.options(
+                    version: version, limits: uploadProtocol.limits, resumable: uploadProtocol.resumable))
+        case .create(let creation):
+            try create(creation, head)
+        case .offset(let id, let version):
+            try onResource(id, version, head) { machine, now in machine.offsetRequested(version: version, now: now) }
+        case .cancel(let id, let version):
+            try onResource(id, version, head) { machine, now in machine.cancel(version: version, now: now) }
+        case .append(let id, let append):
+            try self.append(append, to: id, head)
+        case .plainUpload:
+            try servePlain(head)
+        }
+    }
+
+    /// HEAD or DELETE on an upload resource: one event of its machine, under its lock.
+    private func onResource(
+        _ id: String, _ version: InteropVersion, _ head: RequestHead,
+        _ event: (inout UploadResourceStateMachine, Int64) -> [UploadAction]
+    ) throws {
+        closeUnlessBodyless(head)
+        guard let slot = server.slot(id) else { return try sendUnknownUpload(id, version) }
+        let now = Self.now()
+        let outcome = try slot.state.withLock { state in
+            try apply(event(&state.machine, now), to: &state, id: id)
+        }
+        if outcome.close { closing = true }
+        if let response = outcome.response { try send(response) }
+    }
+
+    func sendUnknownUpload(_ id: String, _ version: InteropVersion) throws {
+        let error = UploadProtocolError(.unknownUpload, "no upload \(id)")
+        try send(UploadResponse.rejection(error, version: version, limits: uploadProtocol.limits))
+    }
+
+    /// Closes the connection after this request unless it has no content (its unread body would be taken for
+    /// the next request).
+    func closeUnlessBodyless(_ head: RequestHead) {
+        let length = head.fields["Content-Length"].flatMap { Int64($0) }
+        if head.fields.contains("Transfer-Encoding") || length != 0 && length != nil {
+            closing = true
+        }
+    }
+
+    /// Sends `100 Continue` when the request asked for it (RFC 9110 §10.1.1), just before its body is read.
+    func continueIfExpected() throws {
+        guard continueExpected else { return }
+        continueExpected = false
+        try send(ResponseHead(status: 100, reason: "Continue"))
+    }
+
+    func send(_ head: ResponseHead) throws {
+        try reader.stream.writeAll(try HTTP1Serializer.serialize(head), deadline: writeDeadline())
+    }
+
+    func send(_ response: UploadResponse) throws {
+        var head = response.head
+        if closing && !head.isInformational { head.fields.set("close", for: "Connection") }
+        try send(head)
+        if !response.body.isEmpty && method != .head {
+            try reader.stream.writeAll(response.body, deadline: writeDeadline())
+        }
+    }
+
+    private func sendStatusAndClose(_ status: Int, _ reason: String) {
+        closing = true
+        let head = ResponseHead(status: status, reason: reason, fields: ["Content-Length": "0"])
+        try? send(UploadResponse(head: head))
+    }
+
+    private func writeDeadline() -> ContinuousClock.Instant {
+        ContinuousClock.now.advanced(by: configuration.idleTimeout)
+    }
+
+    /// The status for an `HTTPWireError`, as HTTPWire documents: 414, 431, 505, 501, else 400.
+    static func status(for error: HTTPWireError) -> (Int, String) {
+        switch error.code {
+        case .startLineTooLong: (414, "URI Too Long")
+        case .headTooLarge, .tooManyFields, .fieldLineTooLong: (431, "Request Header Fields Too Large")
+        case .unsupportedVersion: (505, "HTTP Version Not Supported")
+        case .unsupportedTransferEncoding: (501, "Not Implemented")
+        default: (400, "Bad Request")
+        }
+    }
+
+    /// Seconds since 1970: the state machines' clock.
+    static func now() -> Int64 {
+        Int64(time(nil))
+    }
+}

@@ -1,0 +1,96 @@
+import Foundation
+import Testing
+
+@testable import SquallCLI
+
+struct ServerCommandTests {
+    func squall(_ arguments: [String]) -> (Int32, String, String) {
+        let console = Console.capturing()
+        let status = SquallCommand.run(
+            arguments: arguments, context: CommandContext(console: console, environment: [:]))
+        return (status, console.standardOutput, console.standardError)
+    }
+
+    @Test(arguments: [
+        (["--bogus"], "unknown option '--bogus'"),
+        (["--max-size", "lots"], "--max-size must be a size"),
+        (["--max-append-size", "-1"], "--max-append-size must be a size"),
+        (["--progress-interval", "1XB"], "--progress-interval must be a size"),
+        (["--interop", "3,9"], "--interop must list interop versions"),
+        (["--interop", ""], "--interop must list interop versions"),
+        (["--max-age", "10"], "--max-age must be a duration"),
+        (["--max-age", "5w"], "--max-age must be a duration"),
+        (["--resumable", "maybe"], "--resumable must be on or off"),
+        (["--listen", "nowhere"], "--listen must be HOST:PORT"),
+        (["--ca", "/tmp/ca"], "--ca needs --tls"),
+        (["--store"], "option '--store' needs a value"),
+    ])
+    func flagErrorsExitWithStatus2(arguments: [String], message: String) {
+        let (status, out, err) = squall(["server"] + arguments)
+        #expect(status == 2)
+        #expect(out.isEmpty)
+        #expect(err.hasPrefix("squall server: "))
+        #expect(err.contains(message), "\(err)")
+    }
+
+    @Test func flagsBecomeTheConfiguration() throws {
+        let parsed = try CommandLineParser.parse(
+            [
+                "--listen", "127.0.0.1:0", "--tls", "--ca", "/tmp/squall-ca", "--store", "/tmp/squall-store",
+                "--interop", "6,8", "--max-size", "1GiB", "--max-append-size", "8MiB", "--max-age", "10m",
+                "--resumable", "off", "--progress-interval", "0",
+            ], for: ServerCommand.spec)
+        let configuration = try ServerCommand.makeConfiguration(parsed, environment: [:])
+        #expect(configuration.listenAddress.description == "127.0.0.1:0")
+        #expect(configuration.certificateAuthorityDirectory == "/tmp/squall-ca")
+        #expect(configuration.storeDirectory == "/tmp/squall-store")
+        let rules = configuration.uploadProtocol
+        #expect(rules.versions.map(\.rawValue).sorted() == [6, 8])
+        #expect(rules.limits.maxSize == 1 << 30)
+        #expect(rules.limits.maxAppendSize == 8 << 20)
+        #expect(rules.limits.maxAge == 600)
+        #expect(!rules.resumable)
+        #expect(rules.progressInterval == 0)
+
+        let defaults = try ServerCommand.makeConfiguration(
+            CommandLineParser.parse([], for: ServerCommand.spec), environment: [:])
+        #expect(defaults.certificateAuthorityDirectory == nil)
+        #expect(defaults.storeDirectory == nil)
+        #expect(defaults.uploadProtocol.resumable)
+        #expect(defaults.uploadProtocol.versions.map(\.rawValue).sorted() == [3, 4, 5, 6, 7, 8])
+        #expect(defaults.uploadProtocol.limits.maxSize == nil)
+    }
+
+    @Test(arguments: [("30s", 30), ("10m", 600), ("1h", 3600), ("2d", 172_800), ("0s", 0)])
+    func durationsTakeAUnit(text: String, seconds: Int64) throws {
+        #expect(try ServerCommand.seconds(text) == seconds)
+    }
+
+    /// The built binary prints the URL and the store folder, then stops cleanly on SIGTERM with status 0.
+    @Test func theBinaryServesUntilSIGTERM() throws {
+        let store = NSTemporaryDirectory() + "squall-server-test-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: store) }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: SquallBinaryTests.binary)
+        process.arguments = ["server", "--listen", "127.0.0.1:0", "--store", store]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        var text = ""
+        while text.filter({ $0 == "\n" }).count < 2 {
+            let data = output.fileHandleForReading.availableData
+            if data.isEmpty { break }
+            text += String(decoding: data, as: UTF8.self)
+        }
+        let lines = text.split(separator: "\n").map(String.init)
+        process.terminate()
+        process.waitUntilExit()
+        #expect(lines.count == 2)
+        #expect(lines.first?.hasPrefix("http://127.0.0.1:") == true)
+        #expect(lines.first.flatMap { Int($0.split(separator: ":").last ?? "") }.map { $0 > 0 } == true)
+        #expect(lines.last == store)
+        #expect(process.terminationReason == .exit)
+        #expect(process.terminationStatus == 0)
+    }
+}

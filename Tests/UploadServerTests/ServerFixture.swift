@@ -1,0 +1,74 @@
+import HTTPWire
+import ResumableUpload
+import TLSKit
+import TestSupport
+import UploadServer
+import UploadStore
+
+/// A running `UploadServer` on 127.0.0.1:0 with its store in a temporary folder removed afterwards, plus the
+/// request fields of each interop version.
+final class ServerFixture {
+    let folder: TLSFixtures.TemporaryDirectory
+    let server: UploadServer
+
+    init(
+        _ uploadProtocol: UploadProtocolConfiguration = UploadProtocolConfiguration(),
+        configure: (inout UploadServerConfiguration) -> Void = { _ in }
+    ) throws {
+        folder = try TLSFixtures.TemporaryDirectory()
+        var configuration = UploadServerConfiguration(
+            storeDirectory: folder.file("store"), uploadProtocol: uploadProtocol)
+        configure(&configuration)
+        server = try UploadServer(configuration: configuration)
+    }
+
+    deinit {
+        server.stop()
+    }
+
+    func client() throws -> RawHTTPClient {
+        try RawHTTPClient(server)
+    }
+
+    /// The record of `id` in the store.
+    func record(_ id: String) -> UploadRecord? {
+        server.uploads().first { $0.id == id }
+    }
+
+    /// The id at the end of a `Location`.
+    static func id(of location: String?) -> String {
+        String(location?.split(separator: "/").last ?? "")
+    }
+
+    /// The fields of a creation that is (or is not) complete.
+    static func creationFields(_ version: InteropVersion, complete: Bool = true) -> [(String, String)] {
+        [
+            (InteropVersion.fieldName, "\(version.rawValue)"),
+            (version.completionFieldName, version.completionValue(complete: complete)),
+        ]
+    }
+
+    /// The fields of an append at `offset` that completes the upload.
+    static func appendFields(_ version: InteropVersion, offset: Int64) -> [(String, String)] {
+        [
+            (InteropVersion.fieldName, "\(version.rawValue)"),
+            ("Upload-Offset", "\(offset)"),
+            (version.completionFieldName, version.completionValue(complete: true)),
+            ("Content-Type", "application/partial-upload"),
+        ]
+    }
+
+    static func versionField(_ version: InteropVersion) -> [(String, String)] {
+        [(InteropVersion.fieldName, "\(version.rawValue)")]
+    }
+
+    /// Seeded content of `count` bytes.
+    static func content(_ count: Int, seed: UInt64 = 1) -> [UInt8] {
+        var generator = SeededGenerator(seed: seed)
+        return (0..<count).map { _ in UInt8.random(in: 0...255, using: &generator) }
+    }
+
+    static func sha256(_ bytes: [UInt8]) -> String {
+        SHA256Digest.hex(of: bytes)
+    }
+}
