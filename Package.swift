@@ -72,7 +72,9 @@ let package = Package(
                 "UploadServer", "ResumableUpload", "UploadStore", "HTTPWire", "SquallNet", "TLSKit", "TestSupport",
             ]
         ),
-        .testTarget(name: "HarnessTests", dependencies: ["Harness", "TestSupport"]),
+        .testTarget(
+            name: "HarnessTests",
+            dependencies: ["Harness", "HTTPWire", "StructuredFields", "SquallNet", "TLSKit", "TestSupport"]),
         .testTarget(name: "SquallCLITests", dependencies: ["SquallCLI", "TestSupport"]),
     ]
 )

@@ -80,8 +80,9 @@ final class SmokeUploadEndpoint: Sendable {
                     bytes.withUnsafeBytes { digest.update($0) }
                 case .end:
                     guard var finished = upload else { throw HarnessError("request ended before its head") }
-                    finished.sha256 = SHA256Digest.hexString(digest.finalize())
-                    try respondCreated(finished, on: stream, deadline: deadline)
+                    let digestBytes = digest.finalize()
+                    finished.sha256 = SHA256Digest.hexString(digestBytes)
+                    try respondCreated(finished, digest: digestBytes, on: stream, deadline: deadline)
                     return finished
                 case .responseHead, .upgrade, .opaque:
                     throw HarnessError("unexpected \(event) from a client")
@@ -108,10 +109,10 @@ final class SmokeUploadEndpoint: Sendable {
         return Received(location: location, interopVersion: version, byteCount: 0, sha256: "")
     }
 
-    private static func respondCreated(_ upload: Received, on stream: PlainStream, deadline: ContinuousClock.Instant)
-        throws
-    {
-        let digestField: FieldDictionary = ["sha-256": .item(Item(.byteSequence(hexBytes(upload.sha256))))]
+    private static func respondCreated(
+        _ upload: Received, digest: [UInt8], on stream: PlainStream, deadline: ContinuousClock.Instant
+    ) throws {
+        let digestField: FieldDictionary = ["sha-256": .item(Item(.byteSequence(digest)))]
         let head = ResponseHead(
             status: 201, reason: "Created",
             fields: [
@@ -127,20 +128,4 @@ final class SmokeUploadEndpoint: Sendable {
     private static func send(_ head: ResponseHead, on stream: PlainStream, _ deadline: ContinuousClock.Instant) throws {
         try stream.writeAll(try HTTP1Serializer.serialize(head), deadline: deadline)
     }
-}
-
-/// The bytes of a lowercase hex string.
-func hexBytes(_ hex: String) -> [UInt8] {
-    var bytes = [UInt8]()
-    var high: UInt8?
-    for character in hex.utf8 {
-        let nibble = character <= 0x39 ? character - 0x30 : character - 0x57
-        if let pending = high {
-            bytes.append(pending << 4 | nibble)
-            high = nil
-        } else {
-            high = nibble
-        }
-    }
-    return bytes
 }

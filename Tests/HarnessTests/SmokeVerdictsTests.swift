@@ -1,5 +1,6 @@
 import HTTPWire
 import SquallNet
+import StructuredFields
 import TLSKit
 import Testing
 
@@ -8,7 +9,12 @@ import Testing
 /// Each verdict must fail when what it judges is wrong: these doctor a good observation one fact at a time.
 struct SmokeVerdictsTests {
     static let size = 4096
-    static let digest = SHA256Digest.hex(of: [UInt8](repeating: 7, count: size))
+    static let digestBytes: [UInt8] = {
+        let digest = SHA256Digest()
+        digest.update([UInt8](repeating: 7, count: size))
+        return digest.finalize()
+    }()
+    static let digest = SHA256Digest.hexString(digestBytes)
 
     /// An observation in which everything went right.
     static func good() -> SmokeObservation {
@@ -19,7 +25,7 @@ struct SmokeVerdictsTests {
         let session = TLSSessionInfo(
             protocolVersion: "TLSv1.3", cipher: "TLS_AES_256_GCM_SHA384", alpn: "http/1.1", serverName: "localhost",
             peerSubject: nil)
-        let digestField = ":" + base64(SmokeVerdictsTests.digest) + ":"
+        let digestField = try! StructuredFieldSerializer.serialize(Item(.byteSequence(SmokeVerdictsTests.digestBytes)))
         observation.client = SmokeClient.Outcome(
             session: session,
             interim: [
@@ -44,21 +50,6 @@ struct SmokeVerdictsTests {
         ]
         observation.keyLogLines = ["CLIENT_TRAFFIC_SECRET_0 aa bb", "CLIENT_TRAFFIC_SECRET_0 aa bb"]
         return observation
-    }
-
-    static func base64(_ hex: String) -> String {
-        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/")
-        let bytes = hexBytes(hex)
-        var text = ""
-        for start in stride(from: 0, to: bytes.count, by: 3) {
-            let chunk = Array(bytes[start..<min(start + 3, bytes.count)]) + [0, 0]
-            let value = Int(chunk[0]) << 16 | Int(chunk[1]) << 8 | Int(chunk[2])
-            let kept = min(3, bytes.count - start) + 1
-            for index in 0..<4 {
-                text.append(index < kept ? alphabet[value >> (18 - 6 * index) & 63] : "=")
-            }
-        }
-        return text
     }
 
     func failing(_ observation: SmokeObservation) -> [String] {
