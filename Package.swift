@@ -48,13 +48,15 @@ let package = Package(
         ),
 
         // CLI.
-        .target(name: "SquallCLI", dependencies: ["Harness", "SquallNet", "TLSKit", "Capture", "UploadServer"]),
+        .target(
+            name: "SquallCLI",
+            dependencies: ["SquallCore", "Harness", "SquallNet", "TLSKit", "Capture", "UploadServer"]),
         .executableTarget(name: "squall", dependencies: ["SquallCLI"]),
 
         // Benchmarks (run by Tools/bench.sh in release mode; never part of the test suite's timing).
         .executableTarget(
             name: "squall-bench",
-            dependencies: ["HTTPWire", "SquallNet", "TLSKit"],
+            dependencies: ["SquallCore", "HTTPWire", "SquallNet", "TLSKit"],
             path: "Tools/Bench"
         ),
 
@@ -64,6 +66,7 @@ let package = Package(
         .testTarget(name: "StructuredFieldsTests", dependencies: ["StructuredFields", "TestSupport"]),
         .testTarget(name: "SquallNetTests", dependencies: ["SquallNet", "TestSupport"]),
         .testTarget(name: "TLSKitTests", dependencies: ["TLSKit", "SquallNet", "TestSupport"]),
+        .testTarget(name: "SquallCoreTests", dependencies: ["SquallCore"]),
         .testTarget(name: "ResumableUploadTests", dependencies: ["ResumableUpload", "TestSupport"]),
         .testTarget(name: "UploadStoreTests", dependencies: ["UploadStore", "TLSKit", "TestSupport"]),
         .testTarget(

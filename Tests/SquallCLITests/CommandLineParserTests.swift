@@ -81,3 +81,18 @@ struct CommandLineParserTests {
         #expect(CommandLineParser.editDistance(left, right) == expected)
     }
 }
+
+struct ByteSizeOptionTests {
+    @Test func namesTheFlagInItsErrors() throws {
+        #expect(try ByteSizeOption.parse("8MiB", option: "--size", command: ["run"]) == 8 << 20)
+        #expect(
+            throws: UsageError(
+                "--size must be a size such as 1048576, 512KiB, 8MiB or 1GB, not '12XB'", command: ["run"])
+        ) {
+            try ByteSizeOption.parse("12XB", option: "--size", command: ["run"])
+        }
+        #expect(throws: UsageError("--size '9000000TiB' is too large", command: ["run"])) {
+            try ByteSizeOption.parse("9000000TiB", option: "--size", command: ["run"])
+        }
+    }
+}

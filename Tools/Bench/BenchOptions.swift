@@ -1,3 +1,4 @@
+import SquallCore
 import SquallNet
 
 /// `--name value` options of a subcommand.
@@ -36,19 +37,16 @@ struct BenchOptions {
         try SocketAddress(parsing: string(name))
     }
 
-    /// A size in bytes: a plain number or one with a KiB, MiB or GiB suffix.
+    /// A size in bytes: a plain number or one with a unit (see `ByteSize`: KiB, MiB, GiB, KB, MB, GB …).
     func bytes(_ name: String, default fallback: Int64? = nil) throws -> Int64 {
         guard let text = values[name] else {
             guard let fallback else { throw BenchError("missing --\(name)") }
             return fallback
         }
-        let units: [(String, Int64)] = [("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10), ("", 1)]
-        for (suffix, scale) in units where text.hasSuffix(suffix) {
-            if let number = Int64(text.dropLast(suffix.count)), number >= 0 {
-                return number * scale
-            }
+        guard let size = try? ByteSize.parse(text) else {
+            throw BenchError("--\(name) '\(text)' is not a size (e.g. 1073741824, 64MiB, 1GiB)")
         }
-        throw BenchError("--\(name) '\(text)' is not a size (e.g. 1073741824, 64MiB, 1GiB)")
+        return size
     }
 
     /// A count, or nil when absent.
