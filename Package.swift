@@ -78,6 +78,6 @@ let package = Package(
         .testTarget(
             name: "HarnessTests",
             dependencies: ["Harness", "HTTPWire", "StructuredFields", "SquallNet", "TLSKit", "TestSupport"]),
-        .testTarget(name: "SquallCLITests", dependencies: ["SquallCLI", "TestSupport"]),
+        .testTarget(name: "SquallCLITests", dependencies: ["SquallCLI", "UploadServer", "TestSupport"]),
     ]
 )

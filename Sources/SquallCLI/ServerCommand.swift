@@ -23,12 +23,21 @@ enum ServerCommand: Subcommand {
             .value(
                 "--progress-interval", "SIZE",
                 help: "Bytes between progress 104s (interop 5+); 0 for none. Default 1MiB."),
+            .flag("--auth", help: "Require bearer tokens from POST /_squall/token on every upload request."),
+            .value("--token-ttl", "DURATION", help: "Lifetime of a token (needs --auth). Default 1h."),
+            .value(
+                "--retention", "DURATION",
+                help: "How long completed and cancelled uploads stay answerable. Default 1d."),
         ],
         discussion: """
             Prints the base URL (e.g. http://127.0.0.1:40123) on the first line of stdout and the store folder on
             the second. Creations go to /upload, upload resources live at /upload/<id>, and GET /_squall/uploads
-            lists the store as JSON. Sizes are bytes or take a unit (512KiB, 8MiB, 1GB). Requests are anonymous
-            (no authentication yet). SIGINT or SIGTERM stops the server cleanly (exit status 0).
+            lists the store as JSON. Sizes are bytes or take a unit (512KiB, 8MiB, 1GB); durations take s, m, h or
+            d (30s, 10m). Without --auth requests are anonymous. With --auth, POST /_squall/token?principal=NAME
+            answers a bearer token (JSON access_token); upload requests without a valid one get 401 with
+            WWW-Authenticate, an upload belongs to the principal that created it (others get 404), and
+            POST /_squall/expire-tokens expires every token issued so far. SIGINT or SIGTERM stops the server
+            cleanly (exit status 0).
             """
     )
 
@@ -67,6 +76,17 @@ enum ServerCommand: Subcommand {
             throw UsageError("--ca needs --tls", command: path)
         }
         configuration.uploadProtocol = try uploadProtocol(arguments)
+        if let retention = arguments["--retention"] {
+            configuration.completedRetention = try seconds(retention, option: "--retention")
+        }
+        let lifetime = try arguments["--token-ttl"].map { text throws(UsageError) in
+            try seconds(text, option: "--token-ttl")
+        }
+        if arguments.has("--auth") {
+            configuration.authentication = AuthenticationConfiguration(tokenLifetime: lifetime ?? 3600)
+        } else if lifetime != nil {
+            throw UsageError("--token-ttl needs --auth", command: path)
+        }
         return configuration
     }
 
@@ -77,7 +97,9 @@ enum ServerCommand: Subcommand {
         if let list = arguments["--interop"] { rules.versions = try versions(list) }
         rules.limits.maxSize = try size(arguments, "--max-size")
         rules.limits.maxAppendSize = try size(arguments, "--max-append-size")
-        rules.limits.maxAge = try arguments["--max-age"].map { text throws(UsageError) in try seconds(text) }
+        rules.limits.maxAge = try arguments["--max-age"].map { text throws(UsageError) in
+            try seconds(text, option: "--max-age")
+        }
         if let interval = try size(arguments, "--progress-interval") { rules.progressInterval = interval }
         switch arguments["--resumable"] {
         case nil, "on": rules.resumable = true
@@ -105,12 +127,12 @@ enum ServerCommand: Subcommand {
     }
 
     /// Seconds of a duration written with a unit: `30s`, `10m`, `1h`, `2d`.
-    static func seconds(_ text: String) throws(UsageError) -> Int64 {
+    static func seconds(_ text: String, option: String) throws(UsageError) -> Int64 {
         let units: [Character: Int64] = ["s": 1, "m": 60, "h": 3600, "d": 86_400]
         guard let unit = text.last.flatMap({ units[$0] }), let number = Int64(text.dropLast()), number >= 0,
             case (let product, let overflow) = number.multipliedReportingOverflow(by: unit), !overflow
         else {
-            throw UsageError("--max-age must be a duration such as 30s, 10m or 1h, not '\(text)'", command: path)
+            throw UsageError("\(option) must be a duration such as 30s, 10m or 1h, not '\(text)'", command: path)
         }
         return product
     }

@@ -27,6 +27,8 @@ final class RequestReader {
     private var pending: [HTTP1Event] = []
     private var pendingIndex = 0
     private var buffer = [UInt8](repeating: 0, count: RequestReader.bufferSize)
+    /// A parse error, thrown once the events parsed before it (body bytes included) have been taken.
+    private var failure: Failure?
 
     init(stream: any ByteStream) {
         self.stream = stream
@@ -42,6 +44,7 @@ final class RequestReader {
                 guard case .requestHead(let head) = event else { continue }
                 return head
             }
+            if let failure { throw failure }
             let count: Int
             do {
                 count = try read(deadline: deadline)
@@ -60,7 +63,7 @@ final class RequestReader {
                 started = true
                 deadline = ContinuousClock.now.advanced(by: headTimeout)
             }
-            try parse(count)
+            parse(count)
         }
     }
 
@@ -74,6 +77,7 @@ final class RequestReader {
                 default: continue
                 }
             }
+            if let failure { throw failure }
             let count: Int
             do {
                 count = try read(deadline: ContinuousClock.now.advanced(by: timeout))
@@ -81,7 +85,7 @@ final class RequestReader {
                 throw .interrupted
             }
             if count == 0 { throw .interrupted }
-            try parse(count)
+            parse(count)
         }
     }
 
@@ -112,15 +116,16 @@ final class RequestReader {
         try buffer.withUnsafeMutableBytes { try stream.readSome(into: $0, deadline: deadline) }
     }
 
-    /// Parses the `count` bytes just read; the events' body slices share a copy of them.
-    private func parse(_ count: Int) throws(Failure) {
+    /// Parses the `count` bytes just read; the events' body slices share a copy of them. A malformed input keeps
+    /// the events before the error, and the error waits in `failure` until they are taken.
+    private func parse(_ count: Int) {
         let bytes = Array(buffer[..<count])
         pending.removeAll(keepingCapacity: true)
         pendingIndex = 0
         do {
             try parser.feed(bytes[...], into: &pending)
         } catch {
-            throw .malformed(error)
+            failure = .malformed(error)
         }
     }
 }

@@ -7,7 +7,7 @@ extension UploadConnection {
     /// earlier creation with the same `Idempotency-Key`), sends the 104 before reading the body, then streams it.
     func create(_ request: CreationRequest, _ head: RequestHead) throws {
         let id = UploadID.generate()
-        let location = server.url + uploadProtocol.resourcePathPrefix + id
+        let location = baseURL(head) + uploadProtocol.resourcePathPrefix + id
         let started: (machine: UploadResourceStateMachine, actions: [UploadAction])
         do {
             started = try UploadResourceStateMachine.create(
@@ -23,7 +23,7 @@ extension UploadConnection {
         if case .existing(let record) = try server.store.create(creation) {
             return try replay(record, request.version, head)
         }
-        let slot = UploadSlot(id: id, machine: started.machine)
+        let slot = UploadSlot(id: id, principal: principal, machine: started.machine)
         let writer = try server.store.beginAppend(id, for: principal, at: 0)
         let generation = slot.state.withLock { state in
             state.writer = writer
@@ -38,7 +38,7 @@ extension UploadConnection {
 
     /// An append (PATCH): the machine checks the offset and limits; on success the body streams in.
     func append(_ request: AppendRequest, to id: String, _ head: RequestHead) throws {
-        guard let slot = server.slot(id) else {
+        guard let slot = server.slot(id, for: principal) else {
             closeUnlessBodyless(head)
             return try sendUnknownUpload(id, request.version)
         }
@@ -65,7 +65,7 @@ extension UploadConnection {
 
     /// Streams the request's body into the upload chunk by chunk, each chunk's machine event and disk write under
     /// the slot's lock; sends the 104s and the final response outside it. An interrupted body (EOF, reset,
-    /// timeout, a later request taking over) keeps every byte received, synced.
+    /// timeout, a later request taking over, a malformed chunk, answered 400) keeps every byte received, synced.
     private func streamBody(into slot: UploadSlot, generation: UInt64, after first: ActionOutcome) throws {
         do {
             var outcome: ActionOutcome? = first
@@ -79,6 +79,9 @@ extension UploadConnection {
                 outcome = try nextOutcome(slot, generation)
             }
             closing = true
+        } catch RequestReader.Failure.malformed {
+            interrupt(slot, generation: generation)
+            sendStatusAndClose(400, "Bad Request")
         } catch {
             closing = true
             interrupt(slot, generation: generation)
@@ -125,7 +128,7 @@ extension UploadConnection {
         }
         var conflict = ResponseHead(status: 409, reason: "Conflict")
         conflict.fields.append(name: InteropVersion.fieldName, value: String(version.rawValue))
-        conflict.fields.append(name: "Location", value: server.url + uploadProtocol.resourcePathPrefix + record.id)
+        conflict.fields.append(name: "Location", value: baseURL(head) + uploadProtocol.resourcePathPrefix + record.id)
         conflict.fields.append(name: "Content-Length", value: "0")
         try send(UploadResponse(head: conflict))
     }

@@ -9,8 +9,8 @@ import UploadStore
 ///
 /// Malformed input gets its 4xx/5xx and the connection closes; the server goes on serving others.
 final class UploadConnection {
-    /// The principal of every request: authentication is a later layer, which sets it per request here.
-    let principal: String? = nil
+    /// The principal of the request being served: `nil` when authentication is off, else the token's.
+    var principal: String?
 
     let server: UploadServer
     let socket: Socket
@@ -68,6 +68,11 @@ final class UploadConnection {
     }
 
     private func handle(_ head: RequestHead) throws {
+        if head.target.hasPrefix(Self.adminPrefix) { return try serveAdmin(head) }
+        if server.tokens != nil {
+            guard let principal = try authenticate(head) else { return }
+            self.principal = principal
+        }
         let request: UploadRequest
         do {
             request = try UploadRequest.classify(head, configuration: uploadProtocol)
@@ -101,7 +106,7 @@ final class UploadConnection {
         _ event: (inout UploadResourceStateMachine, Int64) -> [UploadAction]
     ) throws {
         closeUnlessBodyless(head)
-        guard let slot = server.slot(id) else { return try sendUnknownUpload(id, version) }
+        guard let slot = server.slot(id, for: principal) else { return try sendUnknownUpload(id, version) }
         let now = Self.now()
         let outcome = try slot.state.withLock { state in
             try apply(event(&state.machine, now), to: &state, id: id)
@@ -144,7 +149,7 @@ final class UploadConnection {
         }
     }
 
-    private func sendStatusAndClose(_ status: Int, _ reason: String) {
+    func sendStatusAndClose(_ status: Int, _ reason: String) {
         closing = true
         let head = ResponseHead(status: status, reason: reason, fields: ["Content-Length": "0"])
         try? send(UploadResponse(head: head))

@@ -1,3 +1,4 @@
+import Glibc
 import SquallNet
 import Synchronization
 import TLSKit
@@ -12,8 +13,12 @@ import UploadStore
 ///        OPTIONS, plain uploads, GET /_squall/uploads ──▶ answered directly
 /// ```
 ///
-/// Ready when `init` returns. Requests are anonymous: every upload has the principal `nil` (authentication is a
-/// later layer; `UploadConnection.principal` is its seam).
+/// Ready when `init` returns. Requests are anonymous (every upload has the principal `nil`) unless
+/// `configuration.authentication` turns bearer tokens on.
+///
+/// Completed uploads are removed once `completedRetention` has passed since they ended, and incomplete ones once
+/// their `max-age` has: checked when the server starts and then at most once a minute as connections arrive
+/// (`removeExpiredUploads()` does it at once).
 public final class UploadServer: Sendable {
     public let configuration: UploadServerConfiguration
     /// The base URL, e.g. `http://127.0.0.1:40123` or `https://127.0.0.1:40123`.
@@ -23,6 +28,10 @@ public final class UploadServer: Sendable {
 
     let store: FileUploadStore
     let registry = UploadRegistry()
+    /// The bearer tokens, when authentication is on.
+    let tokens: TokenAuthority?
+    /// When the retention sweep last ran (seconds since 1970).
+    private let lastSweep = Mutex<Int64>(0)
     /// The open connections' sockets, shut down by `stop()`; nil once stopping (a late connection closes at once).
     private let connections = Mutex<[ObjectIdentifier: Socket]?>([:])
     private let loop = Mutex<AcceptLoop?>(nil)
@@ -32,10 +41,13 @@ public final class UploadServer: Sendable {
         self.configuration = configuration
         self.store = try FileUploadStore(
             configuration: UploadStoreConfiguration(directory: configuration.storeDirectory))
+        self.tokens = try configuration.authentication.map { [store] authentication in
+            try TokenAuthority(store: store, lifetime: authentication.tokenLifetime)
+        }
         let tls = try configuration.certificateAuthorityDirectory.map(Self.makeTLSContext)
         let listener = try TCPListener(address: configuration.listenAddress)
-        let host = listener.address.description
-        self.url = (tls == nil ? "http://" : "https://") + host
+        self.url = (tls == nil ? "http://" : "https://") + Self.reachableAuthority(listener.address)
+        try sweepIfDue()
         let acceptConfiguration = AcceptLoopConfiguration(
             maximumConnections: configuration.maximumConnections, name: "upload-server")
         let loop = AcceptLoop(listener: listener, configuration: acceptConfiguration) { [weak self] socket in
@@ -72,16 +84,57 @@ public final class UploadServer: Sendable {
         loop.withLock { $0 }?.waitUntilIdle(timeout: timeout) ?? true
     }
 
-    /// The slot of upload `id`: the one this run created, or one restored from the store (an upload an earlier
-    /// run left there); nil when there is no such resumable upload.
-    func slot(_ id: String) -> UploadSlot? {
-        registry.slot(id) { id in
+    /// The slot of upload `id` when it belongs to `principal`: the one this run created, or one restored from the
+    /// store (an upload an earlier run left there); nil when there is no such resumable upload, or it is another
+    /// principal's.
+    func slot(_ id: String, for principal: String?) -> UploadSlot? {
+        let slot = registry.slot(id) { id in
             store.record(id).flatMap { record in
                 UploadSlot.restore(
                     record, location: url + configuration.uploadProtocol.resourcePathPrefix + id,
                     configuration: configuration.uploadProtocol)
             }
         }
+        return slot?.principal == principal ? slot : nil
+    }
+
+    /// A bearer token for `principal` (`BearerToken.isValidPrincipal`), as `POST /_squall/token` issues it; nil
+    /// when authentication is off.
+    public func issueToken(for principal: String) -> String? {
+        precondition(BearerToken.isValidPrincipal(principal), "invalid principal '\(principal)'")
+        return tokens?.issue(principal: principal, now: Self.microsecondsNow()).text
+    }
+
+    /// Expires every token issued so far, durably (`POST /_squall/expire-tokens`); clients must get new ones.
+    /// Requests already streaming go on. No effect when authentication is off.
+    public func expireTokens() throws {
+        try tokens?.expireAll(now: Self.microsecondsNow())
+    }
+
+    /// Removes completed uploads (and cancelled tombstones) older than the retention, and incomplete uploads past
+    /// their `max-age`, from the store; returns their ids. Uploads with a request streaming are left alone.
+    @discardableResult
+    public func removeExpiredUploads() throws -> [String] {
+        let exactNow = Double(Self.microsecondsNow()) / 1_000_000
+        let now = Int64(exactNow)
+        lastSweep.withLock { $0 = now }
+        var removed = try store.removeCompleted(olderThan: Double(configuration.completedRetention), now: exactNow)
+        if let maxAge = configuration.uploadProtocol.limits.maxAge {
+            for record in store.list()
+            where record.isOpen && Int64(record.createdAt) + maxAge <= now && !registry.isStreaming(record.id) {
+                try store.delete(record.id)
+                removed.append(record.id)
+            }
+        }
+        registry.remove(removed)
+        return removed
+    }
+
+    /// Runs `removeExpiredUploads()` when it last ran more than a minute ago.
+    private func sweepIfDue() throws {
+        let now = Int64(time(nil))
+        guard lastSweep.withLock({ now - $0 >= 60 }) else { return }
+        try removeExpiredUploads()
     }
 
     /// Every upload in the store (tombstones of cancelled ones included), oldest first.
@@ -101,6 +154,7 @@ public final class UploadServer: Sendable {
         }
         guard open else { return }
         do {
+            try? sweepIfDue()
             try socket.setNonBlocking(true)
             socket.setNoDelay()
             let stream: any ByteStream =
@@ -110,6 +164,23 @@ public final class UploadServer: Sendable {
         } catch {
             return
         }
+    }
+
+    /// `host:port` of `address` as clients reach it: a wildcard listen address (`0.0.0.0`, `::`) becomes the
+    /// loopback address of its family.
+    static func reachableAuthority(_ address: SocketAddress) -> String {
+        switch address.host {
+        case "0.0.0.0": "127.0.0.1:\(address.port)"
+        case "::": "[::1]:\(address.port)"
+        default: address.description
+        }
+    }
+
+    /// Microseconds since 1970: the token clock.
+    static func microsecondsNow() -> Int64 {
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME, &now)
+        return Int64(now.tv_sec) * 1_000_000 + Int64(now.tv_nsec) / 1000
     }
 
     private static func makeTLSContext(directory: String) throws -> TLSContext {

@@ -22,6 +22,11 @@ public struct UploadServerConfiguration: Sendable {
     public var idleTimeout: Duration
     /// Most connections served at once; more wait in the listen queue. Default 256.
     public var maximumConnections: Int
+    /// Bearer-token authentication (`--auth`). Default `nil`: every request is served anonymously.
+    public var authentication: AuthenticationConfiguration?
+    /// How long completed uploads and the tombstones of cancelled ones are kept, in seconds, so that a client that
+    /// lost a final response can still learn the outcome with HEAD. Default one day.
+    public var completedRetention: Int64
 
     public init(
         listenAddress: SocketAddress? = nil,
@@ -30,7 +35,9 @@ public struct UploadServerConfiguration: Sendable {
         uploadProtocol: UploadProtocolConfiguration = UploadProtocolConfiguration(),
         headTimeout: Duration = .seconds(10),
         idleTimeout: Duration = .seconds(60),
-        maximumConnections: Int = 256
+        maximumConnections: Int = 256,
+        authentication: AuthenticationConfiguration? = nil,
+        completedRetention: Int64 = 86_400
     ) {
         self.listenAddress = listenAddress ?? Self.loopbackAnyPort
         self.certificateAuthorityDirectory = certificateAuthorityDirectory
@@ -39,11 +46,30 @@ public struct UploadServerConfiguration: Sendable {
         self.headTimeout = headTimeout
         self.idleTimeout = idleTimeout
         self.maximumConnections = maximumConnections
+        self.authentication = authentication
+        self.completedRetention = completedRetention
     }
 
     /// `127.0.0.1:0`.
     static var loopbackAnyPort: SocketAddress {
         // A numeric IPv4 literal always parses.
         try! SocketAddress(host: "127.0.0.1", port: 0)
+    }
+}
+
+/// Bearer-token authentication of the reference server (RFC 6750).
+///
+/// Clients get a token from `POST /_squall/token` and send `Authorization: Bearer <token>` on every upload
+/// request; a missing, invalid or expired token gets 401 with `WWW-Authenticate`. Each upload belongs to the
+/// principal that created it: to another principal it does not exist (404).
+public struct AuthenticationConfiguration: Sendable, Equatable {
+    /// How long a token is accepted after it is issued, in seconds (`--token-ttl`). Default one hour.
+    public var tokenLifetime: Int64
+    /// The realm named in `WWW-Authenticate`. Default `squall`.
+    public var realm: String
+
+    public init(tokenLifetime: Int64 = 3600, realm: String = "squall") {
+        self.tokenLifetime = tokenLifetime
+        self.realm = realm
     }
 }

@@ -21,10 +21,13 @@ final class UploadSlot: Sendable {
     }
 
     let id: String
+    /// The principal that created the upload; to any other the upload does not exist.
+    let principal: String?
     let state: Mutex<State>
 
-    init(id: String, machine: UploadResourceStateMachine) {
+    init(id: String, principal: String?, machine: UploadResourceStateMachine) {
         self.id = id
+        self.principal = principal
         self.state = Mutex(State(machine: machine))
     }
 }
@@ -45,6 +48,19 @@ final class UploadRegistry: Sendable {
 
     func add(_ slot: UploadSlot) {
         slots.withLock { $0[slot.id] = slot }
+    }
+
+    /// Whether a request is streaming into upload `id` right now.
+    func isStreaming(_ id: String) -> Bool {
+        guard let slot = slots.withLock({ $0[id] }) else { return false }
+        return slot.state.withLock { $0.streaming != nil }
+    }
+
+    /// Forgets the slots of `ids` (uploads the retention sweep removed from the store).
+    func remove(_ ids: [String]) {
+        slots.withLock { slots in
+            for id in ids { slots[id] = nil }
+        }
     }
 }
 
@@ -80,6 +96,6 @@ extension UploadSlot {
         guard machine.offset == target, machine.isComplete == record.complete, !machine.isReceiving else {
             return nil
         }
-        return UploadSlot(id: record.id, machine: machine)
+        return UploadSlot(id: record.id, principal: record.principal, machine: machine)
     }
 }

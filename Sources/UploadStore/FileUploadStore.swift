@@ -184,6 +184,27 @@ public final class FileUploadStore: Sendable {
         return StoreListing(records: records, problems: report.problems, duplicates: DuplicateGroup.find(in: records))
     }
 
+    /// The content of the server file `name` kept beside the uploads (such as the signing key of bearer tokens),
+    /// or nil when there is none. `name` is lowercase letters and dashes.
+    public func serverFile(_ name: String) throws -> [UInt8]? {
+        let path = try serverFilePath(name)
+        guard StoreFiles.size(path) != nil else { return nil }
+        return try StoreFiles.read(path)
+    }
+
+    /// Replaces the server file `name` atomically and durably, readable by the owner only (mode 0600).
+    public func writeServerFile(_ name: String, _ bytes: [UInt8]) throws {
+        try StoreFiles.writeAtomically(bytes, to: try serverFilePath(name), mode: 0o600)
+    }
+
+    /// `server.<name>` in the store's folder: never an upload id, so recovery and listings pass it by.
+    private func serverFilePath(_ name: String) throws -> String {
+        guard !name.isEmpty, name.utf8.allSatisfy({ (0x61...0x7A).contains($0) || $0 == 0x2D }) else {
+            throw UploadStoreError(.invalidID, "server file names are lowercase letters and dashes, not '\(name)'")
+        }
+        return directory + "/server." + name
+    }
+
     private func entry(_ id: String) -> UploadEntry? {
         state.withLock { $0.entries[id] }
     }

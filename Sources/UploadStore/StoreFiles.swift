@@ -57,9 +57,10 @@ enum StoreFiles {
     }
 
     /// Replaces `path` with `bytes` durably: temp file, fsync, rename, fsync of the folder.
-    static func writeAtomically(_ bytes: [UInt8], to path: String) throws {
+    static func writeAtomically(_ bytes: [UInt8], to path: String, mode: mode_t = 0o644) throws {
         let temporary = path + temporarySuffix
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        unlink(temporary)
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode)
         guard fd >= 0 else { throw UploadStoreError.system("create", path: temporary) }
         do {
             try bytes.withUnsafeBytes { try writeAll($0, to: fd, at: 0, path: temporary) }

@@ -11,7 +11,8 @@ public struct UploadStoreError: Error, Equatable, Sendable, CustomStringConverti
         case notFound
         /// The upload belongs to another principal.
         case principalMismatch
-        /// An id given by the caller is not 32 lowercase hex digits, or is already taken.
+        /// An id given by the caller is not 32 lowercase hex digits, or is already taken; or a server file name
+        /// is not lowercase letters and dashes.
         case invalidID
         /// The writer was ended by `abortWriter`, `cancel`, or a finish; it may not write again.
         case writerAborted

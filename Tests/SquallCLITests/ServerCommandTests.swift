@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import UploadServer
 
 @testable import SquallCLI
 
@@ -24,6 +25,9 @@ struct ServerCommandTests {
         (["--listen", "nowhere"], "--listen must be HOST:PORT"),
         (["--ca", "/tmp/ca"], "--ca needs --tls"),
         (["--store"], "option '--store' needs a value"),
+        (["--token-ttl", "10m"], "--token-ttl needs --auth"),
+        (["--auth", "--token-ttl", "10"], "--token-ttl must be a duration"),
+        (["--retention", "forever"], "--retention must be a duration"),
     ])
     func flagErrorsExitWithStatus2(arguments: [String], message: String) {
         let (status, out, err) = squall(["server"] + arguments)
@@ -38,7 +42,7 @@ struct ServerCommandTests {
             [
                 "--listen", "127.0.0.1:0", "--tls", "--ca", "/tmp/squall-ca", "--store", "/tmp/squall-store",
                 "--interop", "6,8", "--max-size", "1GiB", "--max-append-size", "8MiB", "--max-age", "10m",
-                "--resumable", "off", "--progress-interval", "0",
+                "--resumable", "off", "--progress-interval", "0", "--auth", "--token-ttl", "90s", "--retention", "2h",
             ], for: ServerCommand.spec)
         let configuration = try ServerCommand.makeConfiguration(parsed, environment: [:])
         #expect(configuration.listenAddress.description == "127.0.0.1:0")
@@ -51,6 +55,8 @@ struct ServerCommandTests {
         #expect(rules.limits.maxAge == 600)
         #expect(!rules.resumable)
         #expect(rules.progressInterval == 0)
+        #expect(configuration.authentication == AuthenticationConfiguration(tokenLifetime: 90))
+        #expect(configuration.completedRetention == 7200)
 
         let defaults = try ServerCommand.makeConfiguration(
             CommandLineParser.parse([], for: ServerCommand.spec), environment: [:])
@@ -59,11 +65,17 @@ struct ServerCommandTests {
         #expect(defaults.uploadProtocol.resumable)
         #expect(defaults.uploadProtocol.versions.map(\.rawValue).sorted() == [3, 4, 5, 6, 7, 8])
         #expect(defaults.uploadProtocol.limits.maxSize == nil)
+        #expect(defaults.authentication == nil)
+        #expect(defaults.completedRetention == 86_400)
+
+        let authDefaults = try ServerCommand.makeConfiguration(
+            CommandLineParser.parse(["--auth"], for: ServerCommand.spec), environment: [:])
+        #expect(authDefaults.authentication?.tokenLifetime == 3600)
     }
 
     @Test(arguments: [("30s", 30), ("10m", 600), ("1h", 3600), ("2d", 172_800), ("0s", 0)])
     func durationsTakeAUnit(text: String, seconds: Int64) throws {
-        #expect(try ServerCommand.seconds(text) == seconds)
+        #expect(try ServerCommand.seconds(text, option: "--max-age") == seconds)
     }
 
     /// The built binary prints the URL and the store folder, then stops cleanly on SIGTERM with status 0.

@@ -192,6 +192,28 @@ struct UploadConnectionTests {
         #expect(head["Upload-Length"] == "9000")
     }
 
+    /// A chunked creation whose framing breaks half-way: 400, the connection closes, the chunks before stay.
+    @Test(arguments: [false, true])
+    func aMalformedChunkGets400AndKeepsTheBytesBefore(resumable: Bool) throws {
+        let fixture = try ServerFixture()
+        let version = InteropVersion(rawValue: 8)!
+        let client = try fixture.client()
+        defer { client.close() }
+        let fields = resumable ? ServerFixture.creationFields(version) : []
+        try client.send(.post, "/upload", fields + [("Transfer-Encoding", "chunked")])
+        let location = resumable ? try client.readInterim().fields["Location"] : nil
+        try client.send(bytes: Array("5\r\nhello\r\n4\r\nmore\r\nzz\r\n".utf8))
+        let answer = try client.readResponse()
+        #expect(answer.status == 400)
+        #expect(answer["Connection"] == "close")
+        #expect(client.serverClosed())
+
+        let record = try #require(
+            resumable ? fixture.record(ServerFixture.id(of: location)) : fixture.server.uploads().first)
+        #expect(record.durableOffset == 9)
+        #expect(!record.complete)
+    }
+
     @Test func stopKeepsTheBytesOfAStreamingUpload() throws {
         let fixture = try ServerFixture(UploadProtocolConfiguration(progressInterval: 25_000))
         let version = InteropVersion(rawValue: 8)!
