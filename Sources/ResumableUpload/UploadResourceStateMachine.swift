@@ -64,6 +64,25 @@ public struct UploadResourceStateMachine: Sendable, Hashable {
         return (machine, [.sendInterim(interim)])
     }
 
+    /// The idle machine of an upload an earlier run left in durable storage: `offset` bytes received, the length
+    /// if one was stated, complete or not, created at `createdAt` (so `max-age` still counts from then). Nil when
+    /// the facts contradict each other (a length below the offset, a complete upload whose length is not its
+    /// offset), so that a damaged record is never served as if it were sound.
+    public static func restore(
+        id: String, location: String, offset: Int64, length: Int64?, complete: Bool, createdAt: Int64,
+        configuration: UploadProtocolConfiguration
+    ) -> UploadResourceStateMachine? {
+        guard offset >= 0, length.map({ $0 >= offset }) ?? true, !complete || (length ?? offset) == offset else {
+            return nil
+        }
+        var machine = UploadResourceStateMachine(
+            id: id, location: location, configuration: configuration, now: createdAt)
+        machine.offset = offset
+        machine.length = complete ? offset : length
+        machine.isComplete = complete
+        return machine
+    }
+
     /// Starts an append (PATCH): checks that the resource exists, that the upload is not complete, the offset,
     /// length consistency and limits; on success returns no action and reads the body. A request still running on
     /// the resource is aborted first, keeping its bytes.

@@ -65,37 +65,17 @@ final class UploadRegistry: Sendable {
 }
 
 extension UploadSlot {
-    /// Rebuilds the slot of an upload that an earlier run of the server left in the store, by replaying its
-    /// history through the state machine: the creation, then appends of at most `max-append-size` bytes up to the
-    /// durable offset, the last one completing when the upload is complete. Times are the creation's, so
-    /// `max-age` still counts from it. Nil for plain or cancelled uploads, and for ones the rules now reject.
+    /// The slot of an upload that an earlier run of the server left in the store: idle, at its durable offset,
+    /// `max-age` counted from its creation. Nil for plain or cancelled uploads, and for records whose facts
+    /// contradict each other.
     static func restore(_ record: UploadRecord, location: String, configuration: UploadProtocolConfiguration)
         -> UploadSlot?
     {
-        guard !record.cancelled, let raw = record.interopVersion, let version = InteropVersion(rawValue: raw) else {
-            return nil
-        }
-        let target = record.durableOffset
-        let step = max(configuration.limits.maxAppendSize ?? target, 1)
-        let now = Int64(record.createdAt)
-        let creation = CreationRequest(
-            version: version, complete: record.complete && target <= step, uploadLength: record.length)
-        guard
-            var machine = try? UploadResourceStateMachine.create(
-                id: record.id, location: location, request: creation, configuration: configuration, now: now
-            ).machine
+        guard !record.cancelled, let raw = record.interopVersion, InteropVersion(rawValue: raw) != nil,
+            let machine = UploadResourceStateMachine.restore(
+                id: record.id, location: location, offset: record.durableOffset, length: record.length,
+                complete: record.complete, createdAt: Int64(record.createdAt), configuration: configuration)
         else { return nil }
-        while true {
-            let count = min(step, target - machine.offset)
-            if count > 0 { _ = try? machine.bodyReceived(byteCount: count, now: now) }
-            guard (try? machine.bodyEnded(now: now)) != nil, machine.offset < target else { break }
-            let last = record.complete && target - machine.offset <= step
-            let append = AppendRequest(version: version, offset: machine.offset, complete: last)
-            guard machine.startAppend(append, now: now).isEmpty else { return nil }
-        }
-        guard machine.offset == target, machine.isComplete == record.complete, !machine.isReceiving else {
-            return nil
-        }
         return UploadSlot(id: record.id, principal: record.principal, machine: machine)
     }
 }

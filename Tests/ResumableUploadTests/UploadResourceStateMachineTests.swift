@@ -307,5 +307,51 @@ struct UploadResourceStateMachineTests {
         }
     }
 
+    @Test(arguments: InteropVersion.all)
+    func aRestoredUploadResumesAtItsOffset(_ version: InteropVersion) throws {
+        var machine = try #require(
+            UploadResourceStateMachine.restore(
+                id: "r1", location: Self.location, offset: 40, length: 100, complete: false, createdAt: 1000,
+                configuration: UploadProtocolConfiguration()))
+        let head = try #require(Self.sent(machine.offsetRequested(version: version, now: 1000)))
+        #expect(head.head.fields["Upload-Offset"] == "40")
+        #expect(head.head.fields[version.completionFieldName] == version.completionValue(complete: false))
+
+        let wrong = AppendRequest(version: version, offset: 0, complete: true, contentLength: 100)
+        #expect(Self.rejection(machine.startAppend(wrong, now: 1000)) == .mismatchingOffset)
+        let append = AppendRequest(version: version, offset: 40, complete: true, contentLength: 60)
+        #expect(machine.startAppend(append, now: 1000) == [])
+        _ = try machine.bodyReceived(byteCount: 60, now: 1000)
+        #expect(try machine.bodyEnded(now: 1000).contains(.finalize(length: 100)))
+        #expect(machine.isComplete)
+    }
+
+    @Test func aRestoredCompleteUploadTakesNoMoreAndMaxAgeCountsFromCreation() throws {
+        let rules = UploadProtocolConfiguration(limits: UploadLimits(maxAge: 60))
+        let version = InteropVersion(rawValue: 8)!
+        var complete = try #require(
+            UploadResourceStateMachine.restore(
+                id: "r1", location: Self.location, offset: 5, length: nil, complete: true, createdAt: 1000,
+                configuration: rules))
+        #expect(complete.length == 5)
+        let append = AppendRequest(version: version, offset: 5, complete: true, contentLength: 1)
+        #expect(Self.rejection(complete.startAppend(append, now: 1010)) == .completedUpload)
+
+        var open = try #require(
+            UploadResourceStateMachine.restore(
+                id: "r2", location: Self.location, offset: 5, length: nil, complete: false, createdAt: 1000,
+                configuration: rules))
+        #expect(open.limits(now: 1050).maxAge == 10)
+        #expect(Self.rejection(open.offsetRequested(version: version, now: 1060)) == .unknownUpload)
+    }
+
+    @Test(arguments: [(-1, nil, false), (50, 40, false), (40, 50, true)] as [(Int64, Int64?, Bool)])
+    func contradictoryFactsAreNotRestored(offset: Int64, length: Int64?, complete: Bool) {
+        #expect(
+            UploadResourceStateMachine.restore(
+                id: "r1", location: Self.location, offset: offset, length: length, complete: complete,
+                createdAt: 1000, configuration: UploadProtocolConfiguration()) == nil)
+    }
+
     struct ExpectationFailed: Error {}
 }
