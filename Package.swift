@@ -78,6 +78,7 @@ let package = Package(
         .testTarget(
             name: "HarnessTests",
             dependencies: ["Harness", "HTTPWire", "StructuredFields", "SquallNet", "TLSKit", "TestSupport"]),
-        .testTarget(name: "SquallCLITests", dependencies: ["SquallCLI", "UploadServer", "TestSupport"]),
+        .testTarget(
+            name: "SquallCLITests", dependencies: ["SquallCLI", "UploadServer", "SquallNet", "TLSKit", "TestSupport"]),
     ]
 )
