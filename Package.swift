@@ -4,11 +4,11 @@
 // Layers, dependencies pointing down only:
 //   CLI          squall, SquallCLI                    maps flags to configuration, prints
 //   harness      Harness                              runs the pieces together, reports verdicts
-//   components   UploadServer                         servers and clients built from I/O and pure pieces
+//   components   UploadServer, UploadClient               servers and clients built from I/O and pure pieces
 //   I/O          SquallNet, TLSKit, Capture,          sockets, OpenSSL, libpcap, files; the only code that
-//                UploadStore                          reads clocks
+//                UploadStore, JobJournal              reads clocks
 //   pure         SquallCore, HTTPWire,                no sockets, no threads, no clock reads
-//                StructuredFields, ResumableUpload
+//                StructuredFields, ResumableUpload, UploadJobs
 //   C shims      COpenSSL, CPcap, CSystem
 import PackageDescription
 
@@ -28,17 +28,26 @@ let package = Package(
         .target(name: "HTTPWire"),
         .target(name: "StructuredFields"),
         .target(name: "ResumableUpload", dependencies: ["HTTPWire", "StructuredFields"]),
+        .target(name: "UploadJobs", dependencies: ["SquallCore"]),
 
         // I/O.
         .target(name: "SquallNet", dependencies: ["CSystem"]),
         .target(name: "TLSKit", dependencies: ["COpenSSL", "SquallNet"]),
         .target(name: "Capture", dependencies: ["CPcap"]),
         .target(name: "UploadStore", dependencies: ["SquallCore", "TLSKit"]),
+        .target(name: "JobJournal", dependencies: ["UploadJobs", "SquallCore"]),
 
-        // Components: the reference resumable-upload server.
+        // Components: the reference resumable-upload server and client.
         .target(
             name: "UploadServer",
             dependencies: ["ResumableUpload", "UploadStore", "HTTPWire", "StructuredFields", "SquallNet", "TLSKit"]
+        ),
+        .target(
+            name: "UploadClient",
+            dependencies: [
+                "ResumableUpload", "HTTPWire", "StructuredFields", "SquallNet", "TLSKit", "UploadJobs", "JobJournal",
+                "SquallCore",
+            ]
         ),
 
         // Harness: runs the pieces together (today the built-in smoke check; later the scenario runner).
@@ -61,13 +70,22 @@ let package = Package(
         ),
 
         // Tests.
-        .target(name: "TestSupport", dependencies: ["SquallCore", "SquallNet", "TLSKit"]),
+        .target(name: "TestSupport", dependencies: ["SquallCore", "SquallNet", "TLSKit", "HTTPWire"]),
         .testTarget(name: "HTTPWireTests", dependencies: ["HTTPWire", "TestSupport"]),
         .testTarget(name: "StructuredFieldsTests", dependencies: ["StructuredFields", "TestSupport"]),
         .testTarget(name: "SquallNetTests", dependencies: ["SquallNet", "TestSupport"]),
         .testTarget(name: "TLSKitTests", dependencies: ["TLSKit", "SquallNet", "TestSupport"]),
         .testTarget(name: "SquallCoreTests", dependencies: ["SquallCore"]),
         .testTarget(name: "ResumableUploadTests", dependencies: ["ResumableUpload", "TestSupport"]),
+        .testTarget(name: "UploadJobsTests", dependencies: ["UploadJobs", "TestSupport"]),
+        .testTarget(name: "JobJournalTests", dependencies: ["JobJournal", "UploadJobs", "TestSupport"]),
+        .testTarget(
+            name: "UploadClientTests",
+            dependencies: [
+                "UploadClient", "UploadServer", "ResumableUpload", "HTTPWire", "SquallNet", "TLSKit", "UploadJobs",
+                "TestSupport",
+            ]
+        ),
         .testTarget(name: "UploadStoreTests", dependencies: ["UploadStore", "TLSKit", "TestSupport"]),
         .testTarget(
             name: "UploadServerTests",
