@@ -1,4 +1,5 @@
 import COpenSSL
+import SquallNet
 
 /// A configured OpenSSL context (an owned `SSL_CTX*`, freed on deinit) from which `TLSStream`s are made.
 ///
@@ -6,6 +7,10 @@ import COpenSSL
 /// without close_notify is reported (`SSL_OP_IGNORE_UNEXPECTED_EOF` stays off) so truncations show. Partial
 /// writes and moving write buffers are allowed for non-blocking use. A server picks its identity per SNI
 /// name and selects ALPN; a client verifies the chain and host name unless told `.insecure`.
+///
+/// Building a context ignores SIGPIPE process-wide (`ProcessSetup.ignoreBrokenPipe`): OpenSSL writes to its
+/// socket with write(2), which cannot pass MSG_NOSIGNAL, so a peer that closed first would otherwise kill the
+/// whole process, not just fail the write.
 ///
 /// Immutable once built, so one context serves any number of threads. OpenSSL callbacks find it again
 /// through the `SSL_CTX` app data (an unretained pointer: every stream retains its context).
@@ -76,6 +81,7 @@ public final class TLSContext: @unchecked Sendable {
     }
 
     private func configureCommon(_ minimum: TLSVersion, _ maximum: TLSVersion) throws {
+        ProcessSetup.ignoreBrokenPipe()
         guard minimum <= maximum else {
             throw TLSError(.configuration, "minimum TLS version \(minimum) is above maximum \(maximum)")
         }

@@ -8,16 +8,33 @@ import UploadStore
 /// A running `UploadServer` on 127.0.0.1:0 with its store in a temporary folder removed afterwards, plus the
 /// request fields of each interop version.
 final class ServerFixture {
+    /// How clients reach the server: plain HTTP, or HTTPS with a leaf from a fresh local CA.
+    enum Transport: CaseIterable, Sendable, CustomStringConvertible {
+        case http, https
+
+        var description: String { self == .http ? "HTTP" : "HTTPS" }
+    }
+
     let folder: TLSFixtures.TemporaryDirectory
     let server: UploadServer
+    /// The client context trusting the fixture's CA, for HTTPS.
+    let tls: TLSContext?
 
     init(
         _ uploadProtocol: UploadProtocolConfiguration = UploadProtocolConfiguration(),
+        transport: Transport = .http,
         configure: (inout UploadServerConfiguration) -> Void = { _ in }
     ) throws {
         folder = try TLSFixtures.TemporaryDirectory()
         var configuration = UploadServerConfiguration(
             storeDirectory: folder.file("store"), uploadProtocol: uploadProtocol)
+        if transport == .https {
+            let authority = try TLSFixtures.makeCertificateAuthority(in: folder)
+            configuration.certificateAuthorityDirectory = authority.directory
+            tls = try TLSFixtures.clientContext(authority: authority)
+        } else {
+            tls = nil
+        }
         configure(&configuration)
         server = try UploadServer(configuration: configuration)
     }
@@ -27,7 +44,7 @@ final class ServerFixture {
     }
 
     func client() throws -> RawHTTPClient {
-        try RawHTTPClient(server)
+        try RawHTTPClient(server, tls: tls)
     }
 
     /// The record of `id` in the store.

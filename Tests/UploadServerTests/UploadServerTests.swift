@@ -6,9 +6,10 @@ import Testing
 import UploadServer
 
 struct UploadServerTests {
-    @Test(arguments: InteropVersion.all)
-    func creationWithFullBodyAnnouncesThenCompletes(version: InteropVersion) throws {
-        let fixture = try ServerFixture(UploadProtocolConfiguration(progressInterval: 64 * 1024))
+    @Test(arguments: InteropVersion.all, ServerFixture.Transport.allCases)
+    func creationWithFullBodyAnnouncesThenCompletes(version: InteropVersion, transport: ServerFixture.Transport) throws
+    {
+        let fixture = try ServerFixture(UploadProtocolConfiguration(progressInterval: 64 * 1024), transport: transport)
         let data = ServerFixture.content(200_000, seed: UInt64(version.rawValue))
         let client = try fixture.client()
         defer { client.close() }
@@ -37,9 +38,9 @@ struct UploadServerTests {
         #expect(record.sha256 == ServerFixture.sha256(data))
     }
 
-    @Test(arguments: InteropVersion.all)
-    func interruptedCreationResumesWithPatch(version: InteropVersion) throws {
-        let fixture = try ServerFixture()
+    @Test(arguments: InteropVersion.all, ServerFixture.Transport.allCases)
+    func interruptedCreationResumesWithPatch(version: InteropVersion, transport: ServerFixture.Transport) throws {
+        let fixture = try ServerFixture(transport: transport)
         let data = ServerFixture.content(100_000, seed: 7)
         let first = try fixture.client()
         try first.send(.post, "/upload", ServerFixture.creationFields(version) + [("Content-Length", "100000")])
@@ -105,9 +106,11 @@ struct UploadServerTests {
         #expect(fixture.record(ServerFixture.id(of: path))?.sha256 == ServerFixture.sha256(data))
     }
 
-    @Test(arguments: InteropVersion.all)
-    func appendAtTheWrongOffsetGets409WithTheRightOffset(version: InteropVersion) throws {
-        let fixture = try ServerFixture()
+    @Test(arguments: InteropVersion.all, ServerFixture.Transport.allCases)
+    func appendAtTheWrongOffsetGets409WithTheRightOffset(version: InteropVersion, transport: ServerFixture.Transport)
+        throws
+    {
+        let fixture = try ServerFixture(transport: transport)
         let client = try fixture.client()
         let created = try client.request(
             .post, "/upload", ServerFixture.creationFields(version, complete: false),
@@ -128,9 +131,9 @@ struct UploadServerTests {
         #expect(head["Upload-Offset"] == "1000")
     }
 
-    @Test(arguments: InteropVersion.all)
-    func deleteCancelsAndHeadThenGets404(version: InteropVersion) throws {
-        let fixture = try ServerFixture()
+    @Test(arguments: InteropVersion.all, ServerFixture.Transport.allCases)
+    func deleteCancelsAndHeadThenGets404(version: InteropVersion, transport: ServerFixture.Transport) throws {
+        let fixture = try ServerFixture(transport: transport)
         let client = try fixture.client()
         defer { client.close() }
         let created = try client.request(
@@ -164,10 +167,10 @@ struct UploadServerTests {
         #expect(other.status == 404)
     }
 
-    @Test(arguments: InteropVersion.all)
-    func optionsAnnouncesTheLimits(version: InteropVersion) throws {
+    @Test(arguments: InteropVersion.all, ServerFixture.Transport.allCases)
+    func optionsAnnouncesTheLimits(version: InteropVersion, transport: ServerFixture.Transport) throws {
         let limits = UploadLimits(maxSize: 5_000_000)
-        let fixture = try ServerFixture(UploadProtocolConfiguration(limits: limits))
+        let fixture = try ServerFixture(UploadProtocolConfiguration(limits: limits), transport: transport)
         let client = try fixture.client()
         defer { client.close() }
         let options = try client.request(.options, "/upload", ServerFixture.versionField(version))
@@ -175,7 +178,7 @@ struct UploadServerTests {
         #expect(options[UploadLimits.fieldName] == "max-size=5000000, min-size=0")
         #expect(options[InteropVersion.fieldName] == "\(version.rawValue)")
 
-        let off = try ServerFixture(UploadProtocolConfiguration(resumable: false))
+        let off = try ServerFixture(UploadProtocolConfiguration(resumable: false), transport: transport)
         let offClient = try off.client()
         defer { offClient.close() }
         #expect(try offClient.request(.options, "/upload", ServerFixture.versionField(version)).status == 501)
