@@ -35,7 +35,7 @@ public final class FileUploadStore: Sendable {
         try StoreFiles.makeDirectory(directory)
         let lock = try StoreLock(directory: directory)
         let (entries, report) = try StoreRecovery.load(
-            directory, mode: .recover(truncate: configuration.truncateUnsyncedBytesOnOpen))
+            directory, mode: .recover)
         var state = State(entries: entries)
         for entry in entries.values {
             let record = entry.record

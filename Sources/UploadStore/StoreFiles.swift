@@ -110,15 +110,6 @@ enum StoreFiles {
         }
     }
 
-    /// Cuts the file at `path` to `length` bytes and makes that durable.
-    static func truncate(_ path: String, to length: Int64) throws {
-        let fd = open(path, O_WRONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw UploadStoreError.system("open", path: path) }
-        defer { close(fd) }
-        guard ftruncate(fd, off_t(length)) == 0 else { throw UploadStoreError.system("ftruncate", path: path) }
-        guard fsync(fd) == 0 else { throw UploadStoreError.system("fsync", path: path) }
-    }
-
     /// The lowercase hex SHA-256 of the first `length` bytes of a file, streamed in chunks.
     static func sha256(of path: String, length: Int64, chunkSize: Int) throws -> String {
         let fd = open(path, O_RDONLY | O_CLOEXEC)

@@ -2,14 +2,15 @@ import Foundation
 
 /// Loads a store folder after a clean stop or a crash: one `UploadEntry` per upload folder with valid metadata.
 ///
-/// Metadata that cannot be decoded is reported and left untouched (never lose data). When recovering (not
-/// inspecting): leftover temp files of an interrupted atomic write are removed, so are folders whose removal
-/// was interrupted and the data of cancelled uploads, and open uploads' unsynced tails are cut if asked.
+/// Metadata that cannot be decoded is reported and left untouched (never lose data). An open upload's offset is
+/// its data file's size (`UploadEntry`: syncs do not rewrite the record), never less than the record's. When
+/// recovering (not inspecting): leftover temp files of an interrupted atomic write are removed, so are folders
+/// whose removal was interrupted and the data of cancelled uploads, and records behind their data are saved.
 enum StoreRecovery {
     /// Whether loading may change files.
     enum Mode {
-        /// Opening the store: clean up, and cut unsynced tails when `truncate`.
-        case recover(truncate: Bool)
+        /// Opening the store: clean up and bring records up to their data.
+        case recover
         /// Looking at a store another process may be using: change nothing.
         case inspect
     }
@@ -69,11 +70,14 @@ enum StoreRecovery {
                 .corruptData, path: entry.dataPath,
                 "\(entry.dataPath) holds \(size ?? 0) bytes, durable offset \(record.durableOffset)")
         }
-        if size > record.durableOffset, record.isOpen, case .recover(truncate: true) = mode {
-            try StoreFiles.truncate(entry.dataPath, to: record.durableOffset)
-            report.truncated[id] = size - record.durableOffset
+        guard size > record.durableOffset, record.isOpen else { return entry }
+        var advanced = record
+        advanced.durableOffset = size
+        if case .recover = mode {
+            try UploadEntry.save(advanced, to: recordPath)
+            report.advanced[id] = size - record.durableOffset
         }
-        return entry
+        return UploadEntry(folder: folder, record: advanced)
     }
 
     private static func decode(_ path: String, id: String) throws -> UploadRecord {

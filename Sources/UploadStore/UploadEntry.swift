@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import Synchronization
+import TLSKit
 
 /// One upload's folder and state; every change to its files happens under its lock, so at most one writer
 /// touches the data file and metadata writes never interleave.
@@ -9,6 +10,14 @@ import Synchronization
 /// <store>/<id>/data          the bytes, appended in place
 /// <store>/<id>/record.json   the UploadRecord, replaced atomically
 /// ```
+///
+/// While an upload is open, its data file's size is its durable offset: `sync` is one fdatasync of the data (the
+/// bytes and the file size), and `record.json` is rewritten only when the upload's state changes (created, length
+/// fixed, a request ended, completed, cancelled). Recovery takes an open upload's offset from its data file,
+/// which after a kill -9 holds every byte written in order (the page cache survives the process; on a power
+/// loss, journalling file systems such as ext4 in ordered mode never expose blocks beyond the synced size with
+/// other content). One fdatasync per progress point instead of three fsyncs and a rename is what keeps a 1 GiB
+/// upload near the disk's speed.
 final class UploadEntry: Sendable {
     static let dataName = "data"
     static let recordName = "record.json"
@@ -29,6 +38,9 @@ final class UploadEntry: Sendable {
         var written: Int64
         var writer: ActiveWriter?
         var nextGeneration: UInt64 = 1
+        /// The SHA-256 of the data's first `hashed` bytes, kept while bytes arrive in order from offset 0, so that
+        /// completing needs no re-read; nil once a tail was cut or after a reopen (completion then re-reads).
+        var digest: RunningDigest?
     }
 
     init(folder: String, record: UploadRecord) {
@@ -87,6 +99,8 @@ final class UploadEntry: Sendable {
             }
             let generation = state.nextGeneration
             state.nextGeneration += 1
+            if offset == 0 { state.digest = RunningDigest() }
+            if state.digest?.count != offset { state.digest = nil }
             state.written = offset
             state.writer = ActiveWriter(generation: generation, fd: fd)
             return generation
@@ -102,6 +116,7 @@ final class UploadEntry: Sendable {
                 throw UploadStoreError(.lengthMismatch, path: dataPath, "write to \(end) passes length \(length)")
             }
             try StoreFiles.writeAll(bytes, to: fd, at: state.written, path: dataPath)
+            state.digest?.update(bytes)
             state.written = end
         }
     }
@@ -114,7 +129,7 @@ final class UploadEntry: Sendable {
         }
     }
 
-    /// Syncs, optionally completes (hashing the data), and ends the writer `generation`.
+    /// Syncs, saves the record, optionally completes (hashing the data), and ends the writer `generation`.
     func finish(generation: UInt64, complete: Bool, now: Double, hashChunkSize: Int) throws -> UploadRecord {
         try state.withLock { state in
             let fd = try activeDescriptor(state, generation)
@@ -124,13 +139,19 @@ final class UploadEntry: Sendable {
                     throw UploadStoreError(
                         .lengthMismatch, path: dataPath, "complete at \(record.durableOffset), length \(length)")
                 }
-                let digest = try StoreFiles.sha256(of: dataPath, length: record.durableOffset, chunkSize: hashChunkSize)
+                let running = state.digest
+                state.digest = nil
+                let digest =
+                    try running.flatMap { $0.count == record.durableOffset ? $0.hex() : nil }
+                    ?? StoreFiles.sha256(of: dataPath, length: record.durableOffset, chunkSize: hashChunkSize)
                 record = try commit(&state) { record in
                     record.length = record.durableOffset
                     record.complete = true
                     record.completedAt = now
                     record.sha256 = digest
                 }
+            } else {
+                record = try commit(&state) { _ in }
             }
             close(fd)
             state.writer = nil
@@ -146,7 +167,8 @@ final class UploadEntry: Sendable {
                 close(writer.fd)
                 state.writer = nil
             }
-            return try syncLocked(&state).durableOffset
+            _ = try syncLocked(&state)
+            return try commit(&state) { _ in }.durableOffset
         }
     }
 
@@ -183,6 +205,7 @@ final class UploadEntry: Sendable {
             try StoreFiles.remove(dataPath)
             try StoreFiles.syncFolder(folder)
             state.written = 0
+            state.digest = nil
             return record
         }
     }
@@ -199,12 +222,13 @@ final class UploadEntry: Sendable {
         return writer.fd
     }
 
-    /// fsyncs the data file when bytes were written since the last sync, then saves the new durable offset.
+    /// fdatasyncs the data file when bytes were written since the last sync (its size is then the durable
+    /// offset, see the type's comment); the record on disk catches up at the next state change.
     private func syncLocked(_ state: inout State) throws -> UploadRecord {
         guard let writer = state.writer, state.written > state.record.durableOffset else { return state.record }
-        guard fsync(writer.fd) == 0 else { throw UploadStoreError.system("fsync", path: dataPath) }
-        let written = state.written
-        return try commit(&state) { $0.durableOffset = written }
+        guard fdatasync(writer.fd) == 0 else { throw UploadStoreError.system("fdatasync", path: dataPath) }
+        state.record.durableOffset = state.written
+        return state.record
     }
 
     private func commit(_ state: inout State, _ change: (inout UploadRecord) throws -> Void) throws -> UploadRecord {
@@ -226,5 +250,21 @@ final class UploadEntry: Sendable {
             throw UploadStoreError(.io, path: path, "cannot encode the record of \(record.id): \(error)")
         }
         try StoreFiles.writeAtomically([UInt8](data), to: path)
+    }
+}
+
+/// A SHA-256 fed as bytes are written, with the count it covers. Only ever used under its entry's lock, which is
+/// what makes sharing the digest object safe.
+struct RunningDigest: @unchecked Sendable {
+    private let digest = SHA256Digest()
+    private(set) var count: Int64 = 0
+
+    mutating func update(_ bytes: UnsafeRawBufferPointer) {
+        digest.update(bytes)
+        count += Int64(bytes.count)
+    }
+
+    func hex() -> String {
+        SHA256Digest.hexString(digest.finalize())
     }
 }

@@ -19,10 +19,8 @@ struct StoreFolder {
     }
 
     /// A store on this folder with a manual clock fixed at `now`.
-    func open(now: Double = 1_000, truncate: Bool = true) throws -> FileUploadStore {
-        try FileUploadStore(
-            configuration: UploadStoreConfiguration(
-                directory: path, truncateUnsyncedBytesOnOpen: truncate, clock: { now }))
+    func open(now: Double = 1_000) throws -> FileUploadStore {
+        try FileUploadStore(configuration: UploadStoreConfiguration(directory: path, clock: { now }))
     }
 
     /// Writes `text` to `relative` inside the folder (plain, not atomic).

@@ -22,7 +22,8 @@ struct StoreRecoveryTests {
         }()
         let store = try folder.open()
         #expect(store.recovery.recovered == 2)
-        #expect(store.recovery.problems.isEmpty && store.recovery.truncated.isEmpty)
+        #expect(store.recovery.problems.isEmpty)
+        #expect(store.recovery.advanced == [id: 70_000], "synced, never saved in the record: the data says it")
         #expect(store.record(id, for: "p")?.durableOffset == 70_000)
         #expect(store.record(id, for: "p")?.length == 200_000)
         #expect(store.record(doneID)?.sha256 == content.sha256)
@@ -36,42 +37,44 @@ struct StoreRecoveryTests {
         #expect(try writer.finish(complete: true).sha256 == content.sha256)
     }
 
-    /// A writer that wrote without syncing and then vanished, as after a kill -9: its tail was never reported.
+    /// A writer that synced 5,000 bytes, wrote 4,000 more without syncing and then vanished, as after a kill -9:
+    /// the record on disk was saved at creation only (syncs do not rewrite it).
     private func storeWithUnsyncedTail(_ folder: StoreFolder) throws -> String {
         let store = try folder.open()
         let id = try store.create(UploadCreation()).record.id
         let writer = try store.beginAppend(id, for: nil, at: 0)
         try Content(seed: 4, count: 9_000).stream(into: writer, 0..<5_000)
-        _ = try writer.sync()
+        #expect(try writer.sync() == 5_000)
         try Content(seed: 4, count: 9_000).stream(into: writer, 5_000..<9_000)
         return id
     }
 
-    @Test func unsyncedTailIsCutOnOpenByDefault() throws {
+    @Test func anOpenUploadsOffsetIsItsDataAfterACrash() throws {
         let folder = StoreFolder()
         defer { folder.remove() }
         let id = try storeWithUnsyncedTail(folder)
         #expect(folder.contents(id + "/data")?.count == 9_000)
+        let listing = try FileUploadStore.inspect(folder.path)
+        #expect(listing.records.first?.durableOffset == 9_000)
+
         let store = try folder.open()
-        #expect(store.recovery.truncated == [id: 4_000])
-        #expect(store.record(id)?.durableOffset == 5_000)
-        #expect(folder.contents(id + "/data")?.count == 5_000)
-        #expect(storeError { _ = try store.beginAppend(id, for: nil, at: 9_000) } == .offsetMismatch)
+        #expect(store.recovery.advanced == [id: 9_000])
+        #expect(store.record(id)?.durableOffset == 9_000)
+        #expect(storeError { _ = try store.beginAppend(id, for: nil, at: 5_000) } == .offsetMismatch)
+        let content = Content(seed: 4, count: 12_000)
+        let writer = try store.beginAppend(id, for: nil, at: 9_000)
+        try content.stream(into: writer, 9_000..<12_000)
+        #expect(try writer.finish(complete: true).sha256 == content.sha256)
     }
 
-    @Test func unsyncedTailIsKeptUntilTheNextAppendWhenAsked() throws {
+    @Test func aRecordBroughtUpToItsDataIsSavedOnOpen() throws {
         let folder = StoreFolder()
         defer { folder.remove() }
         let id = try storeWithUnsyncedTail(folder)
-        let store = try folder.open(truncate: false)
-        #expect(store.recovery.truncated.isEmpty)
-        #expect(store.record(id)?.durableOffset == 5_000)
-        #expect(folder.contents(id + "/data")?.count == 9_000)
-        let content = Content(seed: 4, count: 9_000)
-        let writer = try store.beginAppend(id, for: nil, at: 5_000)
-        #expect(folder.contents(id + "/data")?.count == 5_000)
-        try content.stream(into: writer, 5_000..<9_000)
-        #expect(try writer.finish(complete: true).sha256 == content.sha256)
+        _ = try folder.open()
+        let again = try folder.open()
+        #expect(again.recovery.advanced.isEmpty)
+        #expect(again.record(id)?.durableOffset == 9_000)
     }
 
     @Test func corruptMetadataIsReportedAndLeftUntouched() throws {
@@ -170,7 +173,7 @@ struct StoreRecoveryTests {
         folder.write("[]", to: bad + "/record.json")
         let listing = try FileUploadStore.inspect(folder.path)
         #expect(listing.records.count == 3)
-        #expect(listing.records.first { $0.id == open }?.durableOffset == 5_000)
+        #expect(listing.records.first { $0.id == open }?.durableOffset == 9_000)
         #expect(listing.records.first { $0.id == second }?.idempotencyKey == "k1")
         #expect(listing.problems.map(\.code) == [.corruptMetadata])
         #expect(listing.duplicates.map(\.ids) == [[first, second].sorted()])

@@ -55,6 +55,42 @@ struct UploadWriterTests {
         #expect(storeError { _ = try store.abortWriter(String(repeating: "f", count: 32)) } == .notFound)
     }
 
+    /// The digest kept while bytes arrive must not count a dropped writer's unsynced tail, which the next writer
+    /// overwrites.
+    @Test func theDigestForgetsACutTail() throws {
+        let folder = StoreFolder()
+        defer { folder.remove() }
+        let store = try folder.open()
+        let id = try store.create(UploadCreation()).record.id
+        let content = Content(seed: 8, count: 9_000)
+        do {
+            let writer = try store.beginAppend(id, for: nil, at: 0)
+            try content.stream(into: writer, 0..<5_000)
+            #expect(try writer.sync() == 5_000)
+            try Content(seed: 99, count: 9_000).stream(into: writer, 5_000..<9_000)
+        }
+        let writer = try store.beginAppend(id, for: nil, at: 5_000)
+        try content.stream(into: writer, 5_000..<9_000)
+        #expect(try writer.finish(complete: true).sha256 == content.sha256)
+    }
+
+    /// Bytes that arrive in order over several requests are hashed as they come, and the result is the data's.
+    @Test func theDigestSpansSeveralWriters() throws {
+        let folder = StoreFolder()
+        defer { folder.remove() }
+        let store = try folder.open()
+        let id = try store.create(UploadCreation()).record.id
+        let content = Content(seed: 9, count: 30_000)
+        for range in [0..<10_000, 10_000..<20_000] {
+            let writer = try store.beginAppend(id, for: nil, at: Int64(range.lowerBound))
+            try content.stream(into: writer, range)
+            #expect(try writer.finish(complete: false).durableOffset == Int64(range.upperBound))
+        }
+        let last = try store.beginAppend(id, for: nil, at: 20_000)
+        try content.stream(into: last, 20_000..<30_000)
+        #expect(try last.finish(complete: true).sha256 == content.sha256)
+    }
+
     @Test func droppingAWriterEndsItWithoutASync() throws {
         let folder = StoreFolder()
         defer { folder.remove() }
