@@ -15,18 +15,20 @@
 #      stays under 200 MiB.
 #
 # The scratch folder is made under $SQUALL_BENCH_DIR (default ${TMPDIR:-/tmp}) and removed at the end.
+# BENCH_SERVER_ARGS adds flags to every `squall server` (e.g. "--progress-interval 16MiB"); default none.
 # Prints MB/s (10^6 bytes/s) and the verdicts; exits non-zero on any FAIL.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 usage() {
-    sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'
+    sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'
 }
 
 upload_size="${BENCH_UPLOAD_SIZE:-1GiB}"
 rounds="${BENCH_ROUNDS:-3}"
 uploads="${BENCH_UPLOADS:-200}"
 uploads_size="${BENCH_UPLOADS_SIZE:-5MiB}"
+read -ra server_args <<<"${BENCH_SERVER_ARGS:-}"
 case "${1:-}" in
 "") ;;
 --quick)
@@ -106,7 +108,7 @@ trap 'exit 130' INT TERM
 # in $url; the server's pid is $server_pid. Reading the line is the readiness signal: no polling.
 start_server() {
     local name="$1" folder
-    coproc SERVER { exec "$squall" server --store "$work/$name" 2>"$work/$name.err"; }
+    coproc SERVER { exec "$squall" server --store "$work/$name" "${server_args[@]}" 2>"$work/$name.err"; }
     # shellcheck disable=SC2153 # SERVER_PID is set by coproc
     server_pid=$SERVER_PID
     exec {server_out}<&"${SERVER[0]}"
@@ -151,6 +153,7 @@ median() {
 filesystem=$(df -P "$work" | awk 'NR == 2 { print $1 }')
 fstype=$(df -PT "$work" | awk 'NR == 2 { print $2 }')
 echo "squall server benchmarks on $(nproc) CPUs; scratch $work on $filesystem ($fstype); MB/s = 10^6 bytes/s"
+echo "squall server flags: ${server_args[*]:-(defaults)}"
 verdicts=()
 
 echo

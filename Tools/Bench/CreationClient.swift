@@ -77,6 +77,8 @@ private struct Exchange {
     let digest: SHA256Digest?
     var parser = HTTP1Parser(role: .client)
     var finished = false
+    /// The server stopped reading (it answered early and closed): no more body, but its response may be there.
+    var writeFailed = false
     var buffer = [UInt8](repeating: 0, count: 16 * 1024)
 
     init(digest: SHA256Digest?) {
@@ -87,7 +89,7 @@ private struct Exchange {
     /// Writes the body while no final response came, reads responses until the final one has ended.
     mutating func run(_ stream: PlainStream, _ body: BodyPattern, deadline: ContinuousClock.Instant) throws {
         while !finished {
-            let sending = outcome.final == nil && outcome.sentBytes < body.length
+            let sending = outcome.final == nil && !writeFailed && outcome.sentBytes < body.length
             let ready = try wait(stream.fileDescriptor, writing: sending, deadline: deadline)
             if ready.contains(.read) { try receive(stream) }
             if sending && ready.contains(.write) { try send(stream, body) }
@@ -97,7 +99,14 @@ private struct Exchange {
 
     private mutating func send(_ stream: PlainStream, _ body: BodyPattern) throws {
         let piece = body.bytes(from: outcome.sentBytes)
-        guard case .done(let count) = try stream.write(piece) else { return }
+        let result: IOOutcome
+        do {
+            result = try stream.write(piece)
+        } catch {
+            writeFailed = true
+            return
+        }
+        guard case .done(let count) = result else { return }
         digest?.update(UnsafeRawBufferPointer(rebasing: piece[..<count]))
         outcome.sentBytes += Int64(count)
     }
