@@ -7,7 +7,8 @@ import Synchronization
 /// a pattern seeded by `--seed` plus the upload's index, so every upload has different content. Once all are
 /// done, `GET /_squall/uploads` must list each one complete at its full length with the SHA-256 the client
 /// computed while sending. Prints one line, `uploads count= intact= bytes= seconds= mbps=` (wall time from the
-/// first connect to the last final response; mbps over all bytes), the problems on stderr, and exits non-zero
+/// first connect to the last final response; bytes and mbps count intact uploads only), the problems on stderr,
+/// and exits non-zero
 /// unless every upload is intact.
 enum UploadsBench: BenchCommand {
     static let name = "uploads"
