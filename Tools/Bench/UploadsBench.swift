@@ -8,8 +8,7 @@ import Synchronization
 /// done, `GET /_squall/uploads` must list each one complete at its full length with the SHA-256 the client
 /// computed while sending. Prints one line, `uploads count= intact= bytes= seconds= mbps=` (wall time from the
 /// first connect to the last final response; bytes and mbps count intact uploads only), the problems on stderr,
-/// and exits non-zero
-/// unless every upload is intact.
+/// and exits non-zero unless every upload is intact.
 enum UploadsBench: BenchCommand {
     static let name = "uploads"
     static let usage = "--url URL --count N --size N [--seed N] [--timeout SECONDS]"
