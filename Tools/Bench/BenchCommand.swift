@@ -27,6 +27,8 @@ enum BenchMain {
             SinkCommand.self,
             MintLeafCommand.self,
             ParseHeadsBench.self,
+            UploadBench.self,
+            UploadsBench.self,
         ]
     }
 
