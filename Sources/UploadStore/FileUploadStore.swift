@@ -3,9 +3,10 @@ import Synchronization
 
 /// The reference server's upload store: one folder per upload holding its data and its `UploadRecord`.
 ///
-/// Thread-safe. An offset is made durable (fsync of the data, then an atomic, fsynced metadata write) before
-/// `UploadWriter.sync` returns it, so a kill -9 at any moment followed by a reopen loses no reported byte and
-/// leaves every incomplete upload resumable. Bodies are streamed: nothing holds a whole upload in memory.
+/// Thread-safe. An offset is made durable (fdatasync of the data file, whose size is an open upload's offset;
+/// metadata is written atomically and fsynced on state changes) before `UploadWriter.sync` returns it, so a
+/// kill -9 at any moment followed by a reopen loses no reported byte and leaves every incomplete upload
+/// resumable. Bodies are streamed: nothing holds a whole upload in memory.
 ///
 /// Each upload has at most one writer. A new request for an upload ends the earlier one first with
 /// `abortWriter`; the old writer's next call then throws `writerAborted`.

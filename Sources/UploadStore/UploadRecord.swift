@@ -1,7 +1,8 @@
 /// What the store knows about one upload; saved as `record.json` beside the upload's data.
 ///
 /// Times are seconds since 1970 from the store's clock. `durableOffset` is the number of bytes that are on disk
-/// (fsynced) and may be reported to a client; bytes written after it are not yet promised.
+/// (synced) and may be reported to a client; bytes written after it are not yet promised. In `record.json` it may
+/// lag behind an open upload's data file, which then holds the truth (`UploadEntry`).
 public struct UploadRecord: Codable, Sendable, Equatable {
     public var id: String
     /// Who created the upload; another principal must not see it. `nil` for anonymous uploads.

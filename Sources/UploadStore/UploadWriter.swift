@@ -28,8 +28,8 @@ public final class UploadWriter: Sendable {
         try entry.write(bytes, generation: generation)
     }
 
-    /// Makes every written byte durable (fsync of the data, then of the metadata); returns the durable offset,
-    /// the one that may be reported to a client.
+    /// Makes every written byte durable (fdatasync of the data: its size is the durable offset until the record
+    /// is next saved); returns the durable offset, the one that may be reported to a client.
     public func sync() throws -> Int64 {
         try entry.sync(generation: generation)
     }
