@@ -109,6 +109,7 @@ public struct TransferStateMachine: Sendable {
         case (.failed(let error), _):
             return failed(error)
         case (.backoffElapsed, .waitingToResume):
+            phase = .retrieving(afterCancel: false)
             return [.report(.resumeAttempt(resumeAttempts))] + send(offsetRetrieval())
         case (.cancelled, .retrieving(afterCancel: true)), (.cancelled, .deleting):
             return []

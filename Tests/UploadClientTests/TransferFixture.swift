@@ -21,7 +21,14 @@ final class TransferFixture {
     /// Writes `count` seeded bytes to a file and returns its path and contents.
     func file(_ count: Int, seed: UInt64 = 7, name: String = "upload.bin") throws -> (String, [UInt8]) {
         var generator = SeededGenerator(seed: seed)
-        let bytes = (0..<count).map { _ in UInt8.random(in: 0...255, using: &generator) }
+        var bytes = [UInt8](repeating: 0, count: count)
+        bytes.withUnsafeMutableBytes { buffer in
+            for start in stride(from: 0, to: count, by: 8) {
+                withUnsafeBytes(of: generator.next()) { word in
+                    buffer[start..<min(start + 8, count)].copyBytes(from: word.prefix(count - start))
+                }
+            }
+        }
         let path = folder.file(name)
         try Data(bytes).write(to: URL(fileURLWithPath: path))
         return (path, bytes)
