@@ -26,14 +26,19 @@ public final class ScriptedServer: Sendable {
     private let steps: [ScriptedStep]
 
     /// Starts the server on 127.0.0.1, port 0; TLS with `tls` (a server context) when given.
-    public init(steps: [ScriptedStep], tls: TLSContext? = nil) throws {
-        self.steps = steps
+    public convenience init(steps: [ScriptedStep], tls: TLSContext? = nil) throws {
+        try self.init(tls: tls) { _ in steps }
+    }
+
+    /// Starts the server with the steps `script` makes from the server's URL (for `Location` values).
+    public init(tls: TLSContext? = nil, script: (_ url: String) -> [ScriptedStep]) throws {
         let box = Mutex<ScriptedServer?>(nil)
         loop = try LoopbackServer.start { socket in
             guard let server = box.withLock({ $0 }) else { return socket.close() }
             server.serve(socket, tls: tls)
         }
         url = (tls == nil ? "http://" : "https://") + loop.address.description
+        steps = script(url)
         box.withLock { $0 = self }
     }
 
@@ -114,6 +119,14 @@ public final class ScriptedServer: Sendable {
         case .close:
             stream.close()
             return false
+        case .raw(let bytes):
+            try stream.writeAll(bytes, deadline: reader.deadline)
+            stream.close()
+            return false
+        case .stall:
+            while (try? reader.nextBodyPart()) != nil {}
+            stream.close()
+            return false
         case .respond(let head):
             try stream.writeAll(HTTP1Serializer.serialize(head), deadline: reader.deadline)
             return ended && head.keepAlive
@@ -143,6 +156,10 @@ public struct ScriptedStep: Sendable {
         case reset
         /// Close with a FIN and no response (a lost final response).
         case close
+        /// Send these bytes as they are (a malformed response, say), then close.
+        case raw([UInt8])
+        /// Answer nothing and keep the connection open until the client closes it (or `patience` passes).
+        case stall
     }
 
     public var interims: [Interim]
