@@ -66,7 +66,8 @@ public final class ScriptedServer: Sendable {
     private func serve(_ socket: Socket, tls: TLSContext?) {
         let stream: any ByteStream
         do {
-            stream = try tls.map { try TLSStream.accept(socket: socket, context: $0, timeout: Self.patience) }
+            stream =
+                try tls.map { try TLSStream.accept(socket: socket, context: $0, timeout: Self.patience) }
                 ?? PlainStream(socket: socket)
         } catch {
             return socket.close()
@@ -78,7 +79,8 @@ public final class ScriptedServer: Sendable {
                     requests.append(RecordedRequest(head: head, body: []))
                     return requests.count - 1
                 }
-                let step = index < steps.count ? steps[index] : ScriptedStep(respond: 500, fields: ["Connection": "close"])
+                let step =
+                    index < steps.count ? steps[index] : ScriptedStep(respond: 500, fields: ["Connection": "close"])
                 guard try play(step, request: index, reader: &reader, stream: stream) else { return }
             }
             stream.close()
@@ -182,7 +184,8 @@ public struct ScriptedStep: Sendable {
 
     /// Reads the whole body, then answers `status` with `fields`.
     public init(interims: [Interim] = [], bodyLimit: Int64? = nil, respond status: Int, fields: HTTPFields = [:]) {
-        self.init(interims: interims, bodyLimit: bodyLimit, ending: .respond(ResponseHead(status: status, fields: fields)))
+        self.init(
+            interims: interims, bodyLimit: bodyLimit, ending: .respond(ResponseHead(status: status, fields: fields)))
     }
 
     /// A 104 with `Upload-Draft-Interop-Version: version` and, when given, `Location` and `Upload-Offset`.

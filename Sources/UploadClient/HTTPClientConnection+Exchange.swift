@@ -82,7 +82,8 @@ extension HTTPClientConnection {
         }
 
         /// Reads what is there and feeds the parser.
-        mutating func read(_ connection: HTTPClientConnection, onInterim: (ResponseHead) -> Bool) throws(TransferError) {
+        mutating func read(_ connection: HTTPClientConnection, onInterim: (ResponseHead) -> Bool) throws(TransferError)
+        {
             let events: [HTTP1Event]
             do {
                 switch try connection.stream.read(into: connection.readBuffer) {
@@ -178,7 +179,8 @@ extension HTTPClientConnection {
                 pread(body.fileDescriptor, buffer.baseAddress, count, off_t(position))
             }
             guard read > 0 else {
-                throw TransferError(.fileUnreadable, "reading \(count) bytes at \(position) gave \(read) (errno \(errno))")
+                throw TransferError(
+                    .fileUnreadable, "reading \(count) bytes at \(position) gave \(read) (errno \(errno))")
             }
             if read < count { outgoing.removeLast(count - read) }
             outgoingOffset = 0

@@ -86,7 +86,7 @@ struct TransferSession {
         do {
             return try connection.exchange(
                 head, body: body, readTimeout: configuration.readTimeout, onInterim: onInterim, onBodySent: onBodySent)
-        } catch where retryStale && connection.requestCount > 1 && error.isTransient {
+        } catch  where retryStale && connection.requestCount > 1 && error.isTransient {
             close()
             return try exchange(head, on: endpoint, body: body, retryStale: false, onInterim: onInterim)
         }

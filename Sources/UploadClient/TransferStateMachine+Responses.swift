@@ -36,7 +36,8 @@ extension TransferStateMachine {
             return finish(.succeeded, head: head)
         case 200...299:
             guard locationURL != nil else {
-                return fail(TransferError(.badServerResponse, "a partial upload was accepted without a Location"), head: head)
+                return fail(
+                    TransferError(.badServerResponse, "a partial upload was accepted without a Location"), head: head)
             }
             updateLimits(head)
             return continueUpload(from: offset(head) ?? request.offset + request.length, head: head)
@@ -44,7 +45,8 @@ extension TransferStateMachine {
             return fail(TransferError(.userAuthenticationRequired, "the server answered \(head.status)"), head: head)
         case 409 where request.kind == .append && offset(head) != nil:
             guard resumeAttempts < configuration.maximumResumeAttempts else {
-                return fail(TransferError(.badServerResponse, "409 after \(resumeAttempts) resume attempts"), head: head)
+                return fail(
+                    TransferError(.badServerResponse, "409 after \(resumeAttempts) resume attempts"), head: head)
             }
             resumeAttempts += 1
             return [.report(.resumeAttempt(resumeAttempts))] + continueUpload(from: offset(head)!, head: head)

@@ -155,7 +155,8 @@ public struct TransferStateMachine: Sendable {
         if request.kind == .creation || request.kind == .append { phase = .sending(request) }
         sentInRequest = 0
         var actions: [Action] = [
-            .report(.requestStarted(method: request.head.method.rawValue, offset: request.offset, length: request.length)),
+            .report(
+                .requestStarted(method: request.head.method.rawValue, offset: request.offset, length: request.length)),
             .send(request),
         ]
         if request.length == 0 && request.completes && request.kind != .offsetRetrieval {
@@ -170,7 +171,9 @@ public struct TransferStateMachine: Sendable {
         guard head.status == 104, let version, InteropVersion(fields: head.fields) == version else { return [] }
         let announced = head.fields["Location"]
         if let announced, let failure = adopt(location: announced) { return fail(failure, head: head) }
-        if let field = head.fields[UploadLimits.fieldName], let parsed = try? UploadLimits(field: field, version: version) {
+        if let field = head.fields[UploadLimits.fieldName],
+            let parsed = try? UploadLimits(field: field, version: version)
+        {
             limits = parsed
         }
         let offset = head.fields["Upload-Offset"].flatMap { Int64($0) }

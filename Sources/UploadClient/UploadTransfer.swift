@@ -62,7 +62,8 @@ public final class UploadTransfer: Sendable {
     public func run() -> TransferOutcome {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else {
-            return TransferOutcome(result: .failed(TransferError(.fileUnreadable, "cannot open \(path): errno \(errno)")))
+            return TransferOutcome(
+                result: .failed(TransferError(.fileUnreadable, "cannot open \(path): errno \(errno)")))
         }
         defer { Glibc.close(descriptor) }
         var status = stat()

@@ -40,7 +40,15 @@ struct HTTPClientConnectionTests {
         let response = try connection.exchange(
             RequestHead(method: .post, target: "/upload", fields: ["Content-Length": "100000"]),
             body: RequestBody(fileDescriptor: descriptor, offset: 0, length: 100_000, chunkSize: 8192),
-            readTimeout: .seconds(10), onInterim: { seen.append($0); return true }, onBodySent: { sent += $0; return true })
+            readTimeout: .seconds(10),
+            onInterim: {
+                seen.append($0)
+                return true
+            },
+            onBodySent: {
+                sent += $0
+                return true
+            })
         #expect(response.head.status == 201 && response.head.fields["X-Id"] == "7")
         #expect(response.interims.map(\.status) == [104, 104, 104])
         #expect(response.interims == seen)

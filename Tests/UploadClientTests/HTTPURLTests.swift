@@ -15,8 +15,10 @@ struct HTTPURLTests {
         #expect(url.target == target)
     }
 
-    @Test(arguments: ["ftp://example.com/", "example.com/upload", "http:///upload", "http://u@example.com/", "http://h:0/",
-        "http://h:99999/", "http://h:x/"])
+    @Test(arguments: [
+        "ftp://example.com/", "example.com/upload", "http:///upload", "http://u@example.com/", "http://h:0/",
+        "http://h:99999/", "http://h:x/",
+    ])
     func rejectsOtherURLs(text: String) {
         #expect(throws: TransferError.self) { try HTTPURL(text) }
         #expect((try? HTTPURL(text)) == nil)

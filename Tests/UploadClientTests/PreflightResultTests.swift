@@ -8,7 +8,9 @@ struct PreflightResultTests {
 
     @Test func a200WithUploadLimitIsResumableWithTheLimits() {
         let head = ResponseHead(status: 200, fields: ["Upload-Limit": "max-size=100, min-size=0, max-append-size=10"])
-        #expect(PreflightResult(response: head, version: Self.v8) == .resumable(UploadLimits(maxSize: 100, minSize: 0, maxAppendSize: 10)))
+        #expect(
+            PreflightResult(response: head, version: Self.v8)
+                == .resumable(UploadLimits(maxSize: 100, minSize: 0, maxAppendSize: 10)))
     }
 
     @Test func olderVersionsReadTheInterop6Spelling() {

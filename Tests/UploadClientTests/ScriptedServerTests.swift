@@ -32,7 +32,10 @@ struct ScriptedServerTests {
     static func head(offset: Int64, complete: Bool) -> ScriptedStep {
         ScriptedStep(
             respond: 204,
-            fields: ["Upload-Draft-Interop-Version": "8", "Upload-Offset": "\(offset)", "Upload-Complete": complete ? "?1" : "?0"])
+            fields: [
+                "Upload-Draft-Interop-Version": "8", "Upload-Offset": "\(offset)",
+                "Upload-Complete": complete ? "?1" : "?0",
+            ])
     }
 
     static let completed = ScriptedStep(respond: 200, fields: ["Upload-Complete": "?1", "x-server-resource-id": "abc"])
@@ -70,7 +73,9 @@ struct ScriptedServerTests {
         let scripted = try ScriptedServer { url in
             [
                 ScriptedStep(
-                    interims: [Self.announce(url), ScriptedStep.interim104(version: 8, offset: 4000, afterBytes: 4000)],
+                    interims: [
+                        Self.announce(url), ScriptedStep.interim104(version: 8, offset: 4000, afterBytes: 4000),
+                    ],
                     bodyLimit: 5000, ending: .close),
                 Self.head(offset: 2000, complete: false),
                 ScriptedStep(respond: 204),
@@ -161,7 +166,8 @@ struct ScriptedServerTests {
                 ScriptedStep(
                     interims: [Self.announce(url)], respond: 201,
                     fields: ["Location": url + "/upload/abc", "Upload-Complete": "?0", "Upload-Offset": "10000"]),
-                ScriptedStep(interims: [Self.announce(url, id: "moved")], respond: 200, fields: ["Upload-Complete": "?1"]),
+                ScriptedStep(
+                    interims: [Self.announce(url, id: "moved")], respond: 200, fields: ["Upload-Complete": "?1"]),
             ]
         }
         let outcome = try Self.run(scripted, fixture, file: path) { $0.appendSize = 10_000 }
@@ -246,12 +252,21 @@ struct ScriptedServerTests {
         let (path, _) = try fixture.file(Self.length)
         let options = ScriptedStep(respond: 200, fields: ["Upload-Limit": "min-size=0, max-append-size=15000"])
         let scripted = try ScriptedServer { url in
-            [options, ScriptedStep(interims: [Self.announce(url)], respond: 201, fields: ["Location": url + "/upload/abc", "Upload-Complete": "?0"]), Self.completed, ScriptedStep(interims: [Self.announce(url, id: "def")], respond: 201, fields: ["Location": url + "/upload/def", "Upload-Complete": "?0"]), Self.completed]
+            [
+                options,
+                ScriptedStep(
+                    interims: [Self.announce(url)], respond: 201,
+                    fields: ["Location": url + "/upload/abc", "Upload-Complete": "?0"]), Self.completed,
+                ScriptedStep(
+                    interims: [Self.announce(url, id: "def")], respond: 201,
+                    fields: ["Location": url + "/upload/def", "Upload-Complete": "?0"]), Self.completed,
+            ]
         }
         let cache = PreflightCache()
         let url = scripted.url + "/upload"
         for _ in 0..<2 {
-            let outcome = try fixture.transfer(path, to: url, TransferFixture.configuration(Self.version), cache: cache).run()
+            let outcome = try fixture.transfer(path, to: url, TransferFixture.configuration(Self.version), cache: cache)
+                .run()
             #expect(outcome.result == .succeeded)
         }
         #expect(Self.methods(scripted) == ["OPTIONS", "POST", "PATCH", "POST", "PATCH"])
@@ -265,10 +280,15 @@ struct ScriptedServerTests {
         let fixture = try TransferFixture()
         let (path, _) = try fixture.file(1000)
         let scripted = try ScriptedServer { url in
-            [ScriptedStep(respond: 404), ScriptedStep(interims: [Self.announce(url)], respond: 200, fields: ["Upload-Complete": "?1"])]
+            [
+                ScriptedStep(respond: 404),
+                ScriptedStep(interims: [Self.announce(url)], respond: 200, fields: ["Upload-Complete": "?1"]),
+            ]
         }
         let cache = PreflightCache()
-        let outcome = try fixture.transfer(path, to: scripted.url + "/upload", TransferFixture.configuration(Self.version), cache: cache).run()
+        let outcome = try fixture.transfer(
+            path, to: scripted.url + "/upload", TransferFixture.configuration(Self.version), cache: cache
+        ).run()
         #expect(outcome.result == .succeeded && outcome.resumable)
         #expect(fixture.events.all.first == .preflight(.unknown(status: 404)))
         #expect(scripted.requests[1].head.fields["Upload-Draft-Interop-Version"] == "8")

@@ -87,7 +87,10 @@ struct TransferStateMachineTests {
         #expect(machine.handle(.interim(Self.announce(version: 6))).isEmpty)
         #expect(machine.handle(.interim(ResponseHead(status: 104, fields: ["Location": Self.location]))).isEmpty)
         #expect(machine.location == nil)
-        #expect(machine.handle(.interim(Self.announce())) == [.report(.interimReceived(location: Self.location, offset: nil))])
+        #expect(
+            machine.handle(.interim(Self.announce())) == [
+                .report(.interimReceived(location: Self.location, offset: nil))
+            ])
         #expect(machine.location == Self.location)
     }
 
@@ -95,7 +98,10 @@ struct TransferStateMachineTests {
         var machine = Self.machine()
         _ = machine.handle(.start)
         _ = machine.handle(.interim(Self.announce()))
-        #expect(machine.handle(.interim(Self.announce())) == [.report(.interimReceived(location: Self.location, offset: nil))])
+        #expect(
+            machine.handle(.interim(Self.announce())) == [
+                .report(.interimReceived(location: Self.location, offset: nil))
+            ])
         let outcome = Self.outcome(machine.handle(.interim(Self.announce(location: Self.location + "x"))))
         #expect(outcome?.error?.code == .badServerResponse)
         #expect(machine.isFinished)
@@ -110,8 +116,11 @@ struct TransferStateMachineTests {
         #expect(machine.highestSent == 300)
     }
 
-    @Test(arguments: [(200, nil), (201, nil), (401, TransferError.Code.userAuthenticationRequired),
-        (403, .userAuthenticationRequired), (409, .badServerResponse), (413, .badServerResponse), (500, .badServerResponse)])
+    @Test(arguments: [
+        (200, nil), (201, nil), (401, TransferError.Code.userAuthenticationRequired),
+        (403, .userAuthenticationRequired), (409, .badServerResponse), (413, .badServerResponse),
+        (500, .badServerResponse),
+    ])
     func theFinalResponseDecides(status: Int, code: TransferError.Code?) {
         var machine = Self.machine()
         _ = machine.handle(.start)

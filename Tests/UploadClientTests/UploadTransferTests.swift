@@ -77,8 +77,10 @@ struct UploadTransferTests {
         defer { server.stop() }
         let (path, bytes) = try fixture.file(100_000)
         let version = InteropVersion(rawValue: 8)!
-        let outcome = try fixture.transfer(path, to: server.url + Self.uploadPath, TransferFixture.configuration(version))
-            .run()
+        let outcome = try fixture.transfer(
+            path, to: server.url + Self.uploadPath, TransferFixture.configuration(version)
+        )
+        .run()
         #expect(outcome.result == .succeeded)
         #expect(!outcome.resumable)
         #expect(fixture.events.all.first == .preflight(.notResumable))
@@ -173,7 +175,8 @@ struct UploadTransferTests {
         defer { server.stop() }
         let fields: HTTPFields = ["Authorization": "Bearer " + server.issueToken(for: "alice")!]
         let (path, bytes) = try fixture.file(60_000)
-        let configuration = TransferFixture.configuration(InteropVersion(rawValue: 8)!, appendSize: 25_000, fields: fields)
+        let configuration = TransferFixture.configuration(
+            InteropVersion(rawValue: 8)!, appendSize: 25_000, fields: fields)
         let outcome = try fixture.transfer(path, to: server.url + Self.uploadPath, configuration).run()
         #expect(outcome.result == .succeeded)
         #expect(fixture.events.methods == ["POST", "PATCH", "PATCH"])
@@ -187,8 +190,10 @@ struct UploadTransferTests {
         let server = try fixture.server(UploadProtocolConfiguration(limits: UploadLimits(maxSize: 10_000)))
         defer { server.stop() }
         let (path, _) = try fixture.file(300_000)
-        let outcome = try fixture.transfer(path, to: server.url + Self.uploadPath, TransferFixture.configuration(version))
-            .run()
+        let outcome = try fixture.transfer(
+            path, to: server.url + Self.uploadPath, TransferFixture.configuration(version)
+        )
+        .run()
         #expect(outcome.error?.code == .badServerResponse)
         #expect(outcome.status == 413)
     }
