@@ -15,13 +15,13 @@ import TLSKit
 /// let response = try connection.exchange(head, body: RequestBody(fileDescriptor: fd, offset: 0, length: size),
 ///                                        readTimeout: .seconds(60), onInterim: { _ in true }, onBodySent: { _ in true })
 /// ```
-/// One thread drives a connection; only `shutdown()` may be called from another one.
+/// One thread drives a connection; to interrupt it from another thread, shut down the socket handed to
+/// `open`'s `willConnect`.
 public final class HTTPClientConnection {
     /// The most response content kept in `HTTPResponse.body`; more is read and discarded.
     public static let responseBodyLimit = 64 * 1024
 
     public let endpoint: HTTPEndpoint
-    let socket: Socket
     let stream: any ByteStream
     var parser = HTTP1Parser(role: .client)
     /// Whether the last exchange left the connection fit for another request.
@@ -30,9 +30,8 @@ public final class HTTPClientConnection {
     public internal(set) var requestCount = 0
     let readBuffer: UnsafeMutableRawBufferPointer
 
-    init(endpoint: HTTPEndpoint, socket: Socket, stream: any ByteStream) {
+    init(endpoint: HTTPEndpoint, stream: any ByteStream) {
         self.endpoint = endpoint
-        self.socket = socket
         self.stream = stream
         self.readBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: 8)
     }
@@ -66,16 +65,11 @@ public final class HTTPClientConnection {
                 stream = PlainStream(socket: socket)
             }
             try socket.setNonBlocking(true)
-            return HTTPClientConnection(endpoint: endpoint, socket: socket, stream: stream)
+            return HTTPClientConnection(endpoint: endpoint, stream: stream)
         } catch {
             socket.close()
             throw TransferError.mapping(error)
         }
-    }
-
-    /// Shuts the socket down in both directions (any thread): a blocked exchange wakes up and fails.
-    public func shutdown() {
-        socket.shutdown(reading: true, writing: true)
     }
 
     /// Closes the connection.

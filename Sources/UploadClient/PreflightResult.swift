@@ -69,9 +69,4 @@ public final class PreflightCache: Sendable {
         guard answer.isCacheable else { return }
         answers.withLock { $0[Key(url: url, version: version.rawValue)] = answer }
     }
-
-    /// Forgets every answer (a server that changed its mind).
-    public func removeAll() {
-        answers.withLock { $0.removeAll() }
-    }
 }

@@ -52,12 +52,21 @@ public struct TransferStateMachine: Sendable {
         case finish(TransferOutcome)
     }
 
+    /// Where the transfer is; each case says where it can go next.
     enum Phase: Sendable, Hashable {
+        /// Before `start`; then `sending` (the creation).
         case idle
+        /// A creation or append is out; then `sending` (the next part, or a re-sync after 409), `waitingToResume`
+        /// or `retrieving` (interrupted after a 104), `deleting` (impossible offset) or `finished`.
         case sending(TransferRequest)
+        /// Backing off before a resume; then `retrieving`.
         case waitingToResume
+        /// HEAD is out (after an interruption, or after a cancellation); then `sending` (the append),
+        /// `waitingToResume`, `deleting` or `finished`.
         case retrieving(afterCancel: Bool)
+        /// DELETE is out, the outcome already decided; then `finished`.
         case deleting(TransferOutcome)
+        /// Over: every later input is ignored.
         case finished
     }
 

@@ -15,6 +15,9 @@ import TLSKit
 /// ```
 /// `run()` blocks its thread (never call it on Swift's cooperative pool); `cancel()` may come from any thread:
 /// it shuts the connection down, and the transfer then asks the server (HEAD) for the upload's state.
+///
+/// The process must ignore SIGPIPE (`ProcessSetup.ignoreBrokenPipe()`, as every Squall binary does first):
+/// OpenSSL writes with write(2), which a closed peer turns into that signal.
 public final class UploadTransfer: Sendable {
     /// Waits for a backoff delay; tests inject one that records the delays and returns at once.
     public typealias Sleeper = @Sendable (Duration) -> Void

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPWire
 import ResumableUpload
+import SquallNet
 import Synchronization
 import TLSKit
 import TestSupport
@@ -15,6 +16,7 @@ final class TransferFixture {
     let delays = DelayRecorder()
 
     init() throws {
+        ProcessSetup.ignoreBrokenPipe()
         folder = try TLSFixtures.TemporaryDirectory()
     }
 
