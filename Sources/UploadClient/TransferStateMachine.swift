@@ -185,7 +185,7 @@ public struct TransferStateMachine: Sendable {
         {
             limits = parsed
         }
-        let offset = head.fields["Upload-Offset"].flatMap { Int64($0) }
+        let offset = offset(head)
         if let offset { acknowledged = max(acknowledged, offset) }
         return [.report(.interimReceived(location: announced, offset: offset))]
     }
