@@ -1,0 +1,68 @@
+import HTTPWire
+import ResumableUpload
+
+/// How an `UploadTransfer` uploads: the request the caller wants, the resumable-upload choices and the timeouts.
+public struct TransferConfiguration: Sendable {
+    /// The creation request's method. Default POST.
+    public var method: HTTPMethod
+    /// Fields the caller adds (authorization, content type, …). All of them go on the creation; on HEAD, PATCH
+    /// and DELETE everything but representation metadata and framing (`Content-*`, `Upload-*`,
+    /// `Transfer-Encoding`, `Expect`) goes too, so authorization reaches every request. Default none.
+    public var headerFields: HTTPFields
+    /// The interop version to speak (3 … 8), or nil for a plain upload (no 104 expected, nothing to resume).
+    /// Default 8 (iOS 26).
+    public var interopVersion: InteropVersion?
+    /// The most content bytes per creation or append request, or nil for the whole file in one request. The
+    /// server's `max-append-size` lowers it and its `min-append-size` raises it. Default nil.
+    public var appendSize: Int64?
+    /// Automatic resumes (HEAD then PATCH, or a PATCH after 409) before the transfer gives up with its last
+    /// transient error. They are not job retries. Default 5.
+    public var maximumResumeAttempts: Int
+    /// The backoff before resume attempt n is `backoffBase` × 2^(n−1), at most `backoffLimit`. Defaults 1 s and
+    /// 30 s.
+    public var backoffBase: Duration
+    public var backoffLimit: Duration
+    /// No backoff between resume attempts (the system's developer mode). Default false.
+    public var developerMode: Bool
+    /// How long opening a connection (TCP and TLS handshake) may take. Default 10 s.
+    public var connectTimeout: Duration
+    /// How long a connection may make no progress (nothing read, nothing written) while a request is out.
+    /// Default 60 s.
+    public var readTimeout: Duration
+    /// The PEM file of the CAs trusted for `https`, or nil for the system roots. Default nil.
+    public var trustedCAFile: String?
+    /// The size of each read from the file and write to the connection. Default 64 KiB.
+    public var chunkSize: Int
+
+    public init(
+        method: HTTPMethod = .post, headerFields: HTTPFields = [:],
+        interopVersion: InteropVersion? = InteropVersion(rawValue: 8), appendSize: Int64? = nil,
+        maximumResumeAttempts: Int = 5, backoffBase: Duration = .seconds(1), backoffLimit: Duration = .seconds(30),
+        developerMode: Bool = false, connectTimeout: Duration = .seconds(10), readTimeout: Duration = .seconds(60),
+        trustedCAFile: String? = nil, chunkSize: Int = 64 * 1024
+    ) {
+        self.method = method
+        self.headerFields = headerFields
+        self.interopVersion = interopVersion
+        self.appendSize = appendSize
+        self.maximumResumeAttempts = maximumResumeAttempts
+        self.backoffBase = backoffBase
+        self.backoffLimit = backoffLimit
+        self.developerMode = developerMode
+        self.connectTimeout = connectTimeout
+        self.readTimeout = readTimeout
+        self.trustedCAFile = trustedCAFile
+        self.chunkSize = chunkSize
+    }
+
+    /// The delay before resume attempt `attempt` (1-based): zero in developer mode.
+    public func backoff(beforeAttempt attempt: Int) -> Duration {
+        guard !developerMode else { return .zero }
+        var delay = backoffBase
+        for _ in 1..<max(attempt, 1) {
+            delay = delay * 2
+            if delay >= backoffLimit { return backoffLimit }
+        }
+        return min(delay, backoffLimit)
+    }
+}

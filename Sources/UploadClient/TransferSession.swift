@@ -1,0 +1,112 @@
+import HTTPWire
+import ResumableUpload
+import TLSKit
+
+/// The connections of one `UploadTransfer.run()`: reuses a kept-alive connection per endpoint, runs each
+/// request's exchange and feeds what happens to the machine.
+struct TransferSession {
+    let transfer: UploadTransfer
+    let fileDescriptor: Int32
+    var connection: HTTPClientConnection?
+    var tls: TLSContext?
+
+    init(transfer: UploadTransfer, fileDescriptor: Int32) {
+        self.transfer = transfer
+        self.fileDescriptor = fileDescriptor
+    }
+
+    var configuration: TransferConfiguration { transfer.configuration }
+
+    mutating func close() {
+        connection?.close()
+        connection = nil
+    }
+
+    /// The cached preflight answer for the creation URL, or an OPTIONS request's (not-found answers count as
+    /// `unknown`, and so does a preflight that could not reach the server: the creation will say more).
+    mutating func preflight(version: InteropVersion) -> PreflightResult {
+        let key = transfer.url.description
+        if let known = transfer.preflightCache.answer(for: key, version: version) { return known }
+        var fields = TransferRequest.carriedFields(configuration.headerFields)
+        fields.append(name: InteropVersion.fieldName, value: String(version.rawValue))
+        let head = RequestHead(method: .options, target: transfer.url.target, fields: fields)
+        let answer: PreflightResult
+        do {
+            let response = try exchange(head, on: transfer.url.endpoint, body: nil, retryStale: true) { _ in true }
+            answer = PreflightResult(response: response.head, version: version)
+        } catch {
+            answer = .unknown(status: nil)
+        }
+        transfer.preflightCache.store(answer, for: key, version: version)
+        return answer
+    }
+
+    /// Sends `request`, feeding interim responses and progress to `machine` as they come, and returns the
+    /// machine's actions after the final response (or the failure). Events are reported at once.
+    mutating func perform(
+        _ request: TransferRequest, machine: inout TransferStateMachine
+    ) -> [TransferStateMachine.Action] {
+        if transfer.takeCancellation() { return machine.handle(.cancelled) }
+        var deferred: [TransferStateMachine.Action] = []
+        let observer = transfer.observer
+        let feed = { (actions: [TransferStateMachine.Action]) -> Bool in
+            for action in actions {
+                if case .report(let event) = action { observer(event) } else { deferred.append(action) }
+            }
+            return !deferred.contains { if case .finish = $0 { true } else { false } }
+        }
+        let body =
+            request.kind == .creation || request.kind == .append
+            ? RequestBody(
+                fileDescriptor: fileDescriptor, offset: request.offset, length: request.length,
+                chunkSize: configuration.chunkSize)
+            : nil
+        do {
+            let response = try exchange(
+                request.head, on: request.url.endpoint, body: body,
+                retryStale: body == nil,
+                onInterim: { head in feed(machine.handle(.interim(head))) },
+                onBodySent: { count in feed(machine.handle(.bodySent(count))) })
+            return deferred + machine.handle(.response(response.head))
+        } catch {
+            close()
+            if !deferred.isEmpty { return deferred }
+            return machine.handle(transfer.takeCancellation() ? .cancelled : .failed(error))
+        }
+    }
+
+    /// One exchange on a kept-alive connection to `endpoint` or a new one. With `retryStale`, a bodyless request
+    /// that fails on a reused connection (the server may have closed it while idle) is sent once more on a new
+    /// one.
+    mutating func exchange(
+        _ head: RequestHead, on endpoint: HTTPEndpoint, body: RequestBody?, retryStale: Bool,
+        onInterim: (ResponseHead) -> Bool, onBodySent: (Int) -> Bool = { _ in true }
+    ) throws(TransferError) -> HTTPResponse {
+        let connection = try connection(to: endpoint)
+        do {
+            return try connection.exchange(
+                head, body: body, readTimeout: configuration.readTimeout, onInterim: onInterim, onBodySent: onBodySent)
+        } catch  where retryStale && connection.requestCount > 1 && error.isTransient {
+            close()
+            return try exchange(head, on: endpoint, body: body, retryStale: false, onInterim: onInterim)
+        }
+    }
+
+    /// The kept-alive connection when it goes to `endpoint` and may be reused, else a new one.
+    mutating func connection(to endpoint: HTTPEndpoint) throws(TransferError) -> HTTPClientConnection {
+        if let connection, connection.endpoint == endpoint, connection.isReusable { return connection }
+        close()
+        if endpoint.secure && tls == nil {
+            let trust: TLSTrust = configuration.trustedCAFile.map { .caFile($0) } ?? .systemDefault
+            do {
+                tls = try TLSContext(client: TLSClientConfiguration(trust: trust))
+            } catch {
+                throw TransferError(.secureConnectionFailed, "cannot set up TLS: \(error)")
+            }
+        }
+        let opened = try HTTPClientConnection.open(
+            to: endpoint, tls: tls, timeout: configuration.connectTimeout, willConnect: transfer.register)
+        connection = opened
+        return opened
+    }
+}

@@ -1,0 +1,123 @@
+import Glibc
+import HTTPWire
+import ResumableUpload
+import SquallNet
+import Synchronization
+import TLSKit
+
+/// Uploads one file to a creation URL, resuming by itself after interruptions when the server announced the
+/// upload with a 104: the socket driver around `TransferStateMachine`.
+///
+/// ```
+///  run() ─▶ OPTIONS preflight (cached per URL and version) ─▶ machine.handle(.start)
+///        ─▶ loop: report → observer · send → HTTPClientConnection.exchange (104s, bytes sent, final response
+///           fed back) · backoff → sleeper · finish → outcome
+/// ```
+/// `run()` blocks its thread (never call it on Swift's cooperative pool); `cancel()` may come from any thread:
+/// it shuts the connection down, and the transfer then asks the server (HEAD) for the upload's state.
+///
+/// The process must ignore SIGPIPE (`ProcessSetup.ignoreBrokenPipe()`, as every Squall binary does first):
+/// OpenSSL writes with write(2), which a closed peer turns into that signal.
+public final class UploadTransfer: Sendable {
+    /// Waits for a backoff delay; tests inject one that records the delays and returns at once.
+    public typealias Sleeper = @Sendable (Duration) -> Void
+
+    public let path: String
+    public let url: HTTPURL
+    public let configuration: TransferConfiguration
+    let preflightCache: PreflightCache
+    let sleeper: Sleeper
+    let observer: @Sendable (TransferEvent) -> Void
+    private let control = Mutex(Control())
+
+    struct Control {
+        var cancelRequested = false
+        var cancelDelivered = false
+        var socket: Socket?
+    }
+
+    /// A transfer of the file at `path` to the creation URL `url`; `observer` gets every event, in order, on the
+    /// thread that calls `run()`.
+    public init(
+        file path: String, to url: String, configuration: TransferConfiguration = TransferConfiguration(),
+        preflightCache: PreflightCache = PreflightCache(), sleeper: @escaping Sleeper = UploadTransfer.sleep,
+        observer: @escaping @Sendable (TransferEvent) -> Void = { _ in }
+    ) throws(TransferError) {
+        self.path = path
+        self.url = try HTTPURL(url)
+        self.configuration = configuration
+        self.preflightCache = preflightCache
+        self.sleeper = sleeper
+        self.observer = observer
+    }
+
+    /// Cancels the transfer (any thread): the request in flight is cut; `run()` then reports `cancelled`, with the
+    /// server's state when there is an upload resource to ask about.
+    public func cancel() {
+        control.withLock { control in
+            guard !control.cancelRequested else { return }
+            control.cancelRequested = true
+            control.socket?.shutdown(reading: true, writing: true)
+        }
+    }
+
+    /// Runs the transfer to its end.
+    public func run() -> TransferOutcome {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else {
+            return TransferOutcome(
+                result: .failed(TransferError(.fileUnreadable, "cannot open \(path): errno \(errno)")))
+        }
+        defer { Glibc.close(descriptor) }
+        var status = stat()
+        guard fstat(descriptor, &status) == 0 else {
+            return TransferOutcome(result: .failed(TransferError(.fileUnreadable, "cannot stat \(path)")))
+        }
+        var session = TransferSession(transfer: self, fileDescriptor: descriptor)
+        defer { session.close() }
+        let preflight = configuration.interopVersion.map { session.preflight(version: $0) }
+        if let preflight { observer(.preflight(preflight)) }
+        var machine = TransferStateMachine(
+            url: url, total: Int64(status.st_size), configuration: configuration, preflight: preflight)
+        var pending = machine.handle(.start)
+        while !pending.isEmpty {
+            switch pending.removeFirst() {
+            case .report(let event):
+                observer(event)
+            case .send(let request):
+                pending += session.perform(request, machine: &machine)
+            case .backoff(let delay):
+                sleeper(delay)
+                pending += machine.handle(takeCancellation() ? .cancelled : .backoffElapsed)
+            case .finish(let outcome):
+                return outcome
+            }
+        }
+        return TransferOutcome(result: .failed(TransferError(.badServerResponse, "the transfer stopped undecided")))
+    }
+
+    /// True once per cancellation: the first time it is asked after `cancel()`.
+    func takeCancellation() -> Bool {
+        control.withLock { control in
+            guard control.cancelRequested && !control.cancelDelivered else { return false }
+            control.cancelDelivered = true
+            return true
+        }
+    }
+
+    /// Remembers the socket of a new connection, shutting it down at once when a cancellation is pending.
+    func register(_ socket: Socket) {
+        control.withLock { control in
+            control.socket = socket
+            if control.cancelRequested && !control.cancelDelivered { socket.shutdown(reading: true, writing: true) }
+        }
+    }
+
+    /// Sleeps for `duration` (the default sleeper).
+    public static func sleep(_ duration: Duration) {
+        let (seconds, attoseconds) = duration.components
+        var request = timespec(tv_sec: Int(seconds), tv_nsec: Int(attoseconds / 1_000_000_000))
+        var remaining = timespec()
+        while nanosleep(&request, &remaining) != 0 && errno == EINTR { request = remaining }
+    }
+}
