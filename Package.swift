@@ -65,7 +65,9 @@ let package = Package(
         // Benchmarks (run by Tools/bench.sh in release mode; never part of the test suite's timing).
         .executableTarget(
             name: "squall-bench",
-            dependencies: ["SquallCore", "HTTPWire", "SquallNet", "TLSKit", "UploadJobs", "JobJournal", "UploadClient"],
+            dependencies: [
+                "SquallCore", "HTTPWire", "SquallNet", "TLSKit", "UploadJobs", "JobJournal", "UploadClient",
+            ],
             path: "Tools/Bench"
         ),
 
