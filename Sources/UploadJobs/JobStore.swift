@@ -61,10 +61,16 @@ public struct JobStore: Hashable, Sendable, Codable {
     public mutating func performChanges(
         at now: JobTime, _ body: (inout JobChangeBlock) throws -> Void
     ) throws -> [JobChange] {
+        let changes = try plannedChanges(body)
+        try replay(changes, at: now)
+        return changes
+    }
+
+    /// The changes `body` would commit, without committing them: a journal makes them durable first, then
+    /// applies them with `replay`.
+    public func plannedChanges(_ body: (inout JobChangeBlock) throws -> Void) throws -> [JobChange] {
         var block = JobChangeBlock(table: table, configuration: configuration)
         try body(&block)
-        table = block.table
-        ledger.apply(block.changes, at: now)
         return block.changes
     }
 
