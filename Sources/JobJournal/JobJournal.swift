@@ -95,16 +95,9 @@ public final class JobJournal: Sendable {
     @discardableResult
     public func performChanges(at now: JobTime, _ body: (inout JobChangeBlock) throws -> Void) throws -> [JobChange] {
         try state.withLock { state in
-            guard let log = state.log else { throw JobJournalError(.closed, path: folder, "\(folder) is closed") }
-            if state.logSize > max(configuration.compactionThreshold, state.snapshotSize) {
-                try compact(&state, log: log)
-            }
+            try prepareCommit(&state)
             let changes = try state.store.plannedChanges(body)
-            guard !changes.isEmpty else { return [] }
-            try state.append(
-                JournalCommit(sequence: state.sequence + 1, time: now, changes: changes), to: log,
-                maxRecordBytes: configuration.maxRecordBytes)
-            try state.store.replay(changes, at: now)
+            if !changes.isEmpty { try commit(changes, at: now, to: &state) }
             return changes
         }
     }
@@ -128,6 +121,23 @@ public final class JobJournal: Sendable {
             state.log = nil
             state.lock = nil
         }
+    }
+
+    /// Checks that the journal is open, and compacts it when the log has outgrown its bound.
+    private func prepareCommit(_ state: inout JournalState) throws(JobJournalError) {
+        guard let log = state.log else { throw JobJournalError(.closed, path: folder, "\(folder) is closed") }
+        if state.logSize > max(configuration.compactionThreshold, state.snapshotSize) {
+            try compact(&state, log: log)
+        }
+    }
+
+    /// Appends the planned `changes` durably, then applies them to the store.
+    private func commit(_ changes: [JobChange], at now: JobTime, to state: inout JournalState) throws {
+        guard let log = state.log else { throw JobJournalError(.closed, path: folder, "\(folder) is closed") }
+        try state.append(
+            JournalCommit(sequence: state.sequence + 1, time: now, changes: changes), to: log,
+            maxRecordBytes: configuration.maxRecordBytes)
+        try state.store.replay(changes, at: now)
     }
 
     private func compact(_ state: inout JournalState, log: JournalFile) throws(JobJournalError) {

@@ -32,10 +32,13 @@ final class JournalFile {
         var bytes = [UInt8](repeating: 0, count: count)
         var done = 0
         while done < count {
-            let got = bytes.withUnsafeMutableBytes { pread(fd, $0.baseAddress! + done, count - done, off_t(offset) + off_t(done)) }
+            let got = bytes.withUnsafeMutableBytes {
+                pread(fd, $0.baseAddress! + done, count - done, off_t(offset) + off_t(done))
+            }
             if got < 0 && errno == EINTR { continue }
             guard got > 0 else {
-                throw got < 0 ? .system("read", path: path)
+                throw got < 0
+                    ? .system("read", path: path)
                     : JobJournalError(.io, path: path, "\(path) ended at \(offset + Int64(done)) while reading")
             }
             done += got
@@ -47,7 +50,9 @@ final class JournalFile {
     func write(_ bytes: [UInt8], at offset: Int64) throws(JobJournalError) {
         var done = 0
         while done < bytes.count {
-            let put = bytes.withUnsafeBytes { pwrite(fd, $0.baseAddress! + done, bytes.count - done, off_t(offset) + off_t(done)) }
+            let put = bytes.withUnsafeBytes {
+                pwrite(fd, $0.baseAddress! + done, bytes.count - done, off_t(offset) + off_t(done))
+            }
             if put < 0 && errno == EINTR { continue }
             guard put > 0 else { throw .system("write", path: path) }
             done += put

@@ -15,7 +15,9 @@ enum JournalLoader {
             let header = JournalFrame.header(try file.read(at: 0, count: JournalFrame.headerSize)[...])
         else { throw .corrupt(path, at: 0, "the snapshot's header is missing or fails its check") }
         guard headerSize + Int64(header.length) == size else {
-            throw .corrupt(path, at: 0, "the snapshot's header says \(header.length) payload bytes; the file has \(size - headerSize)")
+            throw .corrupt(
+                path, at: 0,
+                "the snapshot's header says \(header.length) payload bytes; the file has \(size - headerSize)")
         }
         let payload = try file.read(at: headerSize, count: header.length)
         guard CRC32.checksum(payload) == header.payloadCRC else {

@@ -47,7 +47,8 @@ struct JournalState {
     mutating func append(_ commit: JournalCommit, to log: JournalFile, maxRecordBytes: Int) throws(JobJournalError) {
         let payload = try Self.encode(commit)
         guard payload.count <= maxRecordBytes else {
-            throw JobJournalError(.recordTooLarge, path: log.path,
+            throw JobJournalError(
+                .recordTooLarge, path: log.path,
                 "commit \(commit.sequence) would be \(payload.count) bytes, more than \(maxRecordBytes)")
         }
         let frame = JournalFrame.encode(payload)

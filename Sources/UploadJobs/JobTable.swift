@@ -49,14 +49,18 @@ struct JobTable: Hashable, Sendable, Codable {
     private mutating func create(_ job: UploadJob, limits: JobStoreConfiguration?) throws(JobStoreError) {
         let id = job.localID
         guard id.number == nextNumber, job.state == .registered, job.attemptCount == 0, job.retryCount == 0 else {
-            throw JobStoreError(.replayMismatch, job: id, "created \(id) in state \(job.state); expected job-\(nextNumber)")
+            throw JobStoreError(
+                .replayMismatch, job: id, "created \(id) in state \(job.state); expected job-\(nextNumber)")
         }
         guard (job.type == .upload) == (job.destination != nil) else {
-            throw JobStoreError(.invalidDestination, job: id, "\(job.type) job \(id) for \(job.assetID) "
-                + (job.destination == nil ? "needs a destination" : "takes no destination"))
+            throw JobStoreError(
+                .invalidDestination, job: id,
+                "\(job.type) job \(id) for \(job.assetID) "
+                    + (job.destination == nil ? "needs a destination" : "takes no destination"))
         }
         if let limits, jobs.count >= limits.inFlightLimit {
-            throw JobStoreError(.limitExceeded, job: nil,
+            throw JobStoreError(
+                .limitExceeded, job: nil,
                 "cannot create a job for \(job.assetID): \(jobs.count) of \(limits.inFlightLimit) slots in use")
         }
         jobs[id] = job
@@ -71,7 +75,8 @@ struct JobTable: Hashable, Sendable, Codable {
         let success = status.map { 200..<300 ~= $0 } ?? false
         guard status.map({ 100..<600 ~= $0 }) ?? true, success == (error == nil) else {
             let shown = status.map(String.init) ?? "none"
-            throw JobStoreError(.invalidResponse, job: id,
+            throw JobStoreError(
+                .invalidResponse, job: id,
                 "\(id) cannot \(error == nil ? "succeed" : "fail with \(error!.rawValue)") with status \(shown)")
         }
         job.state = error == nil ? .succeeded : .failed
@@ -90,11 +95,13 @@ struct JobTable: Hashable, Sendable, Codable {
         }
         if let limits {
             guard job.retryCount < limits.retryLimit else {
-                throw JobStoreError(.retryLimitReached, job: id,
+                throw JobStoreError(
+                    .retryLimitReached, job: id,
                     "\(id) has used \(job.retryCount) of \(limits.retryLimit) retries; acknowledge it instead")
             }
             guard jobs.count - 1 < limits.inFlightLimit else {
-                throw JobStoreError(.limitExceeded, job: id,
+                throw JobStoreError(
+                    .limitExceeded, job: id,
                     "cannot retry \(id): \(jobs.count - 1) other jobs hold the \(limits.inFlightLimit) slots")
             }
         }
@@ -114,7 +121,8 @@ struct JobTable: Hashable, Sendable, Codable {
         }
         guard states.contains(job.state) else {
             let allowed = states.map(\.rawValue).joined(separator: " or ")
-            throw JobStoreError(.invalidTransition, job: id,
+            throw JobStoreError(
+                .invalidTransition, job: id,
                 "cannot \(action) \(id): it is \(job.state.rawValue), not \(allowed)")
         }
         return job

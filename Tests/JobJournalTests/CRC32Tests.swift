@@ -2,10 +2,11 @@ import JobJournal
 import Testing
 
 struct CRC32Tests {
-    @Test(arguments: [
-        ("", 0x0000_0000), ("a", 0xE8B7_BE43), ("123456789", 0xCBF4_3926),
-        ("The quick brown fox jumps over the lazy dog", 0x414F_A339),
-    ] as [(String, UInt32)])
+    @Test(
+        arguments: [
+            ("", 0x0000_0000), ("a", 0xE8B7_BE43), ("123456789", 0xCBF4_3926),
+            ("The quick brown fox jumps over the lazy dog", 0x414F_A339),
+        ] as [(String, UInt32)])
     func knownVectors(text: String, crc: UInt32) {
         #expect(CRC32.checksum(Array(text.utf8)) == crc)
     }

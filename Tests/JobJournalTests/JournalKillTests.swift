@@ -1,8 +1,8 @@
 import Foundation
 import Glibc
 import JobJournal
-import Testing
 import TestSupport
+import Testing
 import UploadJobs
 
 /// kill -9 of a process that commits as fast as it can, at seeded moments, then reopen: every commit the child
@@ -27,7 +27,9 @@ struct JournalKillTests {
             try block.succeed(
                 job.localID, status: 201, headers: [HeaderField("X-Server-Resource-Id", "r\(job.localID.number)")])
         } else {
-            for index in 0..<3 { try block.createJob(assetID: "photo-\(index)", destination: JournalScript.destination) }
+            for index in 0..<3 {
+                try block.createJob(assetID: "photo-\(index)", destination: JournalScript.destination)
+            }
         }
     }
 
@@ -42,7 +44,8 @@ struct JournalKillTests {
 
     @Test(.enabled(if: childFolder != nil))
     func childWriter() throws {
-        let journal = try JobJournal(folder: Self.childFolder!, store: Self.limits, configuration: Self.journalConfiguration)
+        let journal = try JobJournal(
+            folder: Self.childFolder!, store: Self.limits, configuration: Self.journalConfiguration)
         for _ in 0..<200_000 {
             try journal.performChanges(at: JobTime(journal.sequence + 1)) { try Self.step(&$0) }
             let line = Array("committed \(journal.sequence)\n".utf8)
@@ -60,7 +63,8 @@ struct JournalKillTests {
             let target = Int.random(in: 50...400, using: &generator)
             let reported = try runChild(folder: folder.path, killAfter: target)
             #expect(reported >= UInt64(target), "round \(round)")
-            let journal = try JobJournal(folder: folder.path, store: Self.limits, configuration: Self.journalConfiguration)
+            let journal = try JobJournal(
+                folder: folder.path, store: Self.limits, configuration: Self.journalConfiguration)
             #expect(journal.sequence >= reported, "round \(round): reported \(reported), recovered \(journal.sequence)")
             #expect(journal.store == (try Self.expected(after: journal.sequence)), "round \(round)")
             dropped += journal.recovery.droppedTail == nil ? 0 : 1
@@ -73,7 +77,8 @@ struct JournalKillTests {
     /// the last sequence it reported.
     private func runChild(folder: String, killAfter count: Int) throws -> UInt64 {
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
+        process.executableURL = URL(
+            fileURLWithPath: try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
         process.arguments = ["--testing-library", "swift-testing", "--filter", "JournalKillTests/childWriter"]
         process.environment = ProcessInfo.processInfo.environment.merging([Self.childVariable: folder]) { $1 }
         let output = Pipe()

@@ -64,7 +64,8 @@ struct JournalTestFolder {
 
 /// Commits that take jobs through their life, for journals to hold.
 enum JournalScript {
-    static let destination = UploadDestination(url: "http://127.0.0.1:1/upload", headerFields: [HeaderField("X-Filename", "f")])
+    static let destination = UploadDestination(
+        url: "http://127.0.0.1:1/upload", headerFields: [HeaderField("X-Filename", "f")])
 
     /// Creates `count` jobs in one block; returns their ids.
     @discardableResult

@@ -2,8 +2,11 @@ import Testing
 import UploadJobs
 
 struct JobIDTests {
-    @Test(arguments: [("job-1", 1), ("job-42", 42), ("job-0", nil), ("job--1", nil), ("job-", nil), ("Job-1", nil),
-        ("job-1x", nil), ("1", nil)] as [(String, Int?)])
+    @Test(
+        arguments: [
+            ("job-1", 1), ("job-42", 42), ("job-0", nil), ("job--1", nil), ("job-", nil), ("Job-1", nil),
+            ("job-1x", nil), ("1", nil),
+        ] as [(String, Int?)])
     func parses(text: String, number: Int?) {
         #expect(JobID(parsing: text)?.number == number)
     }

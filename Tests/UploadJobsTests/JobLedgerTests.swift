@@ -28,7 +28,8 @@ struct JobLedgerTests {
         let history = try #require(store.ledger[id])
         #expect(history.assetID == "IMG_0001")
         #expect(history.type == .upload)
-        #expect(history.stateChanges.map(\.state) == [.registered, .pending, .failed, .registered, .pending, .succeeded])
+        #expect(
+            history.stateChanges.map(\.state) == [.registered, .pending, .failed, .registered, .pending, .succeeded])
         #expect(history.stateChanges.map(\.time) == [100, 110, 150, 160, 170, 190])
         #expect(history.attempts == 2)
         #expect(history.retries == 1)

@@ -1,5 +1,5 @@
-import Testing
 import TestSupport
+import Testing
 import UploadJobs
 
 /// Seeded random change blocks (1 to 3 random operations each, on random jobs, legal or not) checked against the
@@ -70,7 +70,8 @@ struct JobStoreRandomTests {
     ) throws {
         switch operation {
         case .create:
-            try block.createJob(assetID: "asset-\(Int.random(in: 0..<50, using: &generator))",
+            try block.createJob(
+                assetID: "asset-\(Int.random(in: 0..<50, using: &generator))",
                 destination: JobFixtures.destination)
         case .start: try block.start(id)
         case .succeed: try block.succeed(id, status: 201)
@@ -110,7 +111,8 @@ struct JobStoreRandomTests {
                     try block.fail(job.localID, error: .timedOut)
                 }
                 for job in block.fetch(.retry) { try block.retry(job.localID) }
-                for job in block.fetch(.acknowledge) where job.state == .succeeded || job.retryCount == Self.retryLimit {
+                for job in block.fetch(.acknowledge) where job.state == .succeeded || job.retryCount == Self.retryLimit
+                {
                     try block.acknowledge(job.localID)
                 }
             }

@@ -154,7 +154,10 @@ struct JobStoreTests {
 
     @Test func destinationsFollowTheJobType() throws {
         var store = JobFixtures.store()
-        #expect(JobFixtures.code { try store.performChanges(at: 0) { _ = try $0.createJob(assetID: "a", destination: nil) } } == .invalidDestination)
+        #expect(
+            JobFixtures.code {
+                try store.performChanges(at: 0) { _ = try $0.createJob(assetID: "a", destination: nil) }
+            } == .invalidDestination)
         #expect(
             JobFixtures.code {
                 try store.performChanges(at: 0) {
@@ -165,7 +168,10 @@ struct JobStoreTests {
         try store.performChanges(at: 0) { id = try $0.createJob(assetID: "a", destination: nil, type: .downloadOnly) }
         try JobFixtures.step(&store, id!) { try $0.start($1) }
         try JobFixtures.failTransient(&store, id!)
-        #expect(JobFixtures.code { try JobFixtures.step(&store, id!) { try $0.retry($1, destination: JobFixtures.destination) } } == .invalidDestination)
+        #expect(
+            JobFixtures.code {
+                try JobFixtures.step(&store, id!) { try $0.retry($1, destination: JobFixtures.destination) }
+            } == .invalidDestination)
         try JobFixtures.step(&store, id!) { try $0.retry($1) }
         #expect(store.job(id!)?.type == .downloadOnly)
     }
@@ -175,7 +181,9 @@ struct JobStoreTests {
         let id = try JobFixtures.create(&store)
         try JobFixtures.step(&store, id) { try $0.start($1) }
         try JobFixtures.step(&store, id) {
-            try $0.fail($1, error: .userAuthenticationRequired, status: 401, headers: [HeaderField("WWW-Authenticate", "Bearer")])
+            try $0.fail(
+                $1, error: .userAuthenticationRequired, status: 401,
+                headers: [HeaderField("WWW-Authenticate", "Bearer")])
         }
         #expect(store.job(id)?.responseHeaderFields == [HeaderField("www-authenticate", "Bearer")])
         var refreshed = JobFixtures.destination
@@ -192,7 +200,8 @@ struct JobStoreTests {
         let id = try JobFixtures.create(&store)
         try JobFixtures.step(&store, id) { try $0.start($1) }
         try JobFixtures.step(&store, id) {
-            try $0.succeed($1, status: 201, headers: [HeaderField("Location", "/u/1"), HeaderField("X-Server-Resource-ID", "r9")])
+            try $0.succeed(
+                $1, status: 201, headers: [HeaderField("Location", "/u/1"), HeaderField("X-Server-Resource-ID", "r9")])
         }
         let job = try #require(store.job(id))
         #expect(job.responseHeaderFields.map(\.name) == ["location", "x-server-resource-id"])

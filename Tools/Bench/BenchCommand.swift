@@ -27,6 +27,7 @@ enum BenchMain {
             SinkCommand.self,
             MintLeafCommand.self,
             ParseHeadsBench.self,
+            JobsBench.self,
         ]
     }
 
