@@ -1,10 +1,10 @@
 /// The framing of journal records and snapshots.
 ///
 /// ```
-/// ┌────────────┬──────────────┬──────────────┬─────────────────────────┐
-/// │ length u32 │ CRC32(payload)│ CRC32(bytes  │ payload: `length` bytes │
-/// │ LE         │ u32 LE        │ 0..<8) u32 LE│ of JSON                 │
-/// └────────────┴──────────────┴──────────────┴─────────────────────────┘
+/// ┌────────┬────────────────┬───────────────┬─────────────────────────┐
+/// │ length │ CRC32(payload) │ CRC32(bytes   │ payload: `length` bytes │
+/// │ u32 LE │ u32 LE         │ 0..<8) u32 LE │ of JSON                 │
+/// └────────┴────────────────┴───────────────┴─────────────────────────┘
 /// ```
 /// The third word checks the first two, so a damaged length is told apart from a record whose write was cut
 /// short: a short file after a good header is a torn tail; a bad header is damage (unless every byte from it to

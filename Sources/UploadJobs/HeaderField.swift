@@ -8,7 +8,7 @@ public struct HeaderField: Hashable, Sendable, Codable {
         self.value = value
     }
 
-    /// The same field with its name lower-cased (ASCII), as the system stores response fields.
+    /// The same field with its name lower-cased, as the system stores response fields.
     public var lowercased: HeaderField {
         HeaderField(name.lowercased(), value)
     }

@@ -1,10 +1,10 @@
 /// Where a job is in its life (PhotoKit `PHAssetResourceUploadJob.State`).
 ///
 /// ```
-/// createJob ─▶ registered ──start──▶ pending ──succeed──▶ succeeded ──acknowledge──▶ (removed)
-///                  ▲  │                 │  └───fail────▶ failed ─────acknowledge──▶ (removed)
-///                  │  └─────cancel──────┴──▶ cancelled (acknowledged automatically: removed)
-///                  └──────────retry (failed jobs with retries left)──────┘
+/// createJob ──▶ registered ──start──▶ pending ──succeed──▶ succeeded ──acknowledge──▶ (removed)
+///                                     pending ──fail─────▶ failed ─────acknowledge──▶ (removed)
+///                                     failed ───retry────▶ registered (while retries are left)
+///     registered or pending ──cancel──▶ cancelled ──acknowledged automatically──▶ (removed)
 /// ```
 public enum JobState: String, Sendable, Codable, CaseIterable {
     /// Created by the extension; the system has not begun a transfer. Next: pending, cancelled.

@@ -71,13 +71,14 @@ struct JobTable: Hashable, Sendable, Codable {
     private mutating func finish(
         _ id: JobID, status: Int?, headers: [HeaderField], error: JobError?
     ) throws(JobStoreError) {
-        var job = try held(id, in: [.pending], for: error == nil ? "succeed" : "fail")
+        let action = error.map { "fail with \($0.rawValue)" } ?? "succeed"
+        var job = try held(id, in: [.pending], for: action)
         let success = status.map { 200..<300 ~= $0 } ?? false
         guard status.map({ 100..<600 ~= $0 }) ?? true, success == (error == nil) else {
             let shown = status.map(String.init) ?? "none"
             throw JobStoreError(
                 .invalidResponse, job: id,
-                "\(id) cannot \(error == nil ? "succeed" : "fail with \(error!.rawValue)") with status \(shown)")
+                "\(id) cannot \(action) with status \(shown)")
         }
         job.state = error == nil ? .succeeded : .failed
         job.error = error

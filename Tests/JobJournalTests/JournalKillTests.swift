@@ -7,6 +7,7 @@ import UploadJobs
 
 /// kill -9 of a process that commits as fast as it can, at seeded moments, then reopen: every commit the child
 /// reported is there, and the store is exactly the one after some commit of the child's deterministic script.
+/// While the child runs, opening its journal from this process fails with `journalInUse`.
 ///
 /// The child is this test binary re-run with `--filter JournalKillTests/childWriter` and the journal folder in
 /// `SQUALL_JOURNAL_KILL_CHILD`; it prints `committed N` on stdout after commit N returns.
@@ -106,6 +107,10 @@ struct JournalKillTests {
                 seen += 1
             }
         }
+        let inUse = JournalTestFolder.code {
+            _ = try JobJournal(folder: folder, store: Self.limits, configuration: Self.journalConfiguration)
+        }
+        #expect(inUse == .journalInUse, "the child holds the journal's lock")
         kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
         #expect(process.terminationReason == .uncaughtSignal)

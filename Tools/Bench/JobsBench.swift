@@ -43,7 +43,8 @@ enum JobsBench: BenchCommand {
         BenchMain.emit(
             "\(name) count=\(count) mode=\(modeName) inflight-limit=\(limit) commits=\(commits)"
                 + " seconds=\(fixed(elapsed, 3)) ms-per-commit=\(fixed(elapsed * 1000 / Double(commits), 3))"
-                + " fsync-ms=\(fixed(fsync.median * 1000, 3))/\(fixed(fsync.mean * 1000, 3)) reopen-seconds=\(fixed(reopenSeconds, 3))"
+                + " fsync-ms=\(fixed(fsync.median * 1000, 3))/\(fixed(fsync.mean * 1000, 3))"
+                + " reopen-seconds=\(fixed(reopenSeconds, 3))"
                 + " peak-inflight=\(reopened.store.peakInFlight)")
     }
 
