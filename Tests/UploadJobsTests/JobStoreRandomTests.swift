@@ -54,7 +54,7 @@ struct JobStoreRandomTests {
                 refused += 1
                 #expect(store == before)
             }
-            try check(store, replayed: replayed, tracker: tracker)
+            try check(store, replayed: replayed, tracker: tracker, full: step % 50 == 49)
         }
         #expect(tracker.created.count > 100)
         #expect(refused > 100)
@@ -83,23 +83,26 @@ struct JobStoreRandomTests {
         }
     }
 
-    private func check(_ store: JobStore, replayed: JobStore, tracker: Tracker) throws {
+    /// The invariants: limit respected, no job lost or duplicated, each removed exactly once, counts within their
+    /// limits, ledger in step with the store; every 50 blocks (`full`), the replayed store equals the live one.
+    private func check(_ store: JobStore, replayed: JobStore, tracker: Tracker, full: Bool) throws {
         #expect(store.inFlightCount <= Self.inFlightLimit)
-        let held = Set(store.jobs.map(\.localID))
-        #expect(held.count == store.jobs.count)
-        for id in tracker.created {
-            let removals = tracker.removals[id] ?? 0
-            #expect(removals <= 1)
-            #expect(held.contains(id) == (removals == 0))
-        }
+        let held = store.jobs.map(\.localID)
+        let removed = tracker.removals.keys
+        #expect(Set(held).count == held.count)
+        #expect(tracker.removals.values.allSatisfy { $0 == 1 })
+        #expect(Set(held).isDisjoint(with: removed))
+        #expect(held.count + removed.count == tracker.created.count)
         for job in store.jobs {
             #expect(job.retryCount <= Self.retryLimit)
             #expect(job.attemptCount <= job.retryCount + 1)
             #expect(store.ledger[job.localID]?.state == job.state)
             #expect(store.ledger[job.localID]?.attempts == job.attemptCount)
         }
-        #expect(store.ledger.all.map(\.localID) == tracker.created)
-        #expect(replayed == store)
+        if full {
+            #expect(store.ledger.all.map(\.localID) == tracker.created)
+            #expect(replayed == store)
+        }
     }
 
     /// Takes every held job to an end and acknowledges it, retrying transient failures while retries last.
