@@ -1,0 +1,32 @@
+/// One thing that happened to a job, as its ledger history keeps it.
+public enum LedgerEvent: Hashable, Sendable, Codable {
+    /// The job entered `state` (registered on creation and retry, pending, succeeded, failed, cancelled).
+    case state(JobState)
+    /// A transfer began; `number` counts from 1 (1 + retries so far).
+    case attempt(number: Int)
+    /// An automatic resume from `offset` (not a retry).
+    case resumed(offset: Int64)
+    /// A request body carried these bytes.
+    case bytesSent(ByteRange)
+    /// The final response was 2xx with `status`.
+    case succeeded(status: Int)
+    /// The transfer failed with `error`, and the final response's status when there was one.
+    case failed(error: JobError, status: Int?)
+    /// The extension retried the job (`number` counts from 1); `newDestination` when it replaced the request.
+    case retried(number: Int, newDestination: Bool)
+    /// The job left the store: by `acknowledge`, or automatically after `cancel`.
+    case acknowledged(automatic: Bool)
+    /// The server's id for the resource, from a response's `x-server-resource-id` or recorded by a caller.
+    case serverResourceID(String)
+}
+
+/// A ledger event and when it happened (the time of the change block that made it).
+public struct LedgerEntry: Hashable, Sendable, Codable {
+    public var time: JobTime
+    public var event: LedgerEvent
+
+    public init(time: JobTime, event: LedgerEvent) {
+        self.time = time
+        self.event = event
+    }
+}
