@@ -29,6 +29,7 @@ enum BenchMain {
             ParseHeadsBench.self,
             UploadBench.self,
             UploadsBench.self,
+            TransferBench.self,
         ]
     }
 
