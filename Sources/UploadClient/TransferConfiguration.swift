@@ -33,13 +33,18 @@ public struct TransferConfiguration: Sendable {
     public var trustedCAFile: String?
     /// The size of each read from the file and write to the connection. Default 64 KiB.
     public var chunkSize: Int
+    /// The upload resource (`Location`) of an earlier transfer of the same file that did not finish, e.g. one a
+    /// killed client recorded: the transfer then makes no preflight and no creation but asks that resource for its
+    /// offset (HEAD, §3.4) and appends from there; when the server no longer knows it (404, 410), it starts over
+    /// with a creation from byte 0. Ignored for a plain upload (`interopVersion` nil). Default nil.
+    public var resumeLocation: String?
 
     public init(
         method: HTTPMethod = .post, headerFields: HTTPFields = [:],
         interopVersion: InteropVersion? = InteropVersion(rawValue: 8), appendSize: Int64? = nil,
         maximumResumeAttempts: Int = 5, backoffBase: Duration = .seconds(1), backoffLimit: Duration = .seconds(30),
         developerMode: Bool = false, connectTimeout: Duration = .seconds(10), readTimeout: Duration = .seconds(60),
-        trustedCAFile: String? = nil, chunkSize: Int = 64 * 1024
+        trustedCAFile: String? = nil, chunkSize: Int = 64 * 1024, resumeLocation: String? = nil
     ) {
         self.method = method
         self.headerFields = headerFields
@@ -53,6 +58,7 @@ public struct TransferConfiguration: Sendable {
         self.readTimeout = readTimeout
         self.trustedCAFile = trustedCAFile
         self.chunkSize = chunkSize
+        self.resumeLocation = resumeLocation
     }
 
     /// The delay before resume attempt `attempt` (1-based): zero in developer mode.

@@ -2,6 +2,12 @@
 ///
 /// Automatic resumes are transfer events, not job retries: one job attempt may hold several `resumeAttempt`s.
 public enum TransferEvent: Sendable, Hashable {
+    /// The transfer goes on with an earlier transfer's upload resource (`TransferConfiguration.resumeLocation`):
+    /// HEAD asks it for its offset, instead of a preflight and a creation.
+    case reconciling(location: String)
+    /// The server no longer knows the earlier upload resource (404 or 410 to the reconciling HEAD): the transfer
+    /// starts over with a creation from byte 0.
+    case restartedFromZero
     /// The OPTIONS preflight answered (or its cached answer was used) for the creation endpoint.
     case preflight(PreflightResult)
     /// A request went out: its method, the upload offset its content starts at, and its content length.

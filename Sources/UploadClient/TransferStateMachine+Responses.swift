@@ -56,9 +56,13 @@ extension TransferStateMachine {
     }
 
     /// The answer to HEAD (§3.4, §3.10): complete → done (the final response was lost); else append from its
-    /// offset. After a cancellation, the answer is only reported.
+    /// offset. After a cancellation, the answer is only reported; on a resume location, 404 or 410 start over.
     mutating func offsetResponse(_ head: ResponseHead, afterCancel: Bool) -> [Action] {
         let version = version!
+        if reconciling && !afterCancel {
+            if head.status == 404 || head.status == 410 { return restartFromZero() }
+            if (200...299).contains(head.status), let offset = offset(head) { confirmReconciliation(offset: offset) }
+        }
         guard (200...299).contains(head.status), let offset = offset(head) else {
             if afterCancel { return finish(.cancelled, head: head) }
             if head.status == 401 || head.status == 403 {

@@ -7,6 +7,7 @@ import ResumableUpload
 ///
 /// ```
 ///  start ──▶ creation ──2xx, completes──────────────────────────────────────▶ succeeded
+///    └─ with a resume location: HEAD on it ─▶ offset check ─▶ append … (404/410: creation from byte 0)
 ///              │  ├─2xx, partial (Location) ─▶ append (PATCH) ─┬─2xx, completes ▶ succeeded
 ///              │  │                              ▲   │         └─2xx, partial ─┐
 ///              │  │                              │   └──409─▶ (offset check) ──┤
@@ -61,7 +62,8 @@ public struct TransferStateMachine: Sendable {
         case sending(TransferRequest)
         /// Backing off before a resume; then `retrieving`.
         case waitingToResume
-        /// HEAD is out (after an interruption, or after a cancellation); then `sending` (the append),
+        /// HEAD is out (on a resume location, after an interruption, or after a cancellation); then `sending` (the
+        /// append, or the creation when a resume location is gone),
         /// `waitingToResume`, `deleting` or `finished`.
         case retrieving(afterCancel: Bool)
         /// DELETE is out, the outcome already decided; then `finished`.
@@ -89,6 +91,9 @@ public struct TransferStateMachine: Sendable {
     /// The highest offset the server acknowledged (104 progress, final `Upload-Offset`, HEAD).
     public internal(set) var acknowledged: Int64 = 0
     public internal(set) var resumeAttempts = 0
+    /// The transfer started from a resume location whose HEAD has not answered with an offset yet: a 404 or 410
+    /// then means the server forgot the upload.
+    public internal(set) var reconciling = false
 
     /// A transfer of `total` bytes to `url`; `preflight` nil means none was made (plain uploads skip it).
     public init(url: HTTPURL, total: Int64, configuration: TransferConfiguration, preflight: PreflightResult?) {
@@ -108,7 +113,7 @@ public struct TransferStateMachine: Sendable {
         case (_, .finished):
             return []
         case (.start, .idle):
-            return send(creation())
+            return start()
         case (.interim(let head), .sending(let request)):
             return interim(head, request)
         case (.bodySent(let count), .sending(let request)):

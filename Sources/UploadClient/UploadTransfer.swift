@@ -9,7 +9,7 @@ import TLSKit
 /// upload with a 104: the socket driver around `TransferStateMachine`.
 ///
 /// ```
-///  run() ─▶ OPTIONS preflight (cached per URL and version) ─▶ machine.handle(.start)
+///  run() ─▶ OPTIONS preflight (cached per URL and version; none with a resume location) ─▶ machine.handle(.start)
 ///        ─▶ loop: report → observer · send → HTTPClientConnection.exchange (104s, bytes sent, final response
 ///           fed back) · backoff → sleeper · finish → outcome
 /// ```
@@ -75,7 +75,9 @@ public final class UploadTransfer: Sendable {
         }
         var session = TransferSession(transfer: self, fileDescriptor: descriptor)
         defer { session.close() }
-        let preflight = configuration.interopVersion.map { session.preflight(version: $0) }
+        let preflight =
+            configuration.resumeLocation == nil
+            ? configuration.interopVersion.map { session.preflight(version: $0) } : nil
         if let preflight { observer(.preflight(preflight)) }
         var machine = TransferStateMachine(
             url: url, total: Int64(status.st_size), configuration: configuration, preflight: preflight)

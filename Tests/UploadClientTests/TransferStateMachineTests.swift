@@ -254,4 +254,98 @@ struct TransferStateMachineTests {
         configuration.developerMode = true
         #expect(configuration.backoff(beforeAttempt: 3) == .zero)
     }
+
+    // MARK: resume location
+
+    static func reconciling(_ version: Int? = 8, configure: (inout TransferConfiguration) -> Void = { _ in })
+        -> TransferStateMachine
+    {
+        machine(version, preflight: nil) { configuration in
+            configuration.resumeLocation = location
+            configure(&configuration)
+        }
+    }
+
+    @Test func aResumeLocationStartsWithHeadThenAppendsFromTheServersOffset() throws {
+        var machine = Self.reconciling()
+        let start = machine.handle(.start)
+        #expect(start.first == .report(.reconciling(location: Self.location)))
+        let head = try #require(Self.requests(start).first)
+        #expect(Self.requests(start).count == 1)
+        #expect(head.kind == .offsetRetrieval && head.head.target == "/upload/abc")
+        let actions = machine.handle(.response(Self.head(offset: 4000)))
+        #expect(!actions.contains { if case .report(.backtrack) = $0 { true } else { false } })
+        let patch = try #require(Self.requests(actions).first)
+        #expect(patch.kind == .append && patch.offset == 4000 && patch.length == 6000 && patch.completes)
+        _ = machine.handle(.bodySent(6000))
+        let outcome = Self.outcome(machine.handle(.response(ResponseHead(status: 204))))
+        #expect(outcome?.result == .succeeded && outcome?.location == Self.location)
+        #expect(outcome?.resumeAttempts == 0 && outcome?.completionConfirmedByOffsetRetrieval == false)
+    }
+
+    @Test func aResumeLocationReportedCompleteSucceedsWithoutSendingAByte() {
+        var machine = Self.reconciling()
+        _ = machine.handle(.start)
+        let actions = machine.handle(.response(Self.head(offset: 10_000, complete: true)))
+        #expect(Self.requests(actions).isEmpty)
+        let outcome = Self.outcome(actions)
+        #expect(outcome?.result == .succeeded && outcome?.completionConfirmedByOffsetRetrieval == true)
+    }
+
+    @Test(arguments: [404, 410])
+    func aForgottenResumeLocationStartsOverFromZero(status: Int) throws {
+        var machine = Self.reconciling()
+        _ = machine.handle(.start)
+        let actions = machine.handle(.response(ResponseHead(status: status)))
+        #expect(actions.contains(.report(.restartedFromZero)))
+        let creation = try #require(Self.requests(actions).first)
+        #expect(creation.kind == .creation && creation.offset == 0 && creation.length == 10_000)
+        #expect(machine.location == nil && !machine.reconciling)
+        let other = "http://127.0.0.1:8080/upload/def"
+        #expect(machine.handle(.interim(Self.announce(location: other))).count == 1)
+        _ = machine.handle(.bodySent(10_000))
+        let outcome = Self.outcome(machine.handle(.response(ResponseHead(status: 201))))
+        #expect(outcome?.result == .succeeded && outcome?.location == other)
+    }
+
+    @Test func a404AfterTheResumeLocationAnsweredIsABadServerResponse() throws {
+        var machine = Self.reconciling { $0.developerMode = true }
+        _ = machine.handle(.start)
+        _ = machine.handle(.response(Self.head(offset: 4000)))
+        _ = machine.handle(.bodySent(1000))
+        let retry = machine.handle(.failed(TransferError(.networkConnectionLost, "reset")))
+        #expect(Self.requests(retry).first?.kind == .offsetRetrieval)
+        let outcome = Self.outcome(machine.handle(.response(ResponseHead(status: 404))))
+        #expect(outcome?.error?.code == .badServerResponse)
+    }
+
+    @Test func aLostResumeLocationHeadIsRetriedAndMayStillFindItGone() throws {
+        var machine = Self.reconciling()
+        _ = machine.handle(.start)
+        #expect(machine.handle(.failed(TransferError(.timedOut, "slow"))) == [.backoff(.seconds(1))])
+        let retry = machine.handle(.backoffElapsed)
+        #expect(retry.first == .report(.resumeAttempt(1)) && Self.requests(retry).first?.kind == .offsetRetrieval)
+        let actions = machine.handle(.response(ResponseHead(status: 410)))
+        #expect(Self.requests(actions).first?.kind == .creation)
+    }
+
+    @Test(arguments: [Int64(10_001), -1])
+    func aResumeLocationsImpossibleOffsetFailsAndDeletes(offset: Int64) throws {
+        var machine = Self.reconciling()
+        _ = machine.handle(.start)
+        let actions = machine.handle(.response(Self.head(offset: offset)))
+        if offset < 0 {
+            #expect(Self.outcome(actions)?.error?.code == .badServerResponse)
+        } else {
+            #expect(Self.requests(actions).first?.kind == .cancellation)
+            #expect(actions.contains(.report(.deleteSent(location: Self.location))))
+        }
+    }
+
+    @Test func aResumeLocationIsIgnoredByAPlainUploadAndMustBeAURL() throws {
+        var plain = Self.reconciling(nil)
+        #expect(Self.requests(plain.handle(.start)).first?.kind == .creation)
+        var unusable = Self.machine(preflight: nil) { $0.resumeLocation = "ftp://example.com/x" }
+        #expect(Self.outcome(unusable.handle(.start))?.error?.code == .invalidRequest)
+    }
 }

@@ -232,4 +232,90 @@ struct UploadTransferTests {
         let record = try #require(server.uploads().first)
         #expect(!record.complete)
     }
+
+    // MARK: resume location
+
+    /// Starts an upload of `path` and cancels it at its first 104: the server keeps an incomplete upload, whose
+    /// Location is returned (as a killed client would have journaled it).
+    static func abandonedUpload(of path: String, to server: UploadServer) throws -> String {
+        let announced = DispatchSemaphore(value: 0)
+        let cancelled = DispatchSemaphore(value: 0)
+        let transfer = try UploadTransfer(
+            file: path, to: server.url + uploadPath,
+            configuration: TransferFixture.configuration(InteropVersion(rawValue: 8)!),
+            observer: { event in
+                guard case .interimReceived(.some, _) = event else { return }
+                announced.signal()
+                _ = cancelled.wait(timeout: .now() + 20)
+            })
+        let canceller = Thread {
+            _ = announced.wait(timeout: .now() + 20)
+            transfer.cancel()
+            cancelled.signal()
+        }
+        canceller.start()
+        let outcome = transfer.run()
+        #expect(outcome.result == .cancelled)
+        #expect(outcome.serverState?.complete == false)
+        return try #require(outcome.location)
+    }
+
+    @Test func aNewTransferWithTheResumeLocationCompletesAnAbandonedUpload() throws {
+        let fixture = try TransferFixture()
+        let server = try fixture.server()
+        defer { server.stop() }
+        let (path, bytes) = try fixture.file(8 << 20)
+        let location = try Self.abandonedUpload(of: path, to: server)
+        var configuration = TransferFixture.configuration(InteropVersion(rawValue: 8)!)
+        configuration.resumeLocation = location
+        let outcome = try fixture.transfer(path, to: server.url + Self.uploadPath, configuration).run()
+        #expect(outcome.result == .succeeded, "\(outcome)")
+        #expect(outcome.location == location && !outcome.completionConfirmedByOffsetRetrieval)
+        #expect(fixture.events.all.first == .reconciling(location: location))
+        #expect(fixture.events.methods == ["HEAD", "PATCH"])
+        let patch = try #require(fixture.events.requests.last)
+        #expect(patch.1 > 0 && patch.1 + patch.2 == 8 << 20 && fixture.events.bytesSent == patch.2)
+        #expect(!fixture.events.all.contains { if case .preflight = $0 { true } else { false } })
+        let records = server.uploads()
+        #expect(records.count == 1)
+        #expect(records.first?.complete == true && records.first?.sha256 == TransferFixture.sha256(bytes))
+    }
+
+    @Test func aResumeLocationTheServerReportsCompleteSucceedsWithHeadAlone() throws {
+        let fixture = try TransferFixture()
+        let server = try fixture.server()
+        defer { server.stop() }
+        let (path, bytes) = try fixture.file(100_000)
+        let version = InteropVersion(rawValue: 8)!
+        let first = try UploadTransfer(
+            file: path, to: server.url + Self.uploadPath, configuration: TransferFixture.configuration(version)
+        ).run()
+        let location = try #require(first.location)
+        var configuration = TransferFixture.configuration(version)
+        configuration.resumeLocation = location
+        let outcome = try fixture.transfer(path, to: server.url + Self.uploadPath, configuration).run()
+        #expect(outcome.result == .succeeded && outcome.completionConfirmedByOffsetRetrieval)
+        #expect(fixture.events.methods == ["HEAD"] && fixture.events.bytesSent == 0)
+        #expect(server.uploads().count == 1)
+        #expect(server.uploads().first?.sha256 == TransferFixture.sha256(bytes))
+    }
+
+    @Test func aResumeLocationTheServerDoesNotKnowStartsOverWithACreation() throws {
+        let fixture = try TransferFixture()
+        let server = try fixture.server()
+        defer { server.stop() }
+        let (path, bytes) = try fixture.file(300_000)
+        var configuration = TransferFixture.configuration(InteropVersion(rawValue: 8)!)
+        configuration.resumeLocation = server.url + Self.uploadPath + "/no-such-upload"
+        let outcome = try fixture.transfer(path, to: server.url + Self.uploadPath, configuration).run()
+        #expect(outcome.result == .succeeded, "\(outcome)")
+        #expect(fixture.events.methods == ["HEAD", "POST"])
+        #expect(fixture.events.all.contains(.finalResponse(method: "HEAD", status: 404)))
+        #expect(fixture.events.all.contains(.restartedFromZero))
+        #expect(fixture.events.bytesSent == 300_000)
+        let record = try #require(server.uploads().first)
+        #expect(server.uploads().count == 1)
+        #expect(record.complete && record.sha256 == TransferFixture.sha256(bytes))
+        #expect(outcome.location?.hasSuffix("/upload/" + record.id) == true)
+    }
 }

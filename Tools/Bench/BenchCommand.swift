@@ -30,6 +30,7 @@ enum BenchMain {
             UploadBench.self,
             UploadsBench.self,
             JobsBench.self,
+            TransferBench.self,
         ]
     }
 
