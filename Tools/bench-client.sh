@@ -6,10 +6,11 @@
 #   Tools/bench-client.sh --quick   a 64MiB file, 1 round: a smoke test
 #
 #   Each round uploads the same file of BENCH_FILE_SIZE (default 1GiB; /dev/urandom, in the scratch folder) to the
-#   same server twice: first `curl -s -o /dev/null --data-binary @FILE -H 'Upload-Draft-Interop-Version: 8'
-#   -H 'Upload-Complete: ?1' URL/upload` (timed by curl's own time_total: curl reads the whole file into memory
-#   before it connects, which is not counted), then `squall-bench transfer` (the UploadTransfer engine: preflight,
-#   one streaming interop 8 creation, 64 KiB chunks; timed from the preflight to the final response).
+#   same server twice: first `curl -s -o /dev/null -X POST -T FILE -H 'Upload-Draft-Interop-Version: 8'
+#   -H 'Upload-Complete: ?1' URL/upload` (timed by curl's own time_total), then `squall-bench transfer` (the
+#   UploadTransfer engine: preflight, one streaming interop 8 creation, 64 KiB chunks; timed from the preflight to
+#   the final response). curl streams the file with -T; `--data-binary @FILE` would read it into memory first,
+#   and curl 7.88 refuses that for files of 1 GiB and more ("out of memory").
 #   PASS when the median transfer rate reaches 70 % of curl's median, and when the client's peak RSS (VmHWM, its
 #   largest over the rounds) stays under 64 MiB. At the end `GET /_squall/uploads` must list every upload as
 #   complete, at the file's length, with the file's SHA-256 (sha256sum, computed once).
@@ -162,7 +163,7 @@ transfer_rates=()
 peak_rss_kib=0
 for ((round = 1; round <= rounds; round++)); do
     step "$work/curl.out" curl -s -o /dev/null -w '%{http_code} %{time_total} %{size_upload}\n' \
-        --data-binary "@$file" -H 'Upload-Draft-Interop-Version: 8' -H 'Upload-Complete: ?1' "$url/upload" ||
+        -X POST -T "$file" -H 'Upload-Draft-Interop-Version: 8' -H 'Upload-Complete: ?1' "$url/upload" ||
         fail "curl failed (exit $?)"
     read -r code seconds sent <"$work/curl.out"
     [[ "$code" == 2?? && "$sent" == "$bytes" ]] || fail "curl: status $code, $sent of $bytes bytes sent"
@@ -191,7 +192,7 @@ ratio=$(awk -v t="$transfer_median" -v c="$curl_median" 'BEGIN { printf "%.2f", 
 verdict=$(awk -v r="$ratio" -v m="$min_ratio" 'BEGIN { print (r >= m ? "PASS" : "FAIL") }')
 verdicts+=("$verdict")
 echo
-printf '%-44s %8s MB/s  [%s]\n' "curl --data-binary (median)" "$curl_median" "${curl_rates[*]}"
+printf '%-44s %8s MB/s  [%s]\n' "curl -X POST -T (median)" "$curl_median" "${curl_rates[*]}"
 printf '%-44s %8s MB/s  [%s]\n' "squall-bench transfer (median)" "$transfer_median" "${transfer_rates[*]}"
 echo "ratio transfer/curl: $ratio (target >= $min_ratio): $verdict"
 if ((peak_rss_kib > 0 && peak_rss_kib < max_rss_kib)); then verdict=PASS; else verdict=FAIL; fi
