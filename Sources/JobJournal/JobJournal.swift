@@ -103,7 +103,7 @@ public final class JobJournal: Sendable {
     }
 
     /// Records one transfer event durably in its own change block.
-    public func record(_ event: TransferEvent, job id: JobID, at now: JobTime) throws {
+    public func record(_ event: JobEvent, job id: JobID, at now: JobTime) throws {
         try performChanges(at: now) { try $0.record(event, job: id) }
     }
 

@@ -18,7 +18,7 @@ public enum JobChange: Hashable, Sendable, Codable {
     /// `cancel`: registered or pending → cancelled, acknowledged at once (the job leaves the store).
     case cancelled(JobID)
     /// A transfer event for the ledger; the job's state does not change.
-    case recorded(JobID, TransferEvent)
+    case recorded(JobID, JobEvent)
 
     /// The job the change concerns.
     public var jobID: JobID {

@@ -82,7 +82,7 @@ public struct JobChangeBlock {
     }
 
     /// Records a transfer event in the job's ledger history.
-    public mutating func record(_ event: TransferEvent, job id: JobID) throws(JobStoreError) {
+    public mutating func record(_ event: JobEvent, job id: JobID) throws(JobStoreError) {
         try make(.recorded(id, event))
     }
 

@@ -71,6 +71,11 @@ public struct JobHistory: Hashable, Sendable, Codable {
         entries.last { if case .acknowledged = $0.event { true } else { false } }?.time
     }
 
+    /// The upload resource the server announced last, if any.
+    public var uploadResource: String? {
+        entries.compactMap { if case .uploadResource(let location) = $0.event { location } else { nil } }.last
+    }
+
     /// The latest server resource id recorded, if any.
     public var serverResourceID: String? {
         entries.compactMap { if case .serverResourceID(let id) = $0.event { id } else { nil } }.last

@@ -2,7 +2,7 @@
 ///
 /// The ledger is a function of the committed changes: the store feeds it each change block's changes, so a
 /// journal that replays the changes rebuilds it exactly. Transfer-side facts (automatic resumes, byte ranges,
-/// server resource ids) arrive as `TransferEvent`s through a change block. It grows with every job ever
+/// server resource ids) arrive as `JobEvent`s through a change block. It grows with every job ever
 /// created; it is meant for a harness run, not a device's lifetime. Codable: JSON is `{"jobs": [history…]}` in
 /// creation order.
 public struct JobLedger: Hashable, Sendable, Codable {
@@ -64,6 +64,8 @@ public struct JobLedger: Hashable, Sendable, Codable {
             [.resumed(offset: offset)]
         case .recorded(_, .bytesSent(let range)):
             [.bytesSent(range)]
+        case .recorded(_, .uploadResource(let location)):
+            [.uploadResource(location: location)]
         case .recorded(_, .serverResourceID(let id)):
             [.serverResourceID(id)]
         }

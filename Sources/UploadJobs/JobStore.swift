@@ -76,7 +76,7 @@ public struct JobStore: Hashable, Sendable, Codable {
 
     /// Records one transfer event in its own change block and returns the committed change.
     @discardableResult
-    public mutating func record(_ event: TransferEvent, job id: JobID, at now: JobTime) throws -> JobChange {
+    public mutating func record(_ event: JobEvent, job id: JobID, at now: JobTime) throws -> JobChange {
         try performChanges(at: now) { try $0.record(event, job: id) }[0]
     }
 

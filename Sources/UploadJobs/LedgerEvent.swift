@@ -8,6 +8,8 @@ public enum LedgerEvent: Hashable, Sendable, Codable {
     case resumed(offset: Int64)
     /// A request body carried these bytes.
     case bytesSent(ByteRange)
+    /// The server announced the upload resource at `location`.
+    case uploadResource(location: String)
     /// The final response was 2xx with `status`.
     case succeeded(status: Int)
     /// The transfer failed with `error`, and the final response's status when there was one.

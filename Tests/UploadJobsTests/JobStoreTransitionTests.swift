@@ -127,7 +127,7 @@ struct JobStoreTransitionTests {
 
     @Test func impossibleTransferEventsAreRefused() throws {
         var (store, id) = try Origin.pending.make()
-        let events: [TransferEvent] = [
+        let events: [JobEvent] = [
             .bytesSent(ByteRange(offset: -1, length: 4)), .bytesSent(ByteRange(offset: 0, length: -4)),
             .resumed(offset: -2), .serverResourceID(""),
         ]

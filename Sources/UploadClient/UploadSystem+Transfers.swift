@@ -1,0 +1,166 @@
+import Foundation
+import HTTPWire
+import ResumableUpload
+import Synchronization
+import UploadJobs
+
+extension UploadSystem {
+    /// Jobs a killed run left pending: resumed from their upload resource when a 104 had announced one (the
+    /// transfer asks the server with HEAD first), else failed with `networkConnectionLost`, a transient error the
+    /// extension retries from byte 0. No job is lost, none is run twice at once.
+    func reconcile() throws {
+        for job in store.jobs where job.state == .pending {
+            if let location = ledger[job.localID]?.uploadResource {
+                try launch(job, resumeLocation: location)
+            } else {
+                try journal.performChanges(at: now()) { block in
+                    try block.fail(job.localID, error: .networkConnectionLost)
+                }
+            }
+        }
+    }
+
+    /// Starts a transfer for every registered job, and cancels transfers whose job the extension cancelled.
+    func startTransfers() throws {
+        let held = Set(store.jobs.map(\.localID))
+        for (id, transfer) in transfers.withLock({ $0 }) where !held.contains(id) { transfer.cancel() }
+        for job in store.jobs where job.state == .registered && job.type == .upload {
+            if isTerminated { return }
+            try journal.performChanges(at: now()) { try $0.start(job.localID) }
+            try launch(job, resumeLocation: nil)
+        }
+    }
+
+    /// Runs the job's transfer on its own thread; its end is recorded in the journal and wakes `run`.
+    private func launch(_ job: UploadJob, resumeLocation: String?) throws {
+        guard let destination = job.destination else { return }
+        var settings = configuration.transfer
+        settings.method = HTTPMethod(rawValue: destination.method)
+        settings.headerFields = HTTPFields(destination.headerFields.map { HTTPField(name: $0.name, value: $0.value) })
+        settings.resumeLocation = resumeLocation
+        if configuration.developerMode { settings.developerMode = true }
+        let size = (try? FileManager.default.attributesOfItem(atPath: job.assetID)[.size] as? NSNumber)?.int64Value ?? 0
+        let recorder = LedgerRecorder(system: self, job: job.localID, size: size)
+        let transfer: UploadTransfer
+        do {
+            transfer = try UploadTransfer(
+                file: job.assetID, to: destination.url, configuration: settings, preflightCache: preflightCache,
+                sleeper: sleeper, observer: recorder.handle)
+        } catch {
+            try settle(job.localID, TransferOutcome(result: .failed(error)))
+            return
+        }
+        transfers.withLock { $0[job.localID] = transfer }
+        observer(.transferStarted(job.localID, assetID: job.assetID, size: size, reconciling: resumeLocation != nil))
+        let thread = Thread { [self] in
+            let outcome = transfer.run()
+            recorder.flush()
+            try? settle(job.localID, outcome)
+            transfers.withLock { $0[job.localID] = nil }
+            wake.signal()
+        }
+        thread.name = "upload-\(job.localID)"
+        thread.start()
+    }
+
+    /// Records a transfer's end: succeeded on a 2xx, failed with the mapped error otherwise. Nothing when the job
+    /// is no longer pending (cancelled by the extension meanwhile), or when the system was terminated and the
+    /// transfer only stopped because of it (it stays pending, reconciled on the next run).
+    private func settle(_ id: JobID, _ outcome: TransferOutcome) throws {
+        guard store.job(id)?.state == .pending else { return }
+        if isTerminated, case .cancelled = outcome.result { return }
+        let headers = outcome.headerFields.sorted { $0.key < $1.key }.map { HeaderField($0.key, $0.value) }
+        let state: JobState
+        var error: JobError?
+        try journal.performChanges(at: now()) { block in
+            switch outcome.result {
+            case .succeeded:
+                try block.succeed(id, status: outcome.status ?? 200, headers: headers)
+            case .failed(let failure):
+                error = Self.jobError(failure.code)
+                try block.fail(id, error: error!, status: outcome.status, headers: headers)
+            case .cancelled:
+                error = .cancelled
+                try block.fail(id, error: .cancelled, status: outcome.status, headers: headers)
+            }
+        }
+        state = error == nil ? .succeeded : .failed
+        observer(.transferEnded(id, state: state, error: error, status: outcome.status))
+    }
+
+    /// The job error for a transfer error (the URL error the system would report).
+    static func jobError(_ code: TransferError.Code) -> JobError {
+        switch code {
+        case .timedOut: .timedOut
+        case .networkConnectionLost: .networkConnectionLost
+        case .cannotConnectToHost: .cannotConnectToHost
+        case .userAuthenticationRequired: .userAuthenticationRequired
+        case .cancelled: .cancelled
+        case .badServerResponse, .secureConnectionFailed, .fileUnreadable, .invalidRequest: .badServerResponse
+        }
+    }
+}
+
+/// Turns one transfer's events into ledger records without a journal commit per chunk: contiguous bytes sent in
+/// one request become one byte range, committed when the request ends; the upload resource's Location and each
+/// automatic resume are committed as they happen. Used on the transfer's thread only.
+final class LedgerRecorder: @unchecked Sendable {
+    private let system: UploadSystem
+    private let job: JobID
+    private let size: Int64
+    private var range: ByteRange?
+    private var location: String?
+    private var resuming = false
+
+    init(system: UploadSystem, job: JobID, size: Int64) {
+        self.system = system
+        self.job = job
+        self.size = size
+    }
+
+    func handle(_ event: TransferEvent) {
+        switch event {
+        case .requestStarted(let method, let offset, _):
+            flush()
+            if resuming && method == "PATCH" {
+                record(.resumed(offset: offset))
+                resuming = false
+            }
+            range = ByteRange(offset: offset, length: 0)
+        case .bytesSent(let offset, let count):
+            if let current = range, current.offset + current.length == offset {
+                range = ByteRange(offset: current.offset, length: current.length + Int64(count))
+            } else {
+                flush()
+                range = ByteRange(offset: offset, length: Int64(count))
+            }
+            if let range { system.observer(.progress(job, sent: range.offset + range.length, size: size)) }
+        case .interimReceived(let announced, _):
+            if let announced, announced != location {
+                location = announced
+                record(.uploadResource(location: announced))
+                system.observer(.uploadResourceAnnounced(job, location: announced))
+            }
+        case .resumeAttempt, .reconciling:
+            flush()
+            resuming = true
+        case .finalising:
+            system.observer(.finalising(job))
+        case .finalResponse, .backtrack, .deleteSent:
+            flush()
+        default:
+            break
+        }
+    }
+
+    /// Commits the byte range of the request that just ended, if it carried bytes.
+    func flush() {
+        guard let current = range else { return }
+        range = nil
+        if current.length > 0 { record(.bytesSent(current)) }
+    }
+
+    private func record(_ event: JobEvent) {
+        try? system.journal.record(event, job: job, at: system.now())
+    }
+}
