@@ -59,7 +59,10 @@ let package = Package(
         // CLI.
         .target(
             name: "SquallCLI",
-            dependencies: ["SquallCore", "Harness", "SquallNet", "TLSKit", "Capture", "UploadServer"]),
+            dependencies: [
+                "SquallCore", "Harness", "SquallNet", "TLSKit", "Capture", "UploadServer", "UploadClient", "UploadJobs",
+                "ResumableUpload",
+            ]),
         .executableTarget(name: "squall", dependencies: ["SquallCLI"]),
 
         // Benchmarks (run by Tools/bench.sh in release mode; never part of the test suite's timing).

@@ -14,10 +14,13 @@ public final class Console: Sendable {
     private let captured = Mutex<(out: String, err: String)>(("", ""))
     /// Whether ANSI colours are written.
     public let usesColor: Bool
+    /// Whether stdout is a terminal (a progress line may then be redrawn in place).
+    public let isTerminal: Bool
 
-    private init(sink: Sink, usesColor: Bool) {
+    private init(sink: Sink, usesColor: Bool, isTerminal: Bool) {
         self.sink = sink
         self.usesColor = usesColor
+        self.isTerminal = isTerminal
     }
 
     /// The process's own stdout and stderr; colour only when stdout is a terminal and `NO_COLOR` is unset or
@@ -26,12 +29,12 @@ public final class Console: Sendable {
         environment: [String: String], isTerminal: Bool = isatty(STDOUT_FILENO) == 1
     ) -> Console {
         let noColor = environment["NO_COLOR"].map { !$0.isEmpty } ?? false
-        return Console(sink: .standardStreams, usesColor: !noColor && isTerminal)
+        return Console(sink: .standardStreams, usesColor: !noColor && isTerminal, isTerminal: isTerminal)
     }
 
     /// A console that keeps what is written, for tests.
     public static func capturing() -> Console {
-        Console(sink: .buffers, usesColor: false)
+        Console(sink: .buffers, usesColor: false, isTerminal: false)
     }
 
     /// Everything written to stdout so far (capturing consoles only).
@@ -43,6 +46,11 @@ public final class Console: Sendable {
     /// Writes a line to stdout.
     public func print(_ line: String) {
         write(line + "\n", toError: false)
+    }
+
+    /// Replaces the current terminal line with `line` (no newline); only meaningful when `isTerminal`.
+    public func redraw(_ line: String) {
+        write("\r\u{1B}[2K" + line, toError: false)
     }
 
     /// Writes a line to stderr.

@@ -25,6 +25,7 @@ public enum SquallCommand {
     static let subcommands: [any Subcommand.Type] = [
         RunCommand.self,
         ServerCommand.self,
+        UploadCommand.self,
         CAInitCommand.self,
         CAShowCommand.self,
         VersionCommand.self,

@@ -25,7 +25,7 @@ final class ServerProcess {
         process.standardInput = FileHandle.nullDevice
         try process.run()
         do {
-            url = try Self.firstLine(of: output.fileHandleForReading.fileDescriptor)
+            url = try Self.nextLine(of: output.fileHandleForReading.fileDescriptor)
         } catch {
             kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
@@ -54,8 +54,8 @@ final class ServerProcess {
         return (process.terminationReason, process.terminationStatus)
     }
 
-    /// Reads `descriptor` up to its first newline, waiting at most `patience` in all.
-    private static func firstLine(of descriptor: Int32) throws -> String {
+    /// Reads `descriptor` up to its next newline, one byte at a time, waiting at most `patience` in all.
+    static func nextLine(of descriptor: Int32) throws -> String {
         let deadline = ContinuousClock.now + patience
         var line: [UInt8] = []
         var byte: UInt8 = 0

@@ -1,0 +1,210 @@
+import Foundation
+import Glibc
+import ResumableUpload
+import SquallCore
+import Synchronization
+import UploadClient
+import UploadJobs
+
+/// `squall upload`: the reference client (the system half, the seed's default extension policy and the transfer
+/// engine) uploading files to a creation URL.
+enum UploadCommand: Subcommand {
+    static let spec = CommandSpec(
+        path: ["upload"],
+        summary: "Upload files or folders with the reference client (PhotoKit job model, resumable uploads).",
+        usage: "--to URL [--ca FILE] [--interop N] [--retry-limit N] [--inflight-limit N] [--append-size SIZE] "
+            + "[--token T | --token-url URL] [--journal DIR] [--production] FILE|DIR...",
+        options: [
+            .value("--to", "URL", help: "The creation URL, e.g. http://127.0.0.1:8080/upload (required)."),
+            .value("--ca", "FILE", help: "PEM file of the CAs to trust for https (e.g. the local CA's ca.pem)."),
+            .value("--interop", "N", help: "Interop version 3 to 8, or 'none' for plain uploads. Default 8."),
+            .value("--retry-limit", "N", help: "Retries per job after its first attempt. Default 3."),
+            .value("--inflight-limit", "N", help: "Most jobs held at once. Default 16."),
+            .value("--append-size", "SIZE", help: "Most bytes per request (split into appends). Default: whole file."),
+            .value("--token", "T", help: "A bearer token sent on every request."),
+            .value(
+                "--token-url", "URL",
+                help: "Get bearer tokens from this URL (POST; OAuth token response), refreshed after a 401."),
+            .value(
+                "--journal", "DIR",
+                help: "Keep the job journal here; rerunning after a crash continues. Default: a temporary one."),
+            .flag("--production", help: "Runtime limit and backoff between invocations (default: developer mode)."),
+        ],
+        maxPositionals: Int.max,
+        discussion: """
+            Each file becomes an upload job (folders are walked recursively). The client preflights the server
+            with OPTIONS, creates each upload with the interop version's fields, resumes by itself after an
+            interruption when the server announced the upload with a 104, and retries failed jobs up to the
+            retry limit. Progress shows as a bar on a terminal and as plain lines otherwise; a summary per file
+            follows. Exit status 0 only when every file was uploaded. With --journal, running the same command
+            again after a crash or Ctrl-C continues where it stopped: jobs in flight resume from the server's
+            offset, uploaded files are not sent again. SIGINT or SIGTERM stops the run (exit status 1).
+            """
+    )
+
+    static func run(_ arguments: ParsedArguments, context: CommandContext) throws -> Int32 {
+        let options = try UploadOptions(arguments)
+        let assets: [UploadAsset]
+        do {
+            assets = try UploadAsset.collect(arguments.positionals)
+        } catch let error as AssetError {
+            throw UsageError(error.description, command: spec.path)
+        }
+        let temporary = options.journal == nil
+        let journal = try options.journal ?? makeTemporaryFolder()
+        defer { if temporary { try? FileManager.default.removeItem(atPath: journal) } }
+        let progress = UploadProgress(console: context.console, assets: assets)
+        let policy = try DefaultUploadPolicy(
+            assets: assets.map(\.id),
+            destination: UploadDestinationTemplate(url: options.url, tokens: options.tokens),
+            statePath: journal + "/extension.json")
+        let system = try UploadSystem(
+            journalFolder: journal, configuration: options.system, extension: policy,
+            observer: { event in progress.handle(event) })
+        defer { system.close() }
+        let watcher = SignalWatcher { system.terminate() }
+        let summary = try system.run()
+        watcher.stop()
+        progress.finish()
+        return report(assets, policy.outcomes, summary, context.console)
+    }
+
+    /// Prints a line per file and the totals; 0 when every file was uploaded.
+    private static func report(
+        _ assets: [UploadAsset], _ outcomes: ExtensionState, _ summary: UploadSystemSummary, _ console: Console
+    ) -> Int32 {
+        var uploaded = 0
+        for asset in assets {
+            if let id = outcomes.uploaded[asset.id] {
+                uploaded += 1
+                let server = id.isEmpty ? "" : "  server id \(id)"
+                console.print("\(console.styled("uploaded", .green))  \(asset.path)  \(asset.size) bytes\(server)")
+            } else if let error = outcomes.failed[asset.id] {
+                console.print("\(console.styled("failed", .red))    \(asset.path)  \(error.rawValue)")
+            } else {
+                console.print("\(console.styled("unfinished", .red)) \(asset.path)")
+            }
+        }
+        console.print("upload: \(uploaded) of \(assets.count) files uploaded")
+        if let reason = summary.stoppedEarly { console.printError("squall upload: stopped early: \(reason)") }
+        return uploaded == assets.count ? 0 : 1
+    }
+
+    private static func makeTemporaryFolder() throws -> String {
+        var template = Array((NSTemporaryDirectory() + "squall-upload-XXXXXX").utf8CString)
+        guard let made = mkdtemp(&template) else {
+            throw UploadCommandError("cannot make a temporary journal folder: errno \(errno)")
+        }
+        return String(cString: made)
+    }
+}
+
+/// The flags of `squall upload` as configuration values; each mistake is a `UsageError` naming the flag.
+struct UploadOptions {
+    var url: String
+    var tokens: (any TokenSource)?
+    var journal: String?
+    var system: UploadSystemConfiguration
+
+    init(_ arguments: ParsedArguments) throws(UsageError) {
+        let path = UploadCommand.spec.path
+        guard let url = arguments["--to"] else { throw UsageError("--to URL is required", command: path) }
+        guard (try? HTTPURL(url)) != nil else {
+            throw UsageError(
+                "--to must be an http or https URL such as http://127.0.0.1:8080/upload, not '\(url)'", command: path)
+        }
+        guard !arguments.positionals.isEmpty else { throw UsageError("name at least one FILE or DIR", command: path) }
+        self.url = url
+        var transfer = TransferConfiguration(trustedCAFile: arguments["--ca"])
+        switch arguments["--interop"] {
+        case nil: break
+        case "none": transfer.interopVersion = nil
+        case let text?:
+            guard let version = Int(text).flatMap(InteropVersion.init(rawValue:)) else {
+                throw UsageError("--interop must be 3 to 8 or none, not '\(text)'", command: path)
+            }
+            transfer.interopVersion = version
+        }
+        if let text = arguments["--append-size"] {
+            let size = try ByteSizeOption.parse(text, option: "--append-size", command: path)
+            guard size > 0 else { throw UsageError("--append-size must be above 0", command: path) }
+            transfer.appendSize = Int64(size)
+        }
+        var jobs = JobStoreConfiguration()
+        jobs.retryLimit = try Self.count(arguments, "--retry-limit", minimum: 0) ?? jobs.retryLimit
+        jobs.inFlightLimit = try Self.count(arguments, "--inflight-limit", minimum: 1) ?? jobs.inFlightLimit
+        switch (arguments["--token"], arguments["--token-url"]) {
+        case (let token?, nil): tokens = StaticToken(token)
+        case (nil, let endpoint?):
+            guard (try? HTTPURL(endpoint)) != nil else {
+                throw UsageError("--token-url must be an http or https URL, not '\(endpoint)'", command: path)
+            }
+            tokens = TokenEndpoint(url: endpoint, trustedCAFile: arguments["--ca"])
+        case (nil, nil): tokens = nil
+        case (_?, _?): throw UsageError("--token and --token-url exclude each other", command: path)
+        }
+        journal = arguments["--journal"]
+        let production = arguments.has("--production")
+        transfer.developerMode = !production
+        system = UploadSystemConfiguration(jobs: jobs, transfer: transfer, developerMode: !production)
+    }
+
+    private static func count(_ arguments: ParsedArguments, _ option: String, minimum: Int) throws(UsageError) -> Int? {
+        guard let text = arguments[option] else { return nil }
+        guard let value = Int(text), value >= minimum else {
+            throw UsageError(
+                "\(option) must be a whole number of at least \(minimum), not '\(text)'",
+                command: UploadCommand.spec.path)
+        }
+        return value
+    }
+}
+
+/// Calls `action` once when the process gets SIGINT or SIGTERM, until `stop()`. The signals are blocked for the
+/// calling thread (and the threads it starts afterwards) and taken with `sigtimedwait` on a thread of its own.
+final class SignalWatcher: Sendable {
+    private let stopped = Mutex<Bool>(false)
+    private let done = DispatchSemaphore(value: 0)
+
+    init(_ action: @escaping @Sendable () -> Void) {
+        var signals = Self.signals
+        pthread_sigmask(SIG_BLOCK, &signals, nil)
+        let thread = Thread { [self] in
+            var set = Self.signals
+            var wait = timespec(tv_sec: 0, tv_nsec: 100_000_000)
+            while !stopped.withLock({ $0 }) {
+                if sigtimedwait(&set, nil, &wait) > 0 {
+                    action()
+                    break
+                }
+            }
+            done.signal()
+        }
+        thread.start()
+    }
+
+    /// Stops watching and restores the default handling of the signals for the calling thread.
+    func stop() {
+        stopped.withLock { $0 = true }
+        done.wait()
+        var signals = Self.signals
+        pthread_sigmask(SIG_UNBLOCK, &signals, nil)
+    }
+
+    private static var signals: sigset_t {
+        var set = sigset_t()
+        sigemptyset(&set)
+        sigaddset(&set, SIGINT)
+        sigaddset(&set, SIGTERM)
+        return set
+    }
+}
+
+/// A failure of `squall upload` outside the transfers (exit status 1).
+struct UploadCommandError: Error, CustomStringConvertible {
+    let description: String
+
+    init(_ description: String) {
+        self.description = description
+    }
+}

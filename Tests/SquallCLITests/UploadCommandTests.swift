@@ -1,0 +1,145 @@
+import Foundation
+import Glibc
+import TLSKit
+import TestSupport
+import Testing
+import UploadServer
+
+@testable import SquallCLI
+
+/// `squall upload`: flags, a whole run against the reference server, and a kill -9 of the client mid-upload.
+struct UploadCommandTests {
+    func squall(_ arguments: [String]) -> (Int32, String, String) {
+        let console = Console.capturing()
+        let status = SquallCommand.run(
+            arguments: arguments, context: CommandContext(console: console, environment: [:]))
+        return (status, console.standardOutput, console.standardError)
+    }
+
+    /// Writes `count` seeded bytes to `path`; returns their SHA-256.
+    static func write(_ count: Int, seed: UInt64, to path: String) throws -> String {
+        var generator = SeededGenerator(seed: seed)
+        var bytes = [UInt8](repeating: 0, count: count)
+        for index in stride(from: 0, to: count, by: 8) {
+            let word = generator.next()
+            for offset in 0..<min(8, count - index) {
+                bytes[index + offset] = UInt8(truncatingIfNeeded: word >> (offset * 8))
+            }
+        }
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        return SHA256Digest.hex(of: bytes)
+    }
+
+    @Test(arguments: [
+        ([String](), "--to URL is required"),
+        (["--to", "ftp://x/upload", "f"], "--to must be an http or https URL"),
+        (["--to", "http://127.0.0.1:1/upload"], "name at least one FILE or DIR"),
+        (["--to", "http://127.0.0.1:1/upload", "--interop", "9", "f"], "--interop must be 3 to 8 or none"),
+        (["--to", "http://127.0.0.1:1/upload", "--retry-limit", "-1", "f"], "--retry-limit must be a whole number"),
+        (
+            ["--to", "http://127.0.0.1:1/upload", "--inflight-limit", "0", "f"],
+            "--inflight-limit must be a whole number"
+        ),
+        (["--to", "http://127.0.0.1:1/upload", "--append-size", "0", "f"], "--append-size must be above 0"),
+        (
+            ["--to", "http://127.0.0.1:1/upload", "--token", "a", "--token-url", "http://a/t", "f"],
+            "exclude each other"
+        ),
+        (["--to", "http://127.0.0.1:1/upload", "/no/such/file"], "no such file or folder: /no/such/file"),
+    ])
+    func flagMistakesExitWithStatus2(arguments: [String], message: String) {
+        let (status, out, err) = squall(["upload"] + arguments)
+        #expect(status == 2)
+        #expect(out.isEmpty)
+        #expect(err.hasPrefix("squall upload: "))
+        #expect(err.contains(message), "\(err)")
+    }
+
+    @Test func aFolderIsUploadedFileByFileWithASummary() throws {
+        let folder = try TLSFixtures.TemporaryDirectory()
+        let server = try UploadServer(configuration: UploadServerConfiguration(storeDirectory: folder.file("store")))
+        defer { server.stop() }
+        try FileManager.default.createDirectory(atPath: folder.file("files/sub"), withIntermediateDirectories: true)
+        var digests: Set<String> = []
+        for (index, name) in ["files/a.bin", "files/b.bin", "files/sub/c.bin"].enumerated() {
+            digests.insert(try Self.write(100_000 * (index + 1), seed: UInt64(index), to: folder.file(name)))
+        }
+
+        let (status, out, err) = squall([
+            "upload", "--to", server.url + "/upload", "--inflight-limit", "2", "--append-size", "64KiB",
+            "--journal", folder.file("journal"), folder.file("files"),
+        ])
+
+        #expect(status == 0, "\(err)")
+        #expect(out.contains("upload: 3 of 3 files uploaded"))
+        #expect(out.contains("sending a.bin (100000 bytes)"))
+        #expect(out.components(separatedBy: "\n").filter { $0.hasPrefix("uploaded") }.count == 3)
+        let records = server.uploads()
+        #expect(records.count == 3)
+        #expect(Set(records.compactMap(\.sha256)) == digests)
+
+        let (again, rerun, _) = squall([
+            "upload", "--to", server.url + "/upload", "--journal", folder.file("journal"), folder.file("files"),
+        ])
+        #expect(again == 0)
+        #expect(!rerun.contains("sending"))
+        #expect(server.uploads().count == 3)
+    }
+
+    @Test func aServerThatRefusesEveryUploadFailsTheRun() throws {
+        let folder = try TLSFixtures.TemporaryDirectory()
+        let server = try UploadServer(
+            configuration: UploadServerConfiguration(
+                storeDirectory: folder.file("store"),
+                uploadProtocol: .init(limits: .init(maxSize: 10))))
+        defer { server.stop() }
+        _ = try Self.write(1_000, seed: 1, to: folder.file("a.bin"))
+        let (status, out, _) = squall(["upload", "--to", server.url + "/upload", folder.file("a.bin")])
+        #expect(status == 1)
+        #expect(out.contains("a.bin  badServerResponse"))
+        #expect(out.contains("a.bin: failed (badServerResponse, status 413)"))
+        #expect(out.contains("upload: 0 of 1 files uploaded"))
+    }
+
+    /// The spawned client is killed with SIGKILL mid-upload, then run again with the same journal: it resumes the
+    /// upload it left in flight, and the server ends with one complete, byte-exact upload.
+    @Test func aClientKilledMidUploadResumesWithoutADuplicate() throws {
+        let folder = try TLSFixtures.TemporaryDirectory()
+        let server = try UploadServer(configuration: UploadServerConfiguration(storeDirectory: folder.file("store")))
+        defer { server.stop() }
+        let digest = try Self.write(64 << 20, seed: 9, to: folder.file("big.bin"))
+        let arguments = [
+            "upload", "--to", server.url + "/upload", "--journal", folder.file("journal"), folder.file("big.bin"),
+        ]
+
+        let first = Process()
+        first.executableURL = URL(fileURLWithPath: SquallBinaryTests.binary)
+        first.arguments = arguments
+        let output = Pipe()
+        first.standardOutput = output
+        first.standardError = FileHandle.nullDevice
+        try first.run()
+        while try !ServerProcess.nextLine(of: output.fileHandleForReading.fileDescriptor).hasSuffix("25%") {}
+        kill(first.processIdentifier, SIGKILL)
+        first.waitUntilExit()
+        #expect(first.terminationReason == .uncaughtSignal)
+        #expect(server.waitUntilIdle(timeout: .seconds(10)))
+        #expect(server.uploads().count == 1)
+        #expect(server.uploads().first?.complete == false)
+
+        let second = Process()
+        second.executableURL = URL(fileURLWithPath: SquallBinaryTests.binary)
+        second.arguments = arguments
+        let rest = Pipe()
+        second.standardOutput = rest
+        try second.run()
+        let text = String(decoding: rest.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        second.waitUntilExit()
+        #expect(second.terminationStatus == 0, "\(text)")
+        #expect(text.contains("resuming big.bin"))
+        let records = server.uploads()
+        #expect(records.count == 1)
+        #expect(records.first?.complete == true)
+        #expect(records.first?.sha256 == digest)
+    }
+}
