@@ -21,9 +21,20 @@ extension UploadSystem {
     }
 
     /// Starts a transfer for every registered job, and cancels transfers whose job the extension cancelled.
+    /// Download-only jobs (the resource is only brought onto the device, model choice: it always is) succeed at
+    /// once, with no request.
     func startTransfers() throws {
         let held = Set(store.jobs.map(\.localID))
         for (id, transfer) in transfers.withLock({ $0 }) where !held.contains(id) { transfer.cancel() }
+        let downloads = store.jobs.filter { $0.state == .registered && $0.type == .downloadOnly }
+        if !downloads.isEmpty {
+            try journal.performChanges(at: now()) { block in
+                for job in downloads {
+                    try block.start(job.localID)
+                    try block.succeed(job.localID, status: 200)
+                }
+            }
+        }
         for job in store.jobs where job.state == .registered && job.type == .upload {
             if isTerminated { return }
             try journal.performChanges(at: now()) { try $0.start(job.localID) }
