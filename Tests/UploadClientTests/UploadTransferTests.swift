@@ -205,11 +205,26 @@ struct UploadTransferTests {
         let server = try fixture.server()
         defer { server.stop() }
         let (path, _) = try fixture.file(8 << 20)
+        let events = EventRecorder()
+        let outcome = try Self.cancelAtFirst104(of: path, to: server, events: events)
+        #expect(outcome.result == .cancelled)
+        let state = try #require(outcome.serverState)
+        #expect(!state.complete)
+        #expect(state.offset <= events.bytesSent)
+        #expect(events.methods == ["POST", "HEAD"])
+        let record = try #require(server.uploads().first)
+        #expect(!record.complete)
+    }
+
+    /// Uploads `path` with interop 8 and cancels the transfer from another thread as soon as the 104 announcing
+    /// the upload arrives (the observer holds the transfer there until the cancel is in).
+    static func cancelAtFirst104(
+        of path: String, to server: UploadServer, events: EventRecorder = EventRecorder()
+    ) throws -> TransferOutcome {
         let announced = DispatchSemaphore(value: 0)
         let cancelled = DispatchSemaphore(value: 0)
-        let events = EventRecorder()
         let transfer = try UploadTransfer(
-            file: path, to: server.url + Self.uploadPath,
+            file: path, to: server.url + uploadPath,
             configuration: TransferFixture.configuration(InteropVersion(rawValue: 8)!),
             observer: { event in
                 events.record(event)
@@ -223,14 +238,7 @@ struct UploadTransferTests {
             cancelled.signal()
         }
         canceller.start()
-        let outcome = transfer.run()
-        #expect(outcome.result == .cancelled)
-        let state = try #require(outcome.serverState)
-        #expect(!state.complete)
-        #expect(state.offset <= events.bytesSent)
-        #expect(events.methods == ["POST", "HEAD"])
-        let record = try #require(server.uploads().first)
-        #expect(!record.complete)
+        return transfer.run()
     }
 
     // MARK: resume location
@@ -238,23 +246,7 @@ struct UploadTransferTests {
     /// Starts an upload of `path` and cancels it at its first 104: the server keeps an incomplete upload, whose
     /// Location is returned (as a killed client would have journaled it).
     static func abandonedUpload(of path: String, to server: UploadServer) throws -> String {
-        let announced = DispatchSemaphore(value: 0)
-        let cancelled = DispatchSemaphore(value: 0)
-        let transfer = try UploadTransfer(
-            file: path, to: server.url + uploadPath,
-            configuration: TransferFixture.configuration(InteropVersion(rawValue: 8)!),
-            observer: { event in
-                guard case .interimReceived(.some, _) = event else { return }
-                announced.signal()
-                _ = cancelled.wait(timeout: .now() + 20)
-            })
-        let canceller = Thread {
-            _ = announced.wait(timeout: .now() + 20)
-            transfer.cancel()
-            cancelled.signal()
-        }
-        canceller.start()
-        let outcome = transfer.run()
+        let outcome = try cancelAtFirst104(of: path, to: server)
         #expect(outcome.result == .cancelled)
         #expect(outcome.serverState?.complete == false)
         return try #require(outcome.location)
