@@ -217,9 +217,14 @@ public final class DefaultUploadPolicy: UploadExtension {
         return true
     }
 
-    /// Step 2.
+    /// Step 2: succeeded jobs, and failed ones with no retry left. A job that failed after step 1 fetched and has
+    /// retries left is left for the next invocation's step 1 (acknowledging it would give up on a transient
+    /// error). Fetched in this order so that such a job is in the retry set: a failed job stays failed until the
+    /// extension acts.
     private func acknowledgeFinished(_ context: ExtensionContext) throws {
-        for job in context.fetch(.acknowledge) where job.state == .succeeded || job.state == .failed {
+        let finished = context.fetch(.acknowledge)
+        let retryable = Set(context.fetch(.retry).map(\.localID))
+        for job in finished where !retryable.contains(job.localID) {
             if isInterrupted { return }
             try finish(job, context)
         }
@@ -282,8 +287,9 @@ public final class DefaultUploadPolicy: UploadExtension {
     }
 
     /// Step 3: creates jobs for queued assets with no job held, at most as many as there are free in-flight slots
-    /// (read through an empty change block), in one change block. Stops early when interrupted, keeping the jobs
-    /// created so far.
+    /// (read through an empty change block), in one change block. Building the destinations (which may fetch a
+    /// token) stops when interrupted; the jobs whose destinations are built are still created, as progress kept
+    /// (the block does no I/O), unless the extension was disabled meanwhile.
     private func createJobs(_ context: ExtensionContext) throws {
         let held = Set(context.jobs.map(\.assetID))
         var free = 0
@@ -294,9 +300,9 @@ public final class DefaultUploadPolicy: UploadExtension {
             if isInterrupted { break }
             destinations.append((asset, try template.destination(for: asset)))
         }
+        guard isEnabled else { return }
         try context.performChanges { block in
             for (asset, destination) in destinations {
-                if isInterrupted { return }
                 guard try Self.create(asset, destination, in: &block) else { return }
             }
         }
