@@ -47,7 +47,8 @@ struct DefaultUploadPolicyTests {
         defer { server.stop() }
         let files = try UploadSystemTests.assets(fixture, count: 1, size: 2_000)
         let configuration = UploadPolicyConfiguration(
-            permanentErrors: permanent ? [.badServerResponse, .userAuthenticationRequired] : [.userAuthenticationRequired])
+            permanentErrors: permanent
+                ? [.badServerResponse, .userAuthenticationRequired] : [.userAuthenticationRequired])
         let (system, policy) = try Self.system(
             fixture, library: FileAssetLibrary(assetIDs: files.map(\.0)), url: server.url,
             configuration: configuration, jobs: JobStoreConfiguration(inFlightLimit: 2, retryLimit: 2))
