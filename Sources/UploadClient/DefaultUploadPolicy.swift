@@ -230,8 +230,8 @@ public final class DefaultUploadPolicy: UploadExtension {
         }
     }
 
-    /// Records the job's outcome durably (unless `record` is false), then its server id in the ledger and the
-    /// acknowledgement.
+    /// Records the job's outcome durably (unless `record` is false), then acknowledges it. (The ledger already has
+    /// the server id: the job store takes it from the final response's `x-server-resource-id`.)
     private func finish(_ job: UploadJob, _ context: ExtensionContext, record: Bool = true) throws {
         let resourceID = job.responseHeader("x-server-resource-id")
         if record {
@@ -243,10 +243,7 @@ public final class DefaultUploadPolicy: UploadExtension {
                 }
             }
         }
-        try context.performChanges { block in
-            if let resourceID, !resourceID.isEmpty { try block.record(.serverResourceID(resourceID), job: job.localID) }
-            try block.acknowledge(job.localID)
-        }
+        try context.performChanges { try $0.acknowledge(job.localID) }
     }
 
     /// An invocation while disabled (see the type's comment).
