@@ -101,9 +101,11 @@ struct UploadCommandTests {
         #expect(out.contains("upload: 0 of 1 files uploaded"))
     }
 
-    /// The spawned client is killed with SIGKILL mid-upload, then run again with the same journal: it resumes the
-    /// upload it left in flight, and the server ends with one complete, byte-exact upload.
-    @Test func aClientKilledMidUploadResumesWithoutADuplicate() throws {
+    /// The spawned client is killed (SIGKILL) or interrupted (SIGINT: it stops cleanly, exit status 1) mid-upload,
+    /// then run again with the same journal: it resumes the upload it left in flight, and the server ends with one
+    /// complete, byte-exact upload.
+    @Test(arguments: [SIGKILL, SIGINT])
+    func aClientStoppedMidUploadResumesWithoutADuplicate(signal: Int32) throws {
         let folder = try TLSFixtures.TemporaryDirectory()
         let server = try UploadServer(configuration: UploadServerConfiguration(storeDirectory: folder.file("store")))
         defer { server.stop() }
@@ -120,9 +122,13 @@ struct UploadCommandTests {
         first.standardError = FileHandle.nullDevice
         try first.run()
         while try !ServerProcess.nextLine(of: output.fileHandleForReading.fileDescriptor).hasSuffix("25%") {}
-        kill(first.processIdentifier, SIGKILL)
+        kill(first.processIdentifier, signal)
         first.waitUntilExit()
-        #expect(first.terminationReason == .uncaughtSignal)
+        if signal == SIGKILL {
+            #expect(first.terminationReason == .uncaughtSignal)
+        } else {
+            #expect(first.terminationReason == .exit && first.terminationStatus == 1)
+        }
         #expect(server.waitUntilIdle(timeout: .seconds(10)))
         #expect(server.uploads().count == 1)
         #expect(server.uploads().first?.complete == false)
