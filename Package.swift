@@ -8,7 +8,8 @@
 //   I/O          SquallNet, TLSKit, Capture,          sockets, OpenSSL, libpcap, files; the only code that
 //                UploadStore, JobJournal              reads clocks
 //   pure         SquallCore, HTTPWire,                no sockets, no threads, no clock reads
-//                StructuredFields, ResumableUpload, UploadJobs
+//                StructuredFields, ResumableUpload, UploadJobs,
+//                FaultEngine
 //   C shims      COpenSSL, CPcap, CSystem
 import PackageDescription
 
@@ -29,6 +30,7 @@ let package = Package(
         .target(name: "StructuredFields"),
         .target(name: "ResumableUpload", dependencies: ["HTTPWire", "StructuredFields"]),
         .target(name: "UploadJobs", dependencies: ["SquallCore"]),
+        .target(name: "FaultEngine", dependencies: ["SquallCore", "HTTPWire", "StructuredFields", "ResumableUpload"]),
 
         // I/O.
         .target(name: "SquallNet", dependencies: ["CSystem"]),
@@ -83,6 +85,7 @@ let package = Package(
         .testTarget(name: "SquallCoreTests", dependencies: ["SquallCore"]),
         .testTarget(name: "ResumableUploadTests", dependencies: ["ResumableUpload", "TestSupport"]),
         .testTarget(name: "UploadJobsTests", dependencies: ["UploadJobs", "TestSupport"]),
+        .testTarget(name: "FaultEngineTests", dependencies: ["FaultEngine", "HTTPWire", "TestSupport"]),
         .testTarget(name: "JobJournalTests", dependencies: ["JobJournal", "UploadJobs", "TestSupport"]),
         .testTarget(
             name: "UploadClientTests",
