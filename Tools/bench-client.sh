@@ -30,25 +30,16 @@ if quick_requested "$@"; then
 fi
 check_mebibytes "$file_size" "1GiB, 64MiB"
 check_range BENCH_ROUNDS "$rounds" 1 20
-# Seconds any one step (making the file, an upload, the server's start or stop) may take before the run is abandoned.
-step_timeout=600
 # The thresholds issue 4 sets.
 min_ratio=0.70
 max_rss_kib=$((64 * 1024))
 
-Tools/setup.sh
-bin=$(build_release squall squall-bench)
+bin=$(build_squall_and_bench)
 squall="$bin/squall"
 bench="$bin/squall-bench"
-[[ -x "$squall" && -x "$bench" ]] || fail "no squall or squall-bench in $bin"
 
 work=$(scratch_folder squall-client-bench)
 remove_at_exit "$work"
-
-# step OUT COMMAND…: runs COMMAND as a step; its stdout lands in OUT.
-step() {
-    run_step "$step_timeout" "$@"
-}
 
 echo "squall client benchmark on $(nproc) CPUs; scratch $work on $(filesystem_of "$work"); MB/s = 10^6 bytes/s"
 echo "curl: $(curl --version | head -n 1 | cut -d ' ' -f 1-2)"

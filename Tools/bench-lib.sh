@@ -6,11 +6,13 @@
 #
 # Messages name the script that sourced this file (${0##*/}). Functions take what they need as arguments; the
 # only globals are the running server (server_pid, server_url) and the running step (step_pid), so that the exit
-# trap can stop them.
+# trap can stop them, and the time limit of a step (step_timeout).
 
 server_pid=""
 server_url=""
 step_pid=""
+# Seconds any one step (making a file, dd, an upload, a benchmark client) may take before the run is abandoned.
+step_timeout=600
 
 # usage: the calling script's header comment (the lines after the shebang up to the first line not a comment).
 usage() {
@@ -78,6 +80,16 @@ build_release() {
     swift build -c release --show-bin-path
 }
 
+# build_squall_and_bench: runs Tools/setup.sh, builds squall and squall-bench in release mode, fails unless both are
+# there, and prints their folder.
+build_squall_and_bench() {
+    local bin
+    Tools/setup.sh >&2 || return
+    bin=$(build_release squall squall-bench) || return
+    [[ -x "$bin/squall" && -x "$bin/squall-bench" ]] || fail "no squall or squall-bench in $bin"
+    echo "$bin"
+}
+
 # scratch_folder NAME: makes a fresh folder NAME.XXXXXX under $SQUALL_BENCH_DIR (default ${TMPDIR:-/tmp}) and
 # prints its path.
 scratch_folder() {
@@ -134,12 +146,12 @@ stop_server() {
     server_pid=""
 }
 
-# run_step SECONDS OUT COMMAND…: runs COMMAND in the background (so a signal reaches the trap at once), killed after
-# SECONDS; its stdout lands in OUT; returns its status.
-run_step() {
-    local seconds="$1" out="$2" status=0
-    shift 2
-    timeout "$seconds" "$@" >"$out" &
+# step OUT COMMAND…: runs COMMAND in the background (so a signal reaches the trap at once), killed after
+# $step_timeout seconds; its stdout lands in OUT; returns its status.
+step() {
+    local out="$1" status=0
+    shift
+    timeout "$step_timeout" "$@" >"$out" &
     step_pid=$!
     wait "$step_pid" || status=$?
     step_pid=""

@@ -37,24 +37,20 @@ for size in "$upload_size" "$uploads_size"; do
 done
 check_range BENCH_ROUNDS "$rounds" 1 20
 check_range BENCH_UPLOADS "$uploads" 1 1000
-# Seconds any one step (dd, a benchmark client, a server's start or stop) may take before the run is abandoned.
-step_timeout=600
 # The thresholds issue 3 sets.
 min_ratio=0.50
 max_rss_kib=$((200 * 1024))
 
-Tools/setup.sh
-bin=$(build_release squall squall-bench)
+bin=$(build_squall_and_bench)
 squall="$bin/squall"
 bench="$bin/squall-bench"
-[[ -x "$squall" && -x "$bench" ]] || fail "no squall or squall-bench in $bin"
 
 work=$(scratch_folder squall-server-bench)
 remove_at_exit "$work"
 
 # client ARGS…: runs squall-bench ARGS as a step; its stdout lands in $work/client.out.
 client() {
-    run_step "$step_timeout" "$work/client.out" "$bench" "$@"
+    step "$work/client.out" "$bench" "$@"
 }
 
 echo "squall server benchmarks on $(nproc) CPUs; scratch $work on $(filesystem_of "$work"); MB/s = 10^6 bytes/s"
