@@ -6,8 +6,7 @@
 #
 # Messages name the script that sourced this file (${0##*/}). Functions take what they need as arguments; the
 # only globals are the running server (server_pid, server_url, its stdout fd server_out) and the running step
-# (step_pid), so that the exit
-# trap can stop them, and the time limit of a step (step_timeout).
+# (step_pid), so that the exit trap can stop them, and the time limit of a step (step_timeout).
 
 server_pid=""
 server_url=""
