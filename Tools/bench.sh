@@ -16,51 +16,26 @@
 # and closed. Each round runs every path once, the first path alternating between squall and nginx. Prints a
 # table of MB/s (10^6 bytes/s): median [min–max], and the squall/nginx ratio of the medians.
 set -euo pipefail
+# shellcheck source=bench-lib.sh source-path=SCRIPTDIR
+source "$(dirname "$0")/bench-lib.sh"
 cd "$(dirname "$0")/.."
-
-usage() {
-    sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'
-}
 
 bytes="${BENCH_BYTES:-1GiB}"
 rounds="${BENCH_ROUNDS:-3}"
-case "${1:-}" in
-"") ;;
---quick)
+if quick_requested "$@"; then
     bytes=64MiB
     rounds=1
-    ;;
--h | --help)
-    usage
-    exit 0
-    ;;
-*)
-    echo "bench.sh: unknown argument '$1'" >&2
-    usage >&2
-    exit 2
-    ;;
-esac
+fi
 [[ "$bytes" =~ ^[0-9]+(KiB|MiB|GiB)?$ ]] || {
     echo "bench.sh: BENCH_BYTES '$bytes' is not a size (e.g. 1GiB, 64MiB)" >&2
     exit 2
 }
-if ! [[ "$rounds" =~ ^[0-9]+$ ]] || ((rounds < 1 || rounds > 20)); then
-    echo "bench.sh: BENCH_ROUNDS must be 1 to 20" >&2
-    exit 2
-fi
+check_range BENCH_ROUNDS "$rounds" 1 20
 # Seconds one transfer may take before the run is abandoned.
 transfer_timeout=600
 
-fail() {
-    echo "bench.sh: $*" >&2
-    exit 1
-}
-
 Tools/setup.sh --bench
-export PATH="/opt/swift/usr/bin:$PATH"
-echo "== swift build -c release --product squall-bench" >&2
-swift build -c release --product squall-bench >&2
-bench="$(swift build -c release --show-bin-path)/squall-bench"
+bench="$(build_release squall-bench)/squall-bench"
 [[ -x "$bench" ]] || fail "no squall-bench at $bench"
 stream_module=$(find /usr/lib/nginx/modules -name ngx_stream_module.so -print -quit 2>/dev/null || true)
 [[ -n "$stream_module" ]] || fail "ngx_stream_module.so not found under /usr/lib/nginx/modules"
