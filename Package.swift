@@ -91,7 +91,7 @@ let package = Package(
             name: "UploadClientTests",
             dependencies: [
                 "UploadClient", "UploadServer", "ResumableUpload", "HTTPWire", "SquallNet", "TLSKit", "UploadJobs",
-                "TestSupport",
+                "JobJournal", "TestSupport",
             ]
         ),
         .testTarget(name: "UploadStoreTests", dependencies: ["UploadStore", "TLSKit", "TestSupport"]),

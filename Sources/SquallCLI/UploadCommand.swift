@@ -53,11 +53,12 @@ enum UploadCommand: Subcommand {
         let temporary = options.journal == nil
         let journal = try options.journal ?? makeTemporaryFolder()
         defer { if temporary { try? FileManager.default.removeItem(atPath: journal) } }
-        let progress = UploadProgress(console: context.console, assets: assets)
         let policy = try DefaultUploadPolicy(
             assets: assets.map(\.id),
             destination: UploadDestinationTemplate(url: options.url, tokens: options.tokens),
             statePath: journal + "/extension.json")
+        let finished = Set(policy.outcomes.uploaded.keys).union(policy.outcomes.failed.keys)
+        let progress = UploadProgress(console: context.console, assets: assets, done: finished)
         let system = try UploadSystem(
             journalFolder: journal, configuration: options.system, extension: policy,
             observer: { event in progress.handle(event) })
@@ -160,8 +161,9 @@ struct UploadOptions {
     }
 }
 
-/// Calls `action` once when the process gets SIGINT or SIGTERM, until `stop()`. The signals are blocked for the
-/// calling thread (and the threads it starts afterwards) and taken with `sigtimedwait` on a thread of its own.
+/// Calls `action` when the process gets SIGINT or SIGTERM, until `stop()`; a second signal ends the process at
+/// once (status 1), for when stopping cleanly takes too long. The signals are blocked for the calling thread (and
+/// the threads it starts afterwards) and taken with `sigtimedwait` on a thread of its own.
 final class SignalWatcher: Sendable {
     private let stopped = Mutex<Bool>(false)
     private let done = DispatchSemaphore(value: 0)
@@ -172,23 +174,27 @@ final class SignalWatcher: Sendable {
         let thread = Thread { [self] in
             var set = Self.signals
             var wait = timespec(tv_sec: 0, tv_nsec: 100_000_000)
+            var received = 0
             while !stopped.withLock({ $0 }) {
-                if sigtimedwait(&set, nil, &wait) > 0 {
-                    action()
-                    break
-                }
+                guard sigtimedwait(&set, nil, &wait) > 0 else { continue }
+                received += 1
+                if received > 1 { exit(1) }
+                action()
             }
             done.signal()
         }
         thread.start()
     }
 
-    /// Stops watching and restores the default handling of the signals for the calling thread.
+    /// Stops watching: takes any signal still pending (the run is over anyway), then unblocks the signals for the
+    /// calling thread.
     func stop() {
         stopped.withLock { $0 = true }
         done.wait()
-        var signals = Self.signals
-        pthread_sigmask(SIG_UNBLOCK, &signals, nil)
+        var set = Self.signals
+        var none = timespec(tv_sec: 0, tv_nsec: 0)
+        while sigtimedwait(&set, nil, &none) > 0 {}
+        pthread_sigmask(SIG_UNBLOCK, &set, nil)
     }
 
     private static var signals: sigset_t {

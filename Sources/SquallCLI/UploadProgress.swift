@@ -20,12 +20,19 @@ final class UploadProgress: Sendable {
     private let console: Console
     private let total: Int64
     private let count: Int
-    private let state = Mutex(State())
+    private let state: Mutex<State>
 
-    init(console: Console, assets: [UploadAsset]) {
+    /// `done` are the assets an earlier run (same journal) already finished: counted as sent and done.
+    init(console: Console, assets: [UploadAsset], done: Set<String> = []) {
         self.console = console
         self.total = max(assets.reduce(0) { $0 + $1.size }, 1)
         self.count = assets.count
+        var state = State()
+        for (index, asset) in assets.enumerated() where done.contains(asset.id) {
+            state.sent[JobID(-1 - index)] = asset.size
+            state.finished += 1
+        }
+        self.state = Mutex(state)
     }
 
     func handle(_ event: UploadSystemEvent) {

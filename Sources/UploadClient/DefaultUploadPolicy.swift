@@ -158,13 +158,17 @@ public final class DefaultUploadPolicy: UploadExtension {
         terminating.store(true, ordering: .sequentiallyConsistent)
     }
 
+    /// One invocation. A `willTerminate` that arrives before it starts counts for it (the flag is cleared when
+    /// an invocation returns, not when it starts). When a retry meets the in-flight limit, finished jobs are still
+    /// acknowledged (freeing slots) before it returns `processing`.
     public func processJobs(_ context: ExtensionContext) -> ProcessJobsResult {
-        terminating.store(false, ordering: .sequentiallyConsistent)
+        defer { terminating.store(false, ordering: .sequentiallyConsistent) }
         do {
             guard isEnabled else { return try processDisabled(context) }
-            guard try retryFailed(context), !isInterrupted else { return .processing }
-            try acknowledgeFinished(context)
+            let retriedAll = try retryFailed(context)
             if isInterrupted { return .processing }
+            try acknowledgeFinished(context)
+            if isInterrupted || !retriedAll { return .processing }
             if configuration.cancelRedundantJobs { try cancelRedundant(context) }
             guard try syncLibrary(), !isInterrupted else { return .processing }
             try createJobs(context)
@@ -290,7 +294,7 @@ public final class DefaultUploadPolicy: UploadExtension {
     private func createJobs(_ context: ExtensionContext) throws {
         let held = Set(context.jobs.map(\.assetID))
         var free = 0
-        try context.performChanges { free = $0.configuration.inFlightLimit - $0.inFlightCount }
+        try context.performChanges { free = max(0, $0.configuration.inFlightLimit - $0.inFlightCount) }
         let wanted = state.withLock { state in Array(state.queued.lazy.filter { !held.contains($0) }.prefix(free)) }
         var destinations: [(String, UploadDestination)] = []
         for asset in wanted {

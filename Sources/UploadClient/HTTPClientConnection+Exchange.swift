@@ -115,7 +115,7 @@ extension HTTPClientConnection {
         mutating func handle(_ event: HTTP1Event, onInterim: (ResponseHead) -> Bool) throws(TransferError) {
             switch event {
             case .responseHead(let head) where head.isInformational:
-                interims.append(head)
+                if interims.count < HTTPResponse.interimLimit { interims.append(head) }
                 guard onInterim(head) else { throw TransferError(.cancelled, "the exchange was aborted") }
             case .responseHead(let head):
                 final = head

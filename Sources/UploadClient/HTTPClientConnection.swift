@@ -132,7 +132,10 @@ public struct RequestBody: Sendable, Hashable {
 
 /// What an exchange got back.
 public struct HTTPResponse: Sendable, Hashable {
-    /// The interim (1xx) responses, in order.
+    /// The most interim responses kept: `onInterim` sees every one, but a server sending a 104 per MiB of a large
+    /// body (or a hostile one sending millions) must not grow the client's memory.
+    public static let interimLimit = 64
+    /// The first `interimLimit` interim (1xx) responses, in order.
     public var interims: [ResponseHead]
     /// The final response.
     public var head: ResponseHead

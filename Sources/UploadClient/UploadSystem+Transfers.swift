@@ -10,6 +10,7 @@ extension UploadSystem {
     /// extension retries from byte 0. No job is lost, none is run twice at once.
     func reconcile() throws {
         for job in store.jobs where job.state == .pending {
+            if isTerminated { return }
             if let location = ledger[job.localID]?.uploadResource {
                 try launch(job, resumeLocation: location)
             } else {
@@ -20,7 +21,9 @@ extension UploadSystem {
         }
     }
 
-    /// Starts a transfer for every registered job, and cancels transfers whose job the extension cancelled.
+    /// Starts a transfer for every registered job, and cancels transfers whose job the extension cancelled. A
+    /// retried job whose earlier attempt was announced with a 104 resumes that upload resource (HEAD first: a
+    /// complete upload succeeds, a forgotten one starts over), so a retry never stores the file twice.
     /// Download-only jobs (the resource is only brought onto the device, model choice: it always is) succeed at
     /// once, with no request.
     func startTransfers() throws {
@@ -38,7 +41,7 @@ extension UploadSystem {
         for job in store.jobs where job.state == .registered && job.type == .upload {
             if isTerminated { return }
             try journal.performChanges(at: now()) { try $0.start(job.localID) }
-            try launch(job, resumeLocation: nil)
+            try launch(job, resumeLocation: ledger[job.localID]?.uploadResource)
         }
     }
 
@@ -62,12 +65,17 @@ extension UploadSystem {
             return
         }
         transfers.withLock { $0[job.localID] = transfer }
+        if isTerminated { transfer.abort() }
         observer(.transferStarted(job.localID, assetID: job.assetID, size: size, reconciling: resumeLocation != nil))
         let thread = Thread { [self] in
             let outcome = transfer.run()
             recorder.flush()
-            try? settle(job.localID, outcome)
-            transfers.withLock { $0[job.localID] = nil }
+            transfers.withLock { if $0[job.localID] === transfer { $0[job.localID] = nil } }
+            do {
+                try settle(job.localID, outcome)
+            } catch {
+                fail(with: error)
+            }
             wake.signal()
         }
         thread.name = "upload-\(job.localID)"
@@ -81,6 +89,9 @@ extension UploadSystem {
         guard store.job(id)?.state == .pending else { return }
         if isTerminated, case .cancelled = outcome.result { return }
         let headers = outcome.headerFields.sorted { $0.key < $1.key }.map { HeaderField($0.key, $0.value) }
+        // A failure's last response may have been a 2xx (a changed Location, an impossible offset): the job keeps
+        // no status then, since a failed job's status is never a success.
+        let failedStatus = outcome.status.flatMap { (200..<300).contains($0) ? nil : $0 }
         let state: JobState
         var error: JobError?
         try journal.performChanges(at: now()) { block in
@@ -89,10 +100,10 @@ extension UploadSystem {
                 try block.succeed(id, status: outcome.status ?? 200, headers: headers)
             case .failed(let failure):
                 error = Self.jobError(failure.code)
-                try block.fail(id, error: error!, status: outcome.status, headers: headers)
+                try block.fail(id, error: error!, status: failedStatus, headers: headers)
             case .cancelled:
                 error = .cancelled
-                try block.fail(id, error: .cancelled, status: outcome.status, headers: headers)
+                try block.fail(id, error: .cancelled, status: failedStatus, headers: headers)
             }
         }
         state = error == nil ? .succeeded : .failed
@@ -172,6 +183,12 @@ final class LedgerRecorder: @unchecked Sendable {
     }
 
     private func record(_ event: JobEvent) {
-        try? system.journal.record(event, job: job, at: system.now())
+        do {
+            try system.journal.record(event, job: job, at: system.now())
+        } catch let error as JobStoreError where error.code == .invalidTransition || error.code == .notFound {
+            // The job left `pending` meanwhile (the extension cancelled it): nothing to record.
+        } catch {
+            system.fail(with: error)
+        }
     }
 }

@@ -86,20 +86,34 @@ public final class UploadSystem: Sendable {
     /// Signalled whenever a transfer ends or the system is terminated.
     let wake = DispatchSemaphore(value: 0)
     private let terminated = Flag()
+    /// The first error of a transfer thread (a journal commit that failed); `run` throws it.
+    private let failure = Mutex<(any Error)?>(nil)
 
     /// Opens (or reopens, after a crash) the job journal in `journalFolder`.
     public init(
         journalFolder: String, configuration: UploadSystemConfiguration = UploadSystemConfiguration(),
         extension handler: any UploadExtension, clock: @escaping @Sendable () -> JobTime = UploadSystem.wallClock,
-        sleeper: @escaping UploadTransfer.Sleeper = UploadTransfer.sleep,
+        sleeper: UploadTransfer.Sleeper? = nil,
         observer: @escaping @Sendable (UploadSystemEvent) -> Void = { _ in }
     ) throws {
         self.configuration = configuration
         self.journal = try JobJournal(folder: journalFolder, store: configuration.jobs)
         self.extensionHandler = handler
         self.clock = clock
-        self.sleeper = sleeper
+        self.sleeper = sleeper ?? Self.sleep(until: terminated)
         self.observer = observer
+    }
+
+    /// A backoff sleep that ends early when the system is terminated (checked every 100 ms).
+    private static func sleep(until flag: Flag) -> UploadTransfer.Sleeper {
+        { duration in
+            var left = duration
+            while left > .zero && !flag.isSet {
+                let slice = min(left, .milliseconds(100))
+                UploadTransfer.sleep(slice)
+                left -= slice
+            }
+        }
     }
 
     /// The job store as it is now.
@@ -114,19 +128,37 @@ public final class UploadSystem: Sendable {
 
     func now() -> JobTime { clock() }
 
-    /// Stops the system as a phone would before killing the extension: `willTerminate`, every transfer cancelled
-    /// (their bytes stay on the server, resumable after a relaunch), and `run` returns.
+    /// Stops the system as a phone would before killing the extension: `willTerminate`, every transfer aborted
+    /// (their bytes stay on the server, resumable after a relaunch; nothing more is sent), and `run` returns.
     public func terminate() {
         terminated.set()
         extensionHandler.willTerminate()
-        for transfer in transfers.withLock({ Array($0.values) }) { transfer.cancel() }
+        for transfer in transfers.withLock({ Array($0.values) }) { transfer.abort() }
         wake.signal()
+    }
+
+    /// Records the first failure of a transfer thread and stops the system; `run` then throws it.
+    func fail(with error: any Error) {
+        failure.withLock { if $0 == nil { $0 = error } }
+        terminate()
     }
 
     var isTerminated: Bool { terminated.isSet }
 
     /// Runs until the extension completes with no job held (see the type's comment).
     public func run() throws -> UploadSystemSummary {
+        do {
+            let summary = try schedule()
+            if let error = failure.withLock({ $0 }) { throw error }
+            return summary
+        } catch {
+            terminate()
+            drainTransfers()
+            throw failure.withLock { $0 } ?? error
+        }
+    }
+
+    private func schedule() throws -> UploadSystemSummary {
         try reconcile()
         var invocations = 0
         var idle = 0

@@ -31,6 +31,8 @@ public final class UploadTransfer: Sendable {
     private let control = Mutex(Control())
 
     struct Control {
+        /// `abort()`: cancelled, and nothing more is sent (no HEAD to learn the server's state).
+        var aborted = false
         var cancelRequested = false
         var cancelDelivered = false
         var socket: Socket?
@@ -61,6 +63,20 @@ public final class UploadTransfer: Sendable {
         }
     }
 
+    /// Cancels the transfer without asking the server anything afterwards (its owner is stopping): the request
+    /// in flight is cut and `run()` returns `cancelled` before sending another.
+    public func abort() {
+        control.withLock { control in
+            control.aborted = true
+            control.cancelRequested = true
+            control.socket?.shutdown(reading: true, writing: true)
+        }
+    }
+
+    private var isAborted: Bool {
+        control.withLock { $0.aborted }
+    }
+
     /// Runs the transfer to its end.
     public func run() -> TransferOutcome {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
@@ -87,8 +103,10 @@ public final class UploadTransfer: Sendable {
             case .report(let event):
                 observer(event)
             case .send(let request):
+                if isAborted { return TransferOutcome(result: .cancelled) }
                 pending += session.perform(request, machine: &machine)
             case .backoff(let delay):
+                if isAborted { return TransferOutcome(result: .cancelled) }
                 sleeper(delay)
                 pending += machine.handle(takeCancellation() ? .cancelled : .backoffElapsed)
             case .finish(let outcome):
@@ -111,7 +129,9 @@ public final class UploadTransfer: Sendable {
     func register(_ socket: Socket) {
         control.withLock { control in
             control.socket = socket
-            if control.cancelRequested && !control.cancelDelivered { socket.shutdown(reading: true, writing: true) }
+            if control.aborted || control.cancelRequested && !control.cancelDelivered {
+                socket.shutdown(reading: true, writing: true)
+            }
         }
     }
 
