@@ -62,7 +62,11 @@ struct FieldReader {
         guard has(key) else { return nil }
         do {
             return try container.decode(type, forKey: AnyKey(key))
-        } catch is DecodingError {
+        } catch let error as FaultError {
+            throw error
+        } catch {
+            // Any other error is the decoder's: a value of the wrong type (Foundation's JSONDecoder may throw its
+            // own error type rather than DecodingError for a fraction where an integer belongs).
             throw FaultError(.wrongType, path: path(key), "expected \(expected)")
         }
     }
