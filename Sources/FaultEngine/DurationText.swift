@@ -13,7 +13,8 @@ public enum DurationText {
             throw FaultError(.invalidDuration, path: path, "\"\(text)\" is not a duration: expected e.g. \"250ms\"")
         }
         let digits = text.dropLast(unit.suffix.count)
-        guard !digits.isEmpty, digits.allSatisfy({ $0.isASCII && $0.isNumber }), let value = Int64(digits), value >= 0 else {
+        guard !digits.isEmpty, digits.allSatisfy({ $0.isASCII && $0.isNumber }), let value = Int64(digits), value >= 0
+        else {
             throw FaultError(.invalidDuration, path: path, "\"\(text)\" is not a duration: expected e.g. \"250ms\"")
         }
         let (product, overflow) = value.multipliedReportingOverflow(by: unit.microseconds)

@@ -49,19 +49,22 @@ extension FaultAction {
         case "respond": return .respond(try decodeResponse(reader))
         case "expire-auth": return .expireAuth(challenge: try reader.string("challenge") ?? "Bearer")
         case "delay-response":
-            return .delayResponse(try reader.require(try reader.duration("duration"), "duration", expected: "a duration"))
+            return .delayResponse(
+                try reader.require(try reader.duration("duration"), "duration", expected: "a duration"))
         case "rewrite-header":
             let header = try reader.require(try reader.string("header"), "header", expected: "a field name")
             return .rewriteHeader(name: header, value: reader.isNull("value") ? nil : try reader.string("value"))
         default:
-            return .truncateResponse(afterBytes: try reader.require(try reader.size("after"), "after", expected: "a size"))
+            return .truncateResponse(
+                afterBytes: try reader.require(try reader.size("after"), "after", expected: "a size"))
         }
     }
 
     private static func decodeStall(_ reader: FieldReader) throws -> FaultAction {
         let then = try reader.string("then") ?? "release"
         guard then == "release" || then == "close" else {
-            throw FaultError(.invalidValue, path: reader.path("then"), "expected \"release\" or \"close\", got \"\(then)\"")
+            throw FaultError(
+                .invalidValue, path: reader.path("then"), "expected \"release\" or \"close\", got \"\(then)\"")
         }
         return .stall(duration: try reader.duration("duration"), thenClose: then == "close")
     }

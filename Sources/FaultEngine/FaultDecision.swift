@@ -1,9 +1,9 @@
 /// A fault that fired: the action for the driver to execute, where to apply it, and what the transcript records
 /// (rule, connection, offset, time).
 ///
-/// On a body event, `afterBytes` says to forward exactly that many bytes of the chunk and then apply the action
-/// (0: before any of it; the chunk's count: after all of it). On any other event it is nil and the action
-/// applies at the event, before it is forwarded: a `respond` answers instead of forwarding the request,
+/// For a trigger inside a body (`at-offset`, `after-response-bytes`, `truncate-response`), `afterBytes` says to
+/// forward exactly that many bytes of the chunk and then apply the action (0: before any of it; the chunk's
+/// count: after all of it). Otherwise it is nil and the action applies at the event, before it is forwarded: a `respond` answers instead of forwarding the request,
 /// `strip-interim` drops the interim head, `drop-response` cuts instead of forwarding the final head.
 public struct FaultDecision: Sendable, Hashable {
     /// The rule's name.

@@ -20,7 +20,8 @@ extension FaultRule: Decodable {
         let actionName = try reader.require(try reader.string("action"), "action", expected: "an action name")
         guard let actionKeys = FaultAction.keysByName[actionName] else {
             let known = FaultAction.keysByName.keys.sorted().joined(separator: ", ")
-            throw FaultError(.unknownAction, path: reader.path("action"), "unknown action \"\(actionName)\"; known: \(known)")
+            throw FaultError(
+                .unknownAction, path: reader.path("action"), "unknown action \"\(actionName)\"; known: \(known)")
         }
         try reader.rejectUnknownKeys(allowed: Self.ruleKeys.union(actionKeys), context: "a \"\(actionName)\" fault")
         let direction = try reader.string("direction").map { text in

@@ -97,7 +97,9 @@ public struct FaultRule: Sendable, Hashable {
         case .onMatch:
             return
         case .window(let from, let until):
-            guard from < until else { throw FaultError(.invalidValue, path: "trigger.window", "from must precede until") }
+            guard from < until else {
+                throw FaultError(.invalidValue, path: "trigger.window", "from must precede until")
+            }
         case .atOffset(let position):
             guard timing == .anytime else { throw notApplicable() }
             try validateUploadBody(position)
@@ -124,6 +126,7 @@ public struct FaultRule: Sendable, Hashable {
     }
 
     private func notApplicable() -> FaultError {
-        FaultError(.notApplicable, path: "trigger.\(trigger.name)", "action \"\(action.name)\" takes only on-match or window")
+        FaultError(
+            .notApplicable, path: "trigger.\(trigger.name)", "action \"\(action.name)\" takes only on-match or window")
     }
 }

@@ -4,15 +4,19 @@ extension FaultTrigger: Decodable {
     public init(from decoder: any Decoder) throws {
         if let single = try? decoder.singleValueContainer(), let text = try? single.decode(String.self) {
             guard text == "on-match" else {
-                throw FaultError(.unknownTrigger, path: FieldReader.render(decoder.codingPath), "unknown trigger \"\(text)\"")
+                throw FaultError(
+                    .unknownTrigger, path: FieldReader.render(decoder.codingPath), "unknown trigger \"\(text)\"")
             }
             self = .onMatch
             return
         }
-        let reader = try FieldReader(decoder, expected: "\"on-match\" or a trigger object such as {\"at-offset\": \"40%\"}")
-        try reader.rejectUnknownKeys(allowed: ["after", "at-offset", "after-response-bytes", "window"], context: "a trigger")
+        let reader = try FieldReader(
+            decoder, expected: "\"on-match\" or a trigger object such as {\"at-offset\": \"40%\"}")
+        try reader.rejectUnknownKeys(
+            allowed: ["after", "at-offset", "after-response-bytes", "window"], context: "a trigger")
         guard reader.keys.count == 1, let key = reader.keys.first else {
-            throw FaultError(.unknownTrigger, path: FieldReader.render(decoder.codingPath), "a trigger has exactly one key")
+            throw FaultError(
+                .unknownTrigger, path: FieldReader.render(decoder.codingPath), "a trigger has exactly one key")
         }
         self = try Self.decode(key, from: reader)
     }

@@ -42,7 +42,8 @@ struct FieldReader {
     func rejectUnknownKeys(allowed: Set<String>, context: String) throws {
         if let unknown = keys.first(where: { !allowed.contains($0) }) {
             let expected = allowed.sorted().joined(separator: ", ")
-            throw FaultError(.unknownKey, path: path(unknown), "unknown key in \(context); expected one of: \(expected)")
+            throw FaultError(
+                .unknownKey, path: path(unknown), "unknown key in \(context); expected one of: \(expected)")
         }
     }
 

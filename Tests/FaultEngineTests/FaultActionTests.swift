@@ -13,24 +13,38 @@ struct FaultActionTests {
         (#""action": "latency", "latency": "1s", "jitter": "50ms""#, .latency(.seconds(1), jitter: .milliseconds(50))),
         (#""action": "bandwidth", "rate": "64KiB""#, .bandwidth(bytesPerSecond: 65536)),
         (#""action": "bandwidth", "rate": 1000"#, .bandwidth(bytesPerSecond: 1000)),
-        (#""action": "slice", "size": 100, "variation": 10, "delay": "1ms""#,
-            .slice(size: 100, variation: 10, delay: .milliseconds(1))),
+        (
+            #""action": "slice", "size": 100, "variation": 10, "delay": "1ms""#,
+            .slice(size: 100, variation: 10, delay: .milliseconds(1))
+        ),
         (#""action": "slice", "size": "1KiB""#, .slice(size: 1024, variation: 0, delay: .zero)),
         (#""action": "limit", "bytes": "8MiB""#, .limit(bytes: 8 << 20)),
         (#""action": "limit", "bytes": 0"#, .limit(bytes: 0)),
         (#""action": "slow-close", "delay": "3s""#, .slowClose(delay: .seconds(3))),
-        (#""action": "respond", "status": 503, "headers": {"Retry-After": "1", "A": "b"}, "body": "busy""#,
-            .respond(FaultResponse(status: 503, fields: [.init(name: "A", value: "b"), .init(name: "Retry-After", value: "1")], body: "busy"))),
+        (
+            #""action": "respond", "status": 503, "headers": {"Retry-After": "1", "A": "b"}, "body": "busy""#,
+            .respond(
+                FaultResponse(
+                    status: 503, fields: [.init(name: "A", value: "b"), .init(name: "Retry-After", value: "1")],
+                    body: "busy"))
+        ),
         (#""action": "respond", "status": 413"#, .respond(FaultResponse(status: 413))),
         (#""action": "expire-auth""#, .expireAuth(challenge: "Bearer")),
-        (#""action": "expire-auth", "challenge": "Bearer error=\"invalid_token\"""#,
-            .expireAuth(challenge: #"Bearer error="invalid_token""#)),
+        (
+            #""action": "expire-auth", "challenge": "Bearer error=\"invalid_token\"""#,
+            .expireAuth(challenge: #"Bearer error="invalid_token""#)
+        ),
         (#""action": "strip-interim""#, .stripInterim),
         (#""action": "drop-response""#, .dropResponse),
         (#""action": "delay-response", "duration": "5s""#, .delayResponse(.seconds(5))),
-        (#""action": "rewrite-header", "header": "Upload-Offset", "value": "0""#,
-            .rewriteHeader(name: "Upload-Offset", value: "0")),
-        (#""action": "rewrite-header", "header": "Location", "value": null"#, .rewriteHeader(name: "Location", value: nil)),
+        (
+            #""action": "rewrite-header", "header": "Upload-Offset", "value": "0""#,
+            .rewriteHeader(name: "Upload-Offset", value: "0")
+        ),
+        (
+            #""action": "rewrite-header", "header": "Location", "value": null"#,
+            .rewriteHeader(name: "Location", value: nil)
+        ),
         (#""action": "rewrite-header", "header": "Location""#, .rewriteHeader(name: "Location", value: nil)),
         (#""action": "truncate-response", "after": "1KB""#, .truncateResponse(afterBytes: 1000)),
     ])

@@ -45,7 +45,8 @@ struct FaultEngineHTTPTests {
             try FaultRule(name: "drop", match: FaultMatch(method: .patch), action: .dropResponse),
             try FaultRule(name: "slow", match: FaultMatch(method: .patch), action: .delayResponse(.seconds(2))),
             try FaultRule(
-                name: "offset", match: FaultMatch(method: .patch), action: .rewriteHeader(name: "Upload-Offset", value: "0")))
+                name: "offset", match: FaultMatch(method: .patch),
+                action: .rewriteHeader(name: "Upload-Offset", value: "0")))
         #expect(request(&engine).isEmpty)
         #expect(respond(&engine, 104).isEmpty)
         #expect(respond(&engine, 204).map(\.rule) == ["drop", "slow", "offset"])
@@ -62,7 +63,8 @@ struct FaultEngineHTTPTests {
     @Test func truncateAndResponseByteTriggersCutInsideTheBody() throws {
         var engine = started(
             try FaultRule(name: "truncate", match: FaultMatch(method: .get), action: .truncateResponse(afterBytes: 10)),
-            try FaultRule(name: "late-reset", match: FaultMatch(method: .get), trigger: .afterResponseBytes(4), action: .reset))
+            try FaultRule(
+                name: "late-reset", match: FaultMatch(method: .get), trigger: .afterResponseBytes(4), action: .reset))
         _ = request(&engine, RequestHead(method: .get, target: "/f"))
         _ = respond(&engine, 200)
         let chunks = [3, 4, 4, 4].map { engine.handle(.responseBody(connection: 1, count: $0, time: .zero)) }
@@ -108,5 +110,29 @@ struct FaultEngineHTTPTests {
         #expect(engine.handle(.requestHead(connection: 9, head: patchHead(offset: 0), time: .zero)).isEmpty)
         #expect(engine.handle(.responseBody(connection: 9, count: 5, time: .zero)).isEmpty)
         #expect(request(&engine).count == 1)
+    }
+}
+
+extension FaultEngineHTTPTests {
+    @Test func aDelayedPerRequestFaultFiresBeforeTheChunkThatIsDue() throws {
+        let rule = try FaultRule(
+            name: "late", match: FaultMatch(method: .patch), trigger: .after(.seconds(1)), action: .reset)
+        var engine = started(rule)
+        _ = request(&engine, at: .seconds(10))
+        let early = FaultEvent.requestBody(
+            connection: 1, count: 5, uploadOffset: 0, uploadLength: nil, time: .milliseconds(10_500))
+        #expect(engine.handle(early).isEmpty)
+        let due = FaultEvent.requestBody(
+            connection: 1, count: 5, uploadOffset: 5, uploadLength: nil, time: .seconds(11))
+        let fired = engine.handle(due)
+        #expect(fired.map(\.rule) == ["late"])
+        #expect(fired.first?.afterBytes == nil)
+        #expect(fired.first?.time == .seconds(11))
+    }
+
+    @Test func errorsDescribeThemselvesWithTheirPath() throws {
+        let error = try #require(decodingError(#"{"name": "x", "action": "bandwidth", "rate": 0}"#))
+        #expect(error.description.hasPrefix("rate: bandwidth must be above 0"))
+        #expect(error == FaultError(.invalidValue, path: "rate", error.detail))
     }
 }

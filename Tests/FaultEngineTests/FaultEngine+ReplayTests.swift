@@ -21,7 +21,9 @@ struct FaultEngineReplayTests {
 
     private func coinRules() throws -> [FaultRule] {
         [
-            try FaultRule(name: "coin", trigger: .atOffset(.fraction(numerator: 50, denominator: 100)), action: .reset, probability: 0.5),
+            try FaultRule(
+                name: "coin", trigger: .atOffset(.fraction(numerator: 50, denominator: 100)), action: .reset,
+                probability: 0.5),
             try FaultRule(name: "slow", action: .latency(.milliseconds(5), jitter: .zero), probability: 0.5),
         ]
     }

@@ -41,7 +41,8 @@ struct FaultEngineTests {
 
     @Test func fortyPercentOfEightMiBFiresAtTheExactByteUnderRandomSplits() throws {
         let rule = try FaultRule(
-            name: "cut", match: FaultMatch(method: .patch), trigger: .atOffset(.fraction(numerator: 40, denominator: 100)),
+            name: "cut", match: FaultMatch(method: .patch),
+            trigger: .atOffset(.fraction(numerator: 40, denominator: 100)),
             action: .reset)
         let body = [UInt8](repeating: 7, count: 256 * 1024)
         let expected = 3_355_443 - 3 * Int(mebibyte)
@@ -80,7 +81,8 @@ struct FaultEngineTests {
     }
 
     @Test func oneByteAtATimeAndEmptyChunksAndTheBodysEnd() throws {
-        let rule = try FaultRule(name: "end", trigger: .atOffset(.fraction(numerator: 100, denominator: 100)), action: .reset)
+        let rule = try FaultRule(
+            name: "end", trigger: .atOffset(.fraction(numerator: 100, denominator: 100)), action: .reset)
         var engine = engine(rule)
         _ = opened(&engine, 1)
         _ = engine.handle(.requestHead(connection: 1, head: patchHead(offset: 0), time: .zero))
@@ -91,7 +93,8 @@ struct FaultEngineTests {
     }
 
     @Test func aResumedAppendBeyondThePositionDoesNotFire() throws {
-        let rule = try FaultRule(name: "cut", trigger: .atOffset(.fraction(numerator: 40, denominator: 100)), action: .reset)
+        let rule = try FaultRule(
+            name: "cut", trigger: .atOffset(.fraction(numerator: 40, denominator: 100)), action: .reset)
         var engine = engine(rule)
         _ = opened(&engine, 1)
         _ = engine.handle(.requestHead(connection: 1, head: patchHead(offset: 5 * mebibyte), time: .zero))
@@ -100,7 +103,8 @@ struct FaultEngineTests {
     }
 
     @Test func aPercentageWithoutALengthWaitsAndIsReportedNeverFired() throws {
-        let rule = try FaultRule(name: "pct", trigger: .atOffset(.fraction(numerator: 50, denominator: 100)), action: .reset)
+        let rule = try FaultRule(
+            name: "pct", trigger: .atOffset(.fraction(numerator: 50, denominator: 100)), action: .reset)
         var engine = engine(rule)
         _ = opened(&engine, 1)
         _ = engine.handle(.requestHead(connection: 1, head: patchHead(offset: 0), time: .zero))
@@ -113,7 +117,9 @@ struct FaultEngineTests {
     @Test func nthMatchingRequestCountsAcrossConnections() throws {
         let rule = try FaultRule(name: "second-patch", match: FaultMatch(method: .patch, nthRequest: 2), action: .reset)
         var engine = engine(rule)
-        let heads = [RequestHead(method: .get, target: "/"), patchHead(offset: 0), RequestHead(method: .get, target: "/")]
+        let heads = [
+            RequestHead(method: .get, target: "/"), patchHead(offset: 0), RequestHead(method: .get, target: "/"),
+        ]
         var firedAt: [Int] = []
         for (index, head) in (heads + [patchHead(offset: 10), patchHead(offset: 20)]).enumerated() {
             _ = opened(&engine, index + 1)
@@ -126,7 +132,8 @@ struct FaultEngineTests {
 
     @Test func nthConnectionArmsPerConnectionRulesOnce() throws {
         let rule = try FaultRule(
-            name: "slow-second", match: FaultMatch(nthConnection: 2), action: .latency(.milliseconds(100), jitter: .zero),
+            name: "slow-second", match: FaultMatch(nthConnection: 2),
+            action: .latency(.milliseconds(100), jitter: .zero),
             direction: .downstream)
         var engine = engine(rule)
         #expect(opened(&engine, 1).isEmpty)
@@ -142,7 +149,9 @@ struct FaultEngineTests {
         let rule = try FaultRule(name: "twice", match: FaultMatch(method: .patch), action: .close, times: 2)
         var engine = engine(rule)
         _ = opened(&engine, 1)
-        let counts = (0..<5).map { _ in engine.handle(.requestHead(connection: 1, head: patchHead(offset: 0), time: .zero)).count }
+        let counts = (0..<5).map { _ in
+            engine.handle(.requestHead(connection: 1, head: patchHead(offset: 0), time: .zero)).count
+        }
         #expect(counts == [1, 1, 0, 0, 0])
         #expect(engine.firings(of: "twice") == 2)
     }
@@ -173,7 +182,8 @@ struct FaultEngineTests {
     }
 
     @Test func windowsBoundMatchesAndCarryTheirEnd() throws {
-        var engine = engine(try FaultRule(name: "down", trigger: .window(from: .seconds(2), until: .seconds(5)), action: .refuse))
+        var engine = engine(
+            try FaultRule(name: "down", trigger: .window(from: .seconds(2), until: .seconds(5)), action: .refuse))
         #expect(opened(&engine, 1, at: .seconds(1)).isEmpty)
         let refused = opened(&engine, 2, at: .seconds(2))
         #expect(refused.map(\.action) == [.refuse])

@@ -3,16 +3,20 @@ import Testing
 
 struct FaultRuleToxiproxyTests {
     @Test(arguments: [
-        ("latency", ["latency": Int64(1000), "jitter": 50], FaultTrigger.onMatch,
-            FaultAction.latency(.seconds(1), jitter: .milliseconds(50))),
+        (
+            "latency", ["latency": Int64(1000), "jitter": 50], FaultTrigger.onMatch,
+            FaultAction.latency(.seconds(1), jitter: .milliseconds(50))
+        ),
         ("bandwidth", ["rate": 64], .onMatch, .bandwidth(bytesPerSecond: 64_000)),
         ("slow_close", ["delay": 250], .onMatch, .slowClose(delay: .milliseconds(250))),
         ("timeout", ["timeout": 0], .onMatch, .stall(duration: nil, thenClose: false)),
         ("timeout", ["timeout": 1500], .onMatch, .stall(duration: .milliseconds(1500), thenClose: true)),
         ("reset_peer", [:], .onMatch, .reset),
         ("reset_peer", ["timeout": 200], .after(.milliseconds(200)), .reset),
-        ("slicer", ["average_size": 64, "size_variation": 8, "delay": 10], .onMatch,
-            .slice(size: 64, variation: 8, delay: .microseconds(10))),
+        (
+            "slicer", ["average_size": 64, "size_variation": 8, "delay": 10], .onMatch,
+            .slice(size: 64, variation: 8, delay: .microseconds(10))
+        ),
         ("limit_data", ["bytes": 10_000], .onMatch, .limit(bytes: 10_000)),
     ])
     func mapsEveryToxic(_ type: String, _ attributes: [String: Int64], _ trigger: FaultTrigger, _ action: FaultAction)
@@ -44,7 +48,10 @@ struct FaultRuleToxiproxyTests {
         ("bandwidth", [:], "downstream", 1.0, .invalidValue, "attributes.rate"),
         ("bandwidth", ["rate": Int64.max], "downstream", 1.0, .invalidValue, "attributes.rate"),
         ("slicer", ["average_size": 0], "downstream", 1.0, .invalidValue, "attributes.average_size"),
-        ("slicer", ["average_size": 8, "size_variation": 8], "downstream", 1.0, .invalidValue, "attributes.average_size"),
+        (
+            "slicer", ["average_size": 8, "size_variation": 8], "downstream", 1.0, .invalidValue,
+            "attributes.average_size"
+        ),
         ("latency", [:], "sideways", 1.0, .invalidValue, "stream"),
         ("latency", [:], "upstream", 1.5, .invalidValue, "toxicity"),
     ])

@@ -48,7 +48,8 @@ struct FaultRuleTests {
 
     @Test func decodesAListAndNamesTheElementInErrors() throws {
         let rules = try JSONDecoder().decode(
-            [FaultRule].self, from: Data(#"[{"name": "a", "action": "close"}, {"name": "b", "action": "refuse"}]"#.utf8))
+            [FaultRule].self, from: Data(#"[{"name": "a", "action": "close"}, {"name": "b", "action": "refuse"}]"#.utf8)
+        )
         #expect(rules.map(\.action) == [.close, .refuse])
         let bad = #"[{"name": "a", "action": "close"}, {"name": "b", "action": "close", "probability": 2}]"#
         #expect {
@@ -76,7 +77,10 @@ struct FaultRuleTests {
         (#"{"name": "x", "action": "reset", "optional": "yes"}"#, .wrongType, "optional"),
         (#"{"name": "x", "action": "reset", "direction": "upstream"}"#, .notApplicable, "direction"),
         (#"{"name": "x", "action": "latency", "latency": "1ms", "direction": "sideways"}"#, .invalidValue, "direction"),
-        (#"{"name": "x", "action": "rewrite-header", "header": "A", "direction": "both"}"#, .notApplicable, "direction"),
+        (
+            #"{"name": "x", "action": "rewrite-header", "header": "A", "direction": "both"}"#, .notApplicable,
+            "direction"
+        ),
         (#"{"name": "x", "action": "reset", "match": []}"#, .wrongType, "match"),
         (#"[1]"#, .wrongType, ""),
     ])

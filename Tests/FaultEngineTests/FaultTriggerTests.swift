@@ -61,7 +61,9 @@ struct FaultTriggerTests {
 
     @Test func percentageOnUploadMethodsIsAccepted() throws {
         for method in ["PATCH", "POST", "PUT"] {
-            let json = #"{"name": "t", "action": "reset", "match": {"method": ""# + method + #""}, "trigger": {"at-offset": "40%"}}"#
+            let json =
+                #"{"name": "t", "action": "reset", "match": {"method": ""# + method
+                + #""}, "trigger": {"at-offset": "40%"}}"#
             #expect(try decodeRule(json).match.method?.rawValue == method)
         }
     }
