@@ -1,0 +1,143 @@
+/// What a fault does when it fires (DESIGN.md "Faults"). Sizes are bytes, rates bytes per second, durations
+/// `Duration`s; the proxy driver executes the action, the engine only decides when and where.
+///
+/// Connection actions also work in opaque TCP mode: `reset`, `close`, `stall`, `latency`, `bandwidth`, `slice`,
+/// `limit`, `slowClose`, `refuse`. HTTP actions need parsed messages: `respond`, `expireAuth`, `stripInterim`,
+/// `dropResponse`, `delayResponse`, `rewriteHeader`, `truncateResponse`.
+public enum FaultAction: Sendable, Hashable {
+    /// Abort the connection with a TCP RST (SO_LINGER 0).
+    case reset
+    /// Close the connection with a FIN.
+    case close
+    /// Hold the bytes for `duration`, then release them — or, with `thenClose`, drop them and close (Toxiproxy's
+    /// `timeout`). A nil duration holds forever: a blackhole.
+    case stall(duration: Duration?, thenClose: Bool)
+    /// Delay every chunk by `latency` plus a uniform draw in `-jitter…+jitter` (never below zero).
+    case latency(Duration, jitter: Duration)
+    /// Forward at most `bytesPerSecond` (> 0; a stop is `stall`).
+    case bandwidth(bytesPerSecond: Int64)
+    /// Cut the stream into pieces of `size ± variation` bytes with `delay` between them.
+    case slice(size: Int64, variation: Int64, delay: Duration)
+    /// Forward `bytes` more bytes, then close.
+    case limit(bytes: Int64)
+    /// Hold the peer's close (EOF) for `delay` before passing it on (Toxiproxy's `slow_close`).
+    case slowClose(delay: Duration)
+    /// Fail new connections, as when the network is down.
+    case refuse
+    /// Answer the request with a synthesized response instead of forwarding it.
+    case respond(FaultResponse)
+    /// Requests whose `Authorization` value was first seen before the fault armed get 401 with
+    /// `WWW-Authenticate: <challenge>`; tokens first seen later pass.
+    case expireAuth(challenge: String)
+    /// Drop 1xx interim responses (a middlebox that loses the 104).
+    case stripInterim
+    /// The request was fully delivered; cut the connection instead of forwarding the final response.
+    case dropResponse
+    /// Hold the final response head for the duration.
+    case delayResponse(Duration)
+    /// Set field `name` to `value` (nil removes it) on the head going in the rule's direction.
+    case rewriteHeader(name: String, value: String?)
+    /// Forward the first `afterBytes` bytes of the response body, then close.
+    case truncateResponse(afterBytes: Int64)
+
+    /// When, relative to the exchange, the action can happen.
+    public enum Timing: Sendable, Hashable {
+        /// At whatever moment the trigger picks: on a head, at an offset in a body, after a delay.
+        case anytime
+        /// Only as a connection opens.
+        case connectionOpen
+        /// On the request head.
+        case requestHead
+        /// On each interim (1xx) response head.
+        case interimResponse
+        /// On the final response head.
+        case finalResponse
+        /// Inside the response body.
+        case responseBody
+    }
+
+    /// When the action happens; everything but `anytime` accepts only the `on-match` and `window` triggers.
+    public func timing(direction: FaultDirection) -> Timing {
+        switch self {
+        case .reset, .close, .stall, .latency, .bandwidth, .slice, .limit, .slowClose, .respond: .anytime
+        case .refuse: .connectionOpen
+        case .expireAuth: .requestHead
+        case .rewriteHeader: direction == .upstream ? .requestHead : .finalResponse
+        case .stripInterim: .interimResponse
+        case .dropResponse, .delayResponse: .finalResponse
+        case .truncateResponse: .responseBody
+        }
+    }
+
+    /// Whether the action shapes a whole connection (and so can arm on a connection before any request).
+    public var isConnectionAction: Bool {
+        switch self {
+        case .reset, .close, .stall, .latency, .bandwidth, .slice, .limit, .slowClose, .refuse: true
+        default: false
+        }
+    }
+
+    /// Whether `direction` means something for the action (it picks the stream to shape or the head to rewrite).
+    public var takesDirection: Bool {
+        switch self {
+        case .stall, .latency, .bandwidth, .slice, .limit, .slowClose, .rewriteHeader: true
+        default: false
+        }
+    }
+
+    /// The action's name in scenario files.
+    public var name: String {
+        switch self {
+        case .reset: "reset"
+        case .close: "close"
+        case .stall: "stall"
+        case .latency: "latency"
+        case .bandwidth: "bandwidth"
+        case .slice: "slice"
+        case .limit: "limit"
+        case .slowClose: "slow-close"
+        case .refuse: "refuse"
+        case .respond: "respond"
+        case .expireAuth: "expire-auth"
+        case .stripInterim: "strip-interim"
+        case .dropResponse: "drop-response"
+        case .delayResponse: "delay-response"
+        case .rewriteHeader: "rewrite-header"
+        case .truncateResponse: "truncate-response"
+        }
+    }
+}
+
+/// A synthesized response for the `respond` action: 401 with `WWW-Authenticate`, 413, 500, 503 with
+/// `Retry-After`, …
+public struct FaultResponse: Sendable, Hashable {
+    /// 100…599.
+    public var status: Int
+    /// Fields in order (scenario files give an object; its keys are sorted by name).
+    public var fields: [FaultHeader]
+    public var body: String
+
+    public init(status: Int, fields: [FaultHeader] = [], body: String = "") {
+        self.status = status
+        self.fields = fields
+        self.body = body
+    }
+}
+
+/// One header field of a synthesized response.
+public struct FaultHeader: Sendable, Hashable {
+    public var name: String
+    public var value: String
+
+    public init(name: String, value: String) {
+        self.name = name
+        self.value = value
+    }
+}
+
+/// The stream an action shapes: `upstream` is client → server (the request), `downstream` server → client.
+public enum FaultDirection: String, Sendable, Hashable {
+    case upstream
+    case downstream
+    case both
+}
