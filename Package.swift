@@ -9,7 +9,7 @@
 //                UploadStore, JobJournal              reads clocks
 //   pure         SquallCore, HTTPWire,                no sockets, no threads, no clock reads
 //                StructuredFields, ResumableUpload, UploadJobs,
-//                FaultEngine
+//                FaultEngine, ProxyTranscript
 //   C shims      COpenSSL, CPcap, CSystem
 import PackageDescription
 
@@ -31,6 +31,7 @@ let package = Package(
         .target(name: "ResumableUpload", dependencies: ["HTTPWire", "StructuredFields"]),
         .target(name: "UploadJobs", dependencies: ["SquallCore"]),
         .target(name: "FaultEngine", dependencies: ["SquallCore", "HTTPWire", "StructuredFields", "ResumableUpload"]),
+        .target(name: "ProxyTranscript", dependencies: ["HTTPWire", "FaultEngine"]),
 
         // I/O.
         .target(name: "SquallNet", dependencies: ["CSystem"]),
@@ -86,6 +87,7 @@ let package = Package(
         .testTarget(name: "ResumableUploadTests", dependencies: ["ResumableUpload", "TestSupport"]),
         .testTarget(name: "UploadJobsTests", dependencies: ["UploadJobs", "TestSupport"]),
         .testTarget(name: "FaultEngineTests", dependencies: ["FaultEngine", "HTTPWire", "TestSupport"]),
+        .testTarget(name: "ProxyTranscriptTests", dependencies: ["ProxyTranscript", "FaultEngine", "HTTPWire"]),
         .testTarget(name: "JobJournalTests", dependencies: ["JobJournal", "UploadJobs", "TestSupport"]),
         .testTarget(
             name: "UploadClientTests",
