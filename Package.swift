@@ -37,8 +37,8 @@ let package = Package(
         .target(name: "SquallNet", dependencies: ["CSystem"]),
         .target(name: "TLSKit", dependencies: ["COpenSSL", "SquallNet"]),
         .target(name: "Capture", dependencies: ["CPcap"]),
-        .target(name: "UploadStore", dependencies: ["SquallCore", "TLSKit"]),
-        .target(name: "JobJournal", dependencies: ["UploadJobs", "SquallCore"]),
+        .target(name: "UploadStore", dependencies: ["SquallCore", "SquallNet", "TLSKit"]),
+        .target(name: "JobJournal", dependencies: ["UploadJobs", "SquallCore", "SquallNet"]),
 
         // Components: the reference resumable-upload server and client.
         .target(

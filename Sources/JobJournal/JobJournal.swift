@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import SquallNet
 import Synchronization
 import UploadJobs
 
@@ -41,7 +42,7 @@ public final class JobJournal: Sendable {
         configuration: JobJournalConfiguration = JobJournalConfiguration()
     ) throws(JobJournalError) {
         try JournalFolder.make(folder)
-        let lock = try JournalLock(folder: folder)
+        let lock = try JournalLock.take(folder)
         var recovery = JournalRecovery()
         let snapshotPath = folder + "/" + Self.snapshotFileName
         if JournalFolder.exists(snapshotPath + ".tmp") {

@@ -1,29 +1,18 @@
-import Glibc
+import SquallNet
 
-/// An exclusive advisory lock (`flock`) on a journal folder's `.lock` file, held while a `JobJournal` is open,
-/// so two clients never write one journal. The kernel drops it when the process ends, even by kill -9.
-final class JournalLock {
-    static let fileName = ".lock"
-
-    private let fd: Int32
-
-    /// Takes the lock on `folder`, or throws `journalInUse` when another open journal holds it.
-    init(folder: String) throws(JobJournalError) {
-        let path = folder + "/" + Self.fileName
-        let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw .system("open", path: path) }
-        guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
-            let failure =
-                errno == EWOULDBLOCK
-                ? JobJournalError(.journalInUse, path: folder, "the job journal \(folder) is open in another client")
-                : JobJournalError.system("flock", path: path)
-            close(fd)
-            throw failure
+/// The `FolderLock` on a journal folder, held while a `JobJournal` is open, so two clients never write one
+/// journal; a held lock is `journalInUse`.
+enum JournalLock {
+    static func take(_ folder: String) throws(JobJournalError) -> FolderLock {
+        do {
+            return try FolderLock(folder: folder)
+        } catch {
+            switch error {
+            case .held:
+                throw JobJournalError(
+                    .journalInUse, path: folder, "the job journal \(folder) is open in another client")
+            case .system(let call, let path, let errno): throw JobJournalError.system(call, path: path, errno: errno)
+            }
         }
-        self.fd = fd
-    }
-
-    deinit {
-        close(fd)
     }
 }

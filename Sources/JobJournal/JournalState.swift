@@ -1,11 +1,12 @@
 import Foundation
+import SquallNet
 import UploadJobs
 
 /// What a `JobJournal` guards with its mutex: the store, the open files and the log's bookkeeping.
 struct JournalState {
     var store: JobStore
     /// Nil once closed.
-    var lock: JournalLock?
+    var lock: FolderLock?
     /// Nil once closed, or after a failed write or fsync.
     var log: JournalFile?
     /// The log's length: the end of its last committed record.
@@ -15,7 +16,7 @@ struct JournalState {
     /// The size of the last snapshot written or read.
     var snapshotSize: Int64 = 0
 
-    init(store: JobStore, lock: JournalLock) {
+    init(store: JobStore, lock: FolderLock) {
         self.store = store
         self.lock = lock
     }

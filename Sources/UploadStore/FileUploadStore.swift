@@ -1,4 +1,5 @@
 import Glibc
+import SquallNet
 import Synchronization
 
 /// The reference server's upload store: one folder per upload holding its data and its `UploadRecord`.
@@ -17,7 +18,7 @@ public final class FileUploadStore: Sendable {
     /// What opening the store found.
     public let recovery: RecoveryReport
     private let state: Mutex<State>
-    private let lock: StoreLock
+    private let lock: FolderLock
 
     private struct IdempotencyScope: Hashable {
         var principal: String?
@@ -34,7 +35,7 @@ public final class FileUploadStore: Sendable {
     public init(configuration: UploadStoreConfiguration = UploadStoreConfiguration()) throws {
         let directory = try configuration.directory ?? StoreFiles.makeTemporaryDirectory()
         try StoreFiles.makeDirectory(directory)
-        let lock = try StoreLock(directory: directory)
+        let lock = try StoreLock.take(directory)
         let (entries, report) = try StoreRecovery.load(
             directory, mode: .recover)
         var state = State(entries: entries)

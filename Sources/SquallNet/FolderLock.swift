@@ -1,0 +1,35 @@
+import Glibc
+
+/// An exclusive advisory lock (`flock`) on a folder's `.lock` file, held for the object's life, so that two
+/// processes (or two opens in one process) never write one folder: a store, a job journal. The kernel drops it
+/// when the process ends, even by kill -9.
+public final class FolderLock: Sendable {
+    public static let fileName = ".lock"
+
+    /// Why the lock was not taken.
+    public enum Failure: Error, Equatable, Sendable {
+        /// Another holder has it.
+        case held
+        /// `call` failed on the lock file with `errno`.
+        case system(call: String, path: String, errno: Int32)
+    }
+
+    private let fd: Int32
+
+    /// Takes the lock on `folder` without waiting.
+    public init(folder: String) throws(Failure) {
+        let path = folder + "/" + Self.fileName
+        let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw .system(call: "open", path: path, errno: errno) }
+        guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
+            let failure: Failure = errno == EWOULDBLOCK ? .held : .system(call: "flock", path: path, errno: errno)
+            close(fd)
+            throw failure
+        }
+        self.fd = fd
+    }
+
+    deinit {
+        close(fd)
+    }
+}
