@@ -58,7 +58,8 @@ extension TranscriptEvent.Kind {
                 exchange: try reader.int("exchange", minimum: 1), offset: try reader.count("offset"),
                 length: try reader.count("length"))
         case "close":
-            self = .closed(side: try reader.name("side", as: CloseSide.self), kind: try reader.name("kind", as: CloseKind.self))
+            self = .closed(
+                side: try reader.name("side", as: CloseSide.self), kind: try reader.name("kind", as: CloseKind.self))
         default:
             self = .faultFired(try Self.fault(reader))
         }
@@ -108,7 +109,8 @@ extension TranscriptEvent.Kind {
         HTTPFields(try reader.pairs("fields").map { HTTPField(name: $0.0, value: $0.1) })
     }
 
-    private static func optionalCount(_ key: String, _ reader: JSONObjectReader) throws(TranscriptParseError) -> Int64? {
+    private static func optionalCount(_ key: String, _ reader: JSONObjectReader) throws(TranscriptParseError) -> Int64?
+    {
         guard try reader.optionalInteger(key) != nil else { return nil }
         return try reader.count(key)
     }
