@@ -1,0 +1,104 @@
+import HTTPWire
+
+extension TranscriptEvent {
+    /// The event as one JSON Lines record (RFC 8259 object, no trailing newline).
+    ///
+    /// Every line starts with `t_us` (the time in whole microseconds since the proxy started, truncated), `conn`
+    /// and `event`; each kind then has a fixed set of keys in a fixed order, `null` standing for an absent value.
+    /// Header fields keep their order and case as `[[name, value], …]`. Strings are escaped per RFC 8259 §7
+    /// (quote, backslash and U+0000…U+001F); non-ASCII text is written as UTF-8. One line per kind:
+    ///
+    /// ```
+    /// {"t_us":0,"conn":1,"event":"open","client":"127.0.0.1:50312","listener":"127.0.0.1:8443"}
+    /// {"t_us":812,"conn":1,"event":"tls","leg":"client","sni":"localhost","alpn":"http/1.1","version":"TLSv1.3","cipher":"TLS_AES_128_GCM_SHA256"}
+    /// {"t_us":950,"conn":1,"event":"tls_failed","leg":"upstream","reason":"certificate verify failed"}
+    /// {"t_us":1204,"conn":1,"event":"request","exchange":1,"method":"PATCH","target":"/uploads/7","version":"HTTP/1.1","fields":[["Host","localhost"],["Upload-Offset","3145728"]]}
+    /// {"t_us":1290,"conn":1,"event":"request_body","exchange":1,"offset":0,"length":65536,"upload_offset":3145728}
+    /// {"t_us":1302,"conn":1,"event":"interim","exchange":1,"version":"HTTP/1.1","status":104,"reason":"Upload Resumption Supported","fields":[["Location","/uploads/7"]]}
+    /// {"t_us":9100,"conn":1,"event":"response","exchange":1,"version":"HTTP/1.1","status":204,"reason":"No Content","fields":[["Upload-Offset","8388608"]]}
+    /// {"t_us":9150,"conn":1,"event":"response_body","exchange":1,"offset":0,"length":512}
+    /// {"t_us":9400,"conn":1,"event":"close","side":"client","kind":"fin"}
+    /// {"t_us":5021,"conn":1,"event":"fault","rule":"cut-at-40%","action":"reset","direction":"upstream","offset":3355443}
+    /// ```
+    ///
+    /// `request_body.upload_offset` and `fault.offset` may be `null`; so may `tls.sni` and `tls.alpn`.
+    /// `init(jsonLine:)` reads this back.
+    public func jsonLine() -> String {
+        var writer = JSONObjectWriter()
+        writer.add("t_us", Self.microseconds(time))
+        writer.add("conn", connection)
+        writer.add("event", kind.eventName)
+        kind.write(to: &writer)
+        return writer.line
+    }
+
+    /// Whole microseconds in `duration`, truncated toward zero.
+    static func microseconds(_ duration: Duration) -> Int64 {
+        let (seconds, attoseconds) = duration.components
+        return seconds * 1_000_000 + attoseconds / 1_000_000_000_000
+    }
+}
+
+extension TranscriptEvent.Kind {
+    /// The `event` value in JSON Lines.
+    var eventName: String {
+        switch self {
+        case .opened: "open"
+        case .tlsEstablished: "tls"
+        case .tlsFailed: "tls_failed"
+        case .requestHead: "request"
+        case .requestBody: "request_body"
+        case .interimResponse: "interim"
+        case .finalResponse: "response"
+        case .responseBody: "response_body"
+        case .closed: "close"
+        case .faultFired: "fault"
+        }
+    }
+
+    fileprivate func write(to writer: inout JSONObjectWriter) {
+        switch self {
+        case .opened(let client, let listener):
+            writer.add("client", client)
+            writer.add("listener", listener)
+        case .tlsEstablished(let leg, let session):
+            writer.add("leg", leg.rawValue)
+            writer.add("sni", session.serverName)
+            writer.add("alpn", session.alpn)
+            writer.add("version", session.version)
+            writer.add("cipher", session.cipher)
+        case .tlsFailed(let leg, let reason):
+            writer.add("leg", leg.rawValue)
+            writer.add("reason", reason)
+        case .requestHead(let exchange, let head):
+            writer.add("exchange", exchange)
+            writer.add("method", head.method.rawValue)
+            writer.add("target", head.target)
+            writer.add("version", head.version.description)
+            writer.add("fields", pairs: head.fields.map { ($0.name, $0.value) })
+        case .requestBody(let exchange, let offset, let length, let uploadOffset):
+            writer.add("exchange", exchange)
+            writer.add("offset", offset)
+            writer.add("length", length)
+            writer.add("upload_offset", uploadOffset)
+        case .interimResponse(let exchange, let head), .finalResponse(let exchange, let head):
+            writer.add("exchange", exchange)
+            writer.add("version", head.version.description)
+            writer.add("status", head.status)
+            writer.add("reason", head.reason)
+            writer.add("fields", pairs: head.fields.map { ($0.name, $0.value) })
+        case .responseBody(let exchange, let offset, let length):
+            writer.add("exchange", exchange)
+            writer.add("offset", offset)
+            writer.add("length", length)
+        case .closed(let side, let kind):
+            writer.add("side", side.rawValue)
+            writer.add("kind", kind.rawValue)
+        case .faultFired(let fault):
+            writer.add("rule", fault.rule)
+            writer.add("action", fault.action)
+            writer.add("direction", fault.direction.rawValue)
+            writer.add("offset", fault.offset)
+        }
+    }
+}

@@ -1,0 +1,117 @@
+import FaultEngine
+import HTTPWire
+
+extension TranscriptEvent {
+    /// Reads one line written by `jsonLine()`: all of the kind's keys must be present and no others; errors name
+    /// the key (`TranscriptParseError`). `t_us` becomes the event's time in whole microseconds.
+    public init(jsonLine line: String) throws(TranscriptParseError) {
+        let reader = try JSONObjectReader(line: line)
+        let event = try reader.string("event")
+        guard let keys = Self.keys[event] else {
+            throw TranscriptParseError(.invalidValue, key: "event", "'\(event)' is not an event kind")
+        }
+        try reader.requireOnly(["t_us", "conn", "event"] + keys)
+        self.init(
+            time: .microseconds(try reader.integer("t_us")), connection: try reader.int("conn"),
+            kind: try Kind(event: event, reader: reader))
+    }
+
+    /// Each kind's keys after `t_us`, `conn` and `event`, in line order.
+    static let keys: [String: [String]] = [
+        "open": ["client", "listener"],
+        "tls": ["leg", "sni", "alpn", "version", "cipher"],
+        "tls_failed": ["leg", "reason"],
+        "request": ["exchange", "method", "target", "version", "fields"],
+        "request_body": ["exchange", "offset", "length", "upload_offset"],
+        "interim": ["exchange", "version", "status", "reason", "fields"],
+        "response": ["exchange", "version", "status", "reason", "fields"],
+        "response_body": ["exchange", "offset", "length"],
+        "close": ["side", "kind"],
+        "fault": ["rule", "action", "direction", "offset"],
+    ]
+}
+
+extension TranscriptEvent.Kind {
+    fileprivate init(event: String, reader: JSONObjectReader) throws(TranscriptParseError) {
+        switch event {
+        case "open":
+            self = .opened(client: try reader.string("client"), listener: try reader.string("listener"))
+        case "tls":
+            let session = TLSSession(
+                serverName: try reader.optionalString("sni"), alpn: try reader.optionalString("alpn"),
+                version: try reader.string("version"), cipher: try reader.string("cipher"))
+            self = .tlsEstablished(leg: try reader.name("leg", as: TLSLeg.self), session)
+        case "tls_failed":
+            self = .tlsFailed(leg: try reader.name("leg", as: TLSLeg.self), reason: try reader.string("reason"))
+        case "request":
+            self = .requestHead(exchange: try reader.int("exchange", minimum: 1), try Self.requestHead(reader))
+        case "request_body":
+            self = .requestBody(
+                exchange: try reader.int("exchange", minimum: 1), offset: try reader.count("offset"),
+                length: try reader.count("length"), uploadOffset: try Self.optionalCount("upload_offset", reader))
+        case "interim":
+            self = .interimResponse(exchange: try reader.int("exchange", minimum: 1), try Self.responseHead(reader))
+        case "response":
+            self = .finalResponse(exchange: try reader.int("exchange", minimum: 1), try Self.responseHead(reader))
+        case "response_body":
+            self = .responseBody(
+                exchange: try reader.int("exchange", minimum: 1), offset: try reader.count("offset"),
+                length: try reader.count("length"))
+        case "close":
+            self = .closed(
+                side: try reader.name("side", as: CloseSide.self), kind: try reader.name("kind", as: CloseKind.self))
+        default:
+            self = .faultFired(try Self.fault(reader))
+        }
+    }
+
+    private static func requestHead(_ reader: JSONObjectReader) throws(TranscriptParseError) -> RequestHead {
+        RequestHead(
+            method: HTTPMethod(rawValue: try reader.string("method")), target: try reader.string("target"),
+            version: try version(reader), fields: try fields(reader))
+    }
+
+    private static func responseHead(_ reader: JSONObjectReader) throws(TranscriptParseError) -> ResponseHead {
+        let status = try reader.int("status")
+        guard (100...999).contains(status) else {
+            throw TranscriptParseError(.invalidValue, key: "status", "\(status) is not a three-digit status")
+        }
+        return ResponseHead(
+            version: try version(reader), status: status, reason: try reader.string("reason"),
+            fields: try fields(reader))
+    }
+
+    private static func fault(_ reader: JSONObjectReader) throws(TranscriptParseError) -> FiredFault {
+        let direction = try reader.string("direction")
+        guard let parsed = FaultDirection(rawValue: direction) else {
+            throw TranscriptParseError(
+                .invalidValue, key: "direction", "'\(direction)' is not one of upstream, downstream, both")
+        }
+        return FiredFault(
+            rule: try reader.string("rule"), action: try reader.string("action"), direction: parsed,
+            offset: try reader.optionalInteger("offset"))
+    }
+
+    /// `HTTP/D.D` (RFC 9112 §2.3).
+    private static func version(_ reader: JSONObjectReader) throws(TranscriptParseError) -> HTTPVersion {
+        let text = try reader.string("version")
+        let bytes = Array(text.utf8)
+        let digits = UInt8(ascii: "0")...UInt8(ascii: "9")
+        guard bytes.count == 8, text.hasPrefix("HTTP/"), bytes[6] == UInt8(ascii: "."), digits.contains(bytes[5]),
+            digits.contains(bytes[7])
+        else { throw TranscriptParseError(.invalidValue, key: "version", "'\(text)' is not HTTP/D.D") }
+        let major = Int(bytes[5] - UInt8(ascii: "0"))
+        let minor = Int(bytes[7] - UInt8(ascii: "0"))
+        return HTTPVersion(major: major, minor: minor)
+    }
+
+    private static func fields(_ reader: JSONObjectReader) throws(TranscriptParseError) -> HTTPFields {
+        HTTPFields(try reader.pairs("fields").map { HTTPField(name: $0.0, value: $0.1) })
+    }
+
+    private static func optionalCount(_ key: String, _ reader: JSONObjectReader) throws(TranscriptParseError) -> Int64?
+    {
+        guard try reader.optionalInteger(key) != nil else { return nil }
+        return try reader.count(key)
+    }
+}
