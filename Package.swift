@@ -4,7 +4,8 @@
 // Layers, dependencies pointing down only:
 //   CLI          squall, SquallCLI                    maps flags to configuration, prints
 //   harness      Harness                              runs the pieces together, reports verdicts
-//   components   UploadServer, UploadClient               servers and clients built from I/O and pure pieces
+//   components   UploadServer, UploadClient,              servers and clients built from I/O and pure pieces
+//                ControlAPI
 //   I/O          SquallNet, TLSKit, Capture,          sockets, OpenSSL, libpcap, files; the only code that
 //                UploadStore, JobJournal              reads clocks
 //   pure         SquallCore, HTTPWire,                no sockets, no threads, no clock reads
@@ -45,6 +46,7 @@ let package = Package(
             name: "UploadServer",
             dependencies: ["ResumableUpload", "UploadStore", "HTTPWire", "StructuredFields", "SquallNet", "TLSKit"]
         ),
+        .target(name: "ControlAPI", dependencies: ["FaultEngine", "HTTPWire"]),
         .target(
             name: "UploadClient",
             dependencies: [
@@ -88,6 +90,7 @@ let package = Package(
         .testTarget(name: "UploadJobsTests", dependencies: ["UploadJobs", "TestSupport"]),
         .testTarget(name: "FaultEngineTests", dependencies: ["FaultEngine", "HTTPWire", "TestSupport"]),
         .testTarget(name: "ProxyTranscriptTests", dependencies: ["ProxyTranscript", "FaultEngine", "HTTPWire"]),
+        .testTarget(name: "ControlAPITests", dependencies: ["ControlAPI", "FaultEngine", "HTTPWire"]),
         .testTarget(name: "JobJournalTests", dependencies: ["JobJournal", "UploadJobs", "TestSupport"]),
         .testTarget(
             name: "UploadClientTests",

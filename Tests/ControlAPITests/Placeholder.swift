@@ -1,0 +1,5 @@
+import Testing
+
+struct Placeholder {
+    @Test func placeholder() {}
+}
