@@ -1,0 +1,17 @@
+/// How the control API behaves: its optional bearer token, the largest request body it reads, and the version it
+/// reports.
+public struct ControlAPIConfiguration: Sendable, Hashable {
+    /// The bearer token every request must carry as `Authorization: Bearer <token>` (RFC 6750 §2.1). Default nil:
+    /// no authentication, for an API bound to loopback only.
+    public var token: String?
+    /// The largest request body read, in bytes; a larger one gets 413 and changes nothing. Default 1 MiB.
+    public var maxBodyBytes: Int
+    /// What `GET /version` reports. Default `2.9.0`, the Toxiproxy release whose API this subset follows.
+    public var version: String
+
+    public init(token: String? = nil, maxBodyBytes: Int = 1 << 20, version: String = "2.9.0") {
+        self.token = token
+        self.maxBodyBytes = maxBodyBytes
+        self.version = version
+    }
+}

@@ -1,0 +1,115 @@
+import Foundation
+import HTTPWire
+
+/// The Toxiproxy-compatible endpoints (Toxiproxy 2.x `api.go`), with its JSON shapes and status codes:
+///
+/// | method and path | reply |
+/// |---|---|
+/// | `GET /version` | 200 `{"version": "…"}` |
+/// | `GET /proxies` | 200 `{name: proxy, …}` |
+/// | `POST /proxies` | 201 proxy; 409 if the name exists |
+/// | `POST /populate` | 201 `{"proxies": […]}`, creating or replacing each |
+/// | `POST /reset` | 204; every proxy enabled, every toxic removed |
+/// | `GET` / `POST` (or `PATCH`) / `DELETE /proxies/{p}` | 200 proxy / 200 proxy / 204 |
+/// | `GET` / `POST /proxies/{p}/toxics` | 200 `[toxic, …]` / 200 toxic; 409 if the name exists |
+/// | `GET` / `POST` (or `PATCH`) / `DELETE /proxies/{p}/toxics/{t}` | 200 toxic / 200 toxic / 204 |
+///
+/// A proxy is `{name, listen, upstream, enabled, toxics}`; a toxic `{name, type, stream, toxicity, attributes}`.
+extension ControlAPIHandler {
+    func route(_ head: RequestHead, _ body: [UInt8]) throws(ControlAPIError) -> ControlAPIReply {
+        let path = head.target.split(separator: "?", maxSplits: 1).first ?? ""
+        let segments = path.split(separator: "/").map(String.init)
+        let method = head.method
+        switch segments.count {
+        case 1 where segments[0] == "version":
+            try allow(method, [.get])
+            return ControlAPIReply(["version": configuration.version])
+        case 1 where segments[0] == "reset":
+            try allow(method, [.post])
+            try change { $0.reset() }
+            return .noContent
+        case 1 where segments[0] == "populate":
+            try allow(method, [.post])
+            let inputs = try decode([ProxyInput].self, body)
+            return ControlAPIReply(status: 201, ["proxies": try change { registry throws(ControlAPIError) in
+                try registry.populate(inputs)
+            }])
+        case 1 where segments[0] == "proxies":
+            return try proxies(method, body)
+        case 2 where segments[0] == "proxies":
+            return try proxy(segments[1], method, body)
+        case 3 where segments[0] == "proxies" && segments[2] == "toxics":
+            return try toxics(of: segments[1], method, body)
+        case 4 where segments[0] == "proxies" && segments[2] == "toxics":
+            return try toxic(segments[3], of: segments[1], method, body)
+        default:
+            throw ControlAPIError(.notFound, "no endpoint \(path)")
+        }
+    }
+
+    private func proxies(_ method: HTTPMethod, _ body: [UInt8]) throws(ControlAPIError) -> ControlAPIReply {
+        try allow(method, [.get, .post])
+        if method == .get { return ControlAPIReply(try read { $0.proxies }) }
+        let input = try decode(ProxyInput.self, body)
+        return ControlAPIReply(status: 201, try change { registry throws(ControlAPIError) in try registry.create(input) })
+    }
+
+    private func proxy(_ name: String, _ method: HTTPMethod, _ body: [UInt8]) throws(ControlAPIError) -> ControlAPIReply {
+        try allow(method, [.get, .post, .patch, .delete])
+        switch method {
+        case .get:
+            return ControlAPIReply(try read { registry throws(ControlAPIError) in try registry.proxy(name) })
+        case .delete:
+            try change { registry throws(ControlAPIError) in try registry.delete(name) }
+            return .noContent
+        default:
+            let input = try decode(ProxyInput.self, body)
+            return ControlAPIReply(try change { registry throws(ControlAPIError) in try registry.update(name, input) })
+        }
+    }
+
+    private func toxics(
+        of proxy: String, _ method: HTTPMethod, _ body: [UInt8]
+    ) throws(ControlAPIError) -> ControlAPIReply {
+        try allow(method, [.get, .post])
+        if method == .get {
+            return ControlAPIReply(try read { registry throws(ControlAPIError) in try registry.proxy(proxy).toxics })
+        }
+        let input = try decode(ToxicInput.self, body)
+        return ControlAPIReply(try change { registry throws(ControlAPIError) in try registry.addToxic(input, to: proxy) })
+    }
+
+    private func toxic(
+        _ name: String, of proxy: String, _ method: HTTPMethod, _ body: [UInt8]
+    ) throws(ControlAPIError) -> ControlAPIReply {
+        try allow(method, [.get, .post, .patch, .delete])
+        switch method {
+        case .get:
+            return ControlAPIReply(try read { registry throws(ControlAPIError) in try registry.toxic(name, of: proxy) })
+        case .delete:
+            try change { registry throws(ControlAPIError) in try registry.removeToxic(name, of: proxy) }
+            return .noContent
+        default:
+            let input = try decode(ToxicInput.self, body)
+            return ControlAPIReply(
+                try change { registry throws(ControlAPIError) in try registry.updateToxic(name, of: proxy, with: input) })
+        }
+    }
+
+    private func allow(_ method: HTTPMethod, _ allowed: [HTTPMethod]) throws(ControlAPIError) {
+        guard allowed.contains(method) else {
+            let names = allowed.map(\.rawValue).joined(separator: ", ")
+            throw ControlAPIError(.methodNotAllowed, "method \(method) not allowed; allowed: \(names)")
+        }
+    }
+
+    /// Decodes a JSON body; any failure (bad JSON, a wrong type, a fractional attribute) is Toxiproxy's
+    /// "bad request body".
+    private func decode<T: Decodable>(_ type: T.Type, _ body: [UInt8]) throws(ControlAPIError) -> T {
+        do {
+            return try JSONDecoder().decode(T.self, from: Data(body))
+        } catch {
+            throw ControlAPIError(.badRequest, "bad request body")
+        }
+    }
+}

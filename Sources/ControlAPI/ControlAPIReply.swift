@@ -1,0 +1,62 @@
+import Foundation
+import HTTPWire
+
+/// A control-API response before it is put on the wire: a status and, unless 204, a JSON body.
+struct ControlAPIReply: Sendable {
+    var status: Int
+    var json: [UInt8]
+    var fields: HTTPFields = [:]
+
+    /// A reply with `value` encoded as JSON (sorted keys, so the output is stable).
+    init(status: Int = 200, _ value: some Encodable) {
+        self.status = status
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        // Encoding Strings, Bools, integers and finite Doubles cannot fail.
+        json = Array((try? encoder.encode(value)) ?? Data("{}".utf8))
+    }
+
+    /// 204 No Content.
+    static let noContent = ControlAPIReply(status: 204, json: [])
+
+    private init(status: Int, json: [UInt8]) {
+        self.status = status
+        self.json = json
+    }
+
+    /// Toxiproxy's error shape, `{"error": "...", "status": N}`, with `WWW-Authenticate` on a 401.
+    init(error: ControlAPIError, challenge: String? = nil) {
+        self.init(status: error.status, ErrorBody(error: error.detail, status: error.status))
+        if let challenge { fields.append(name: "WWW-Authenticate", value: challenge) }
+    }
+
+    /// The response head and body; a 204 carries neither body nor `Content-Length` (RFC 9110 §8.6).
+    func encoded() -> (ResponseHead, [UInt8]) {
+        var fields = fields
+        if status != 204 {
+            fields.append(name: "Content-Type", value: "application/json")
+            fields.append(name: "Content-Length", value: String(json.count))
+        }
+        return (ResponseHead(status: status, reason: Self.reason(status), fields: fields), json)
+    }
+
+    private static func reason(_ status: Int) -> String {
+        switch status {
+        case 200: "OK"
+        case 201: "Created"
+        case 204: "No Content"
+        case 400: "Bad Request"
+        case 401: "Unauthorized"
+        case 404: "Not Found"
+        case 405: "Method Not Allowed"
+        case 409: "Conflict"
+        case 413: "Content Too Large"
+        default: ""
+        }
+    }
+
+    private struct ErrorBody: Encodable {
+        var error: String
+        var status: Int
+    }
+}
