@@ -19,10 +19,13 @@ public struct ControlAPIError: Error, Sendable, Hashable, CustomStringConvertibl
 
     public var code: Code
     public var detail: String
+    /// For `methodNotAllowed`, the methods the endpoint takes, sent as `Allow` (RFC 9110 §15.5.6).
+    public var allowedMethods: [String]
 
-    public init(_ code: Code, _ detail: String) {
+    public init(_ code: Code, _ detail: String, allowedMethods: [String] = []) {
         self.code = code
         self.detail = detail
+        self.allowedMethods = allowedMethods
     }
 
     /// The HTTP status the code maps to.

@@ -31,9 +31,13 @@ extension ControlAPIHandler {
         case 1 where segments[0] == "populate":
             try allow(method, [.post])
             let inputs = try decode([ProxyInput].self, body)
-            return ControlAPIReply(status: 201, ["proxies": try change { registry throws(ControlAPIError) in
-                try registry.populate(inputs)
-            }])
+            return ControlAPIReply(
+                status: 201,
+                [
+                    "proxies": try change { registry throws(ControlAPIError) in
+                        try registry.populate(inputs)
+                    }
+                ])
         case 1 where segments[0] == "proxies":
             return try proxies(method, body)
         case 2 where segments[0] == "proxies":
@@ -51,10 +55,12 @@ extension ControlAPIHandler {
         try allow(method, [.get, .post])
         if method == .get { return ControlAPIReply(try read { $0.proxies }) }
         let input = try decode(ProxyInput.self, body)
-        return ControlAPIReply(status: 201, try change { registry throws(ControlAPIError) in try registry.create(input) })
+        return ControlAPIReply(
+            status: 201, try change { registry throws(ControlAPIError) in try registry.create(input) })
     }
 
-    private func proxy(_ name: String, _ method: HTTPMethod, _ body: [UInt8]) throws(ControlAPIError) -> ControlAPIReply {
+    private func proxy(_ name: String, _ method: HTTPMethod, _ body: [UInt8]) throws(ControlAPIError) -> ControlAPIReply
+    {
         try allow(method, [.get, .post, .patch, .delete])
         switch method {
         case .get:
@@ -76,7 +82,8 @@ extension ControlAPIHandler {
             return ControlAPIReply(try read { registry throws(ControlAPIError) in try registry.proxy(proxy).toxics })
         }
         let input = try decode(ToxicInput.self, body)
-        return ControlAPIReply(try change { registry throws(ControlAPIError) in try registry.addToxic(input, to: proxy) })
+        return ControlAPIReply(
+            try change { registry throws(ControlAPIError) in try registry.addToxic(input, to: proxy) })
     }
 
     private func toxic(
@@ -92,14 +99,17 @@ extension ControlAPIHandler {
         default:
             let input = try decode(ToxicInput.self, body)
             return ControlAPIReply(
-                try change { registry throws(ControlAPIError) in try registry.updateToxic(name, of: proxy, with: input) })
+                try change { registry throws(ControlAPIError) in try registry.updateToxic(name, of: proxy, with: input)
+                })
         }
     }
 
     private func allow(_ method: HTTPMethod, _ allowed: [HTTPMethod]) throws(ControlAPIError) {
         guard allowed.contains(method) else {
             let names = allowed.map(\.rawValue).joined(separator: ", ")
-            throw ControlAPIError(.methodNotAllowed, "method \(method) not allowed; allowed: \(names)")
+            throw ControlAPIError(
+                .methodNotAllowed, "method \(method) not allowed; allowed: \(names)",
+                allowedMethods: allowed.map(\.rawValue))
         }
     }
 

@@ -24,10 +24,14 @@ struct ControlAPIReply: Sendable {
         self.json = json
     }
 
-    /// Toxiproxy's error shape, `{"error": "...", "status": N}`, with `WWW-Authenticate` on a 401.
+    /// Toxiproxy's error shape, `{"error": "...", "status": N}`, with `WWW-Authenticate` on a 401 and `Allow` on a
+    /// 405.
     init(error: ControlAPIError, challenge: String? = nil) {
         self.init(status: error.status, ErrorBody(error: error.detail, status: error.status))
         if let challenge { fields.append(name: "WWW-Authenticate", value: challenge) }
+        if !error.allowedMethods.isEmpty {
+            fields.append(name: "Allow", value: error.allowedMethods.joined(separator: ", "))
+        }
     }
 
     /// The response head and body; a 204 carries neither body nor `Content-Length` (RFC 9110 §8.6).

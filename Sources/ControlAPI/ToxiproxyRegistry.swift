@@ -44,7 +44,8 @@ struct ToxiproxyRegistry: Sendable, Hashable {
             fresh.append(try Self.newProxy(input, at: index + 1))
         }
         for proxy in fresh {
-            if let existing = proxies[proxy.name], existing.listen == proxy.listen, existing.upstream == proxy.upstream {
+            if let existing = proxies[proxy.name], existing.listen == proxy.listen, existing.upstream == proxy.upstream
+            {
                 continue
             }
             proxies[proxy.name] = proxy
