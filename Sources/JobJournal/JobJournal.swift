@@ -144,7 +144,7 @@ public final class JobJournal: Sendable {
     private func compact(_ state: inout JournalState, log: JournalFile) throws(JobJournalError) {
         let payload = try JournalState.encode(JournalSnapshot(sequence: state.sequence, store: state.store))
         let frame = JournalFrame.encode(payload)
-        try JournalFolder.writeAtomically(frame, to: folder + "/" + Self.snapshotFileName, folder: folder)
+        try JournalFolder.writeAtomically(frame, to: folder + "/" + Self.snapshotFileName)
         state.snapshotSize = Int64(frame.count)
         do {
             try log.truncate(to: 0)

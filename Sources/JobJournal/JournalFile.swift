@@ -1,4 +1,5 @@
 import Glibc
+import SquallNet
 
 /// An open file of the journal folder (the log, a snapshot being read or written), closed on deinit.
 ///
@@ -84,29 +85,22 @@ final class JournalFile {
 
 /// Folder-level helpers: durable atomic replacement, folder syncs, removal.
 enum JournalFolder {
-    /// Replaces `path` with `bytes` durably: write `path.tmp`, fsync it, rename it over `path`, fsync the folder.
-    static func writeAtomically(_ bytes: [UInt8], to path: String, folder: String) throws(JobJournalError) {
-        let temporary = path + ".tmp"
+    /// Replaces `path` with `bytes` durably (`DurableFile.replace`).
+    static func writeAtomically(_ bytes: [UInt8], to path: String) throws(JobJournalError) {
         do {
-            let file = try JournalFile(temporary, flags: O_WRONLY | O_CREAT | O_TRUNC)
-            try file.write(bytes, at: 0)
-            try file.sync()
+            try DurableFile.replace(path, with: bytes)
         } catch {
-            unlink(temporary)
-            throw error
+            throw .system(error.call, path: error.path, errno: error.errno)
         }
-        guard rename(temporary, path) == 0 else {
-            let failure = JobJournalError.system("rename", path: temporary)
-            unlink(temporary)
-            throw failure
-        }
-        try sync(folder)
     }
 
     /// Makes the folder's entries (creations, renames, removals) durable.
     static func sync(_ folder: String) throws(JobJournalError) {
-        let file = try JournalFile(folder, flags: O_RDONLY | O_DIRECTORY)
-        try file.sync()
+        do {
+            try DurableFile.syncFolder(folder)
+        } catch {
+            throw .system(error.call, path: error.path, errno: error.errno)
+        }
     }
 
     /// Creates `folder` when it does not exist (its parent must).

@@ -1,5 +1,5 @@
 import Foundation
-import Glibc
+import SquallNet
 import UploadJobs
 
 /// What the extension remembers between invocations and relaunches (the app's own storage, not the system's
@@ -68,7 +68,7 @@ public struct ExtensionState: Codable, Sendable, Equatable {
     }
 }
 
-/// `ExtensionState` in a JSON file, replaced atomically and durably (temp file, fsync, rename, folder fsync).
+/// `ExtensionState` in a JSON file, replaced atomically and durably (`DurableFile`).
 final class ExtensionStateFile: Sendable {
     let path: String
 
@@ -90,27 +90,10 @@ final class ExtensionStateFile: Sendable {
     func save(_ state: ExtensionState) throws {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
-        let bytes = [UInt8](try encoder.encode(state))
-        let temporary = path + ".tmp"
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw AssetError("cannot write \(temporary): errno \(errno)") }
-        var written = 0
-        while written < bytes.count {
-            let count = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + written, bytes.count - written) }
-            if count < 0 && errno == EINTR { continue }
-            guard count > 0 else {
-                close(fd)
-                throw AssetError("cannot write \(temporary): errno \(errno)")
-            }
-            written += count
-        }
-        let synced = fsync(fd) == 0
-        close(fd)
-        guard synced, rename(temporary, path) == 0 else { throw AssetError("cannot replace \(path): errno \(errno)") }
-        let folder = open((path as NSString).deletingLastPathComponent, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        if folder >= 0 {
-            fsync(folder)
-            close(folder)
+        do {
+            try DurableFile.replace(path, with: [UInt8](try encoder.encode(state)))
+        } catch let error as DurableFile.Failure {
+            throw AssetError("cannot replace \(path): \(error.call) \(error.path) failed with errno \(error.errno)")
         }
     }
 }

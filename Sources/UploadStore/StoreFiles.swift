@@ -1,11 +1,12 @@
 import Foundation
 import Glibc
+import SquallNet
 import TLSKit
 
 /// POSIX file helpers for the store: durable atomic replacement, exact writes at an offset, folder syncs.
 enum StoreFiles {
     /// The suffix of a file being written by `writeAtomically`; such files are leftovers after a crash.
-    static let temporarySuffix = ".tmp"
+    static let temporarySuffix = DurableFile.temporarySuffix
 
     /// Creates `path` and any missing parents; an existing folder is left as it is.
     static func makeDirectory(_ path: String) throws {
@@ -56,27 +57,13 @@ enum StoreFiles {
         return [UInt8](data)
     }
 
-    /// Replaces `path` with `bytes` durably: temp file, fsync, rename, fsync of the folder.
+    /// Replaces `path` with `bytes` durably (`DurableFile.replace`).
     static func writeAtomically(_ bytes: [UInt8], to path: String, mode: mode_t = 0o644) throws {
-        let temporary = path + temporarySuffix
-        unlink(temporary)
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode)
-        guard fd >= 0 else { throw UploadStoreError.system("create", path: temporary) }
         do {
-            try bytes.withUnsafeBytes { try writeAll($0, to: fd, at: 0, path: temporary) }
-            guard fsync(fd) == 0 else { throw UploadStoreError.system("fsync", path: temporary) }
+            try DurableFile.replace(path, with: bytes, mode: mode)
         } catch {
-            close(fd)
-            unlink(temporary)
-            throw error
+            throw UploadStoreError.system(error.call, path: error.path, errno: error.errno)
         }
-        close(fd)
-        guard rename(temporary, path) == 0 else {
-            let failure = UploadStoreError.system("rename", path: temporary)
-            unlink(temporary)
-            throw failure
-        }
-        try syncFolder(parent(of: path))
     }
 
     /// Writes all of `bytes` at `offset` (retrying short writes and EINTR).
@@ -94,10 +81,11 @@ enum StoreFiles {
 
     /// Makes the folder's entries (creations, renames, removals) durable.
     static func syncFolder(_ folder: String) throws {
-        let fd = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard fd >= 0 else { throw UploadStoreError.system("open", path: folder) }
-        defer { close(fd) }
-        guard fsync(fd) == 0 else { throw UploadStoreError.system("fsync", path: folder) }
+        do {
+            try DurableFile.syncFolder(folder)
+        } catch {
+            throw UploadStoreError.system(error.call, path: error.path, errno: error.errno)
+        }
     }
 
     /// Removes a file or folder tree; a missing one is not an error.
@@ -131,10 +119,6 @@ enum StoreFiles {
         return SHA256Digest.hexString(digest.finalize())
     }
 
-    /// The folder that holds `path`.
-    static func parent(of path: String) -> String {
-        (path as NSString).deletingLastPathComponent
-    }
 }
 
 extension StoreFiles {
