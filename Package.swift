@@ -5,12 +5,12 @@
 //   CLI          squall, SquallCLI                    maps flags to configuration, prints
 //   harness      Harness                              runs the pieces together, reports verdicts
 //   components   UploadServer, UploadClient,              servers and clients built from I/O and pure pieces
-//                ControlAPI
+//                ControlAPI, ChaosProxy
 //   I/O          SquallNet, TLSKit, Capture,          sockets, OpenSSL, libpcap, files; the only code that
 //                UploadStore, JobJournal              reads clocks
 //   pure         SquallCore, HTTPWire,                no sockets, no threads, no clock reads
 //                StructuredFields, ResumableUpload, UploadJobs,
-//                FaultEngine, ProxyTranscript
+//                FaultEngine, ProxyTranscript, ProxyFlow
 //   C shims      COpenSSL, CPcap, CSystem
 import PackageDescription
 
@@ -33,6 +33,7 @@ let package = Package(
         .target(name: "UploadJobs", dependencies: ["SquallCore"]),
         .target(name: "FaultEngine", dependencies: ["SquallCore", "HTTPWire", "StructuredFields", "ResumableUpload"]),
         .target(name: "ProxyTranscript", dependencies: ["HTTPWire", "FaultEngine"]),
+        .target(name: "ProxyFlow", dependencies: ["SquallCore", "HTTPWire", "FaultEngine", "ProxyTranscript"]),
 
         // I/O.
         .target(name: "SquallNet", dependencies: ["CSystem"]),
@@ -47,6 +48,13 @@ let package = Package(
             dependencies: ["ResumableUpload", "UploadStore", "HTTPWire", "StructuredFields", "SquallNet", "TLSKit"]
         ),
         .target(name: "ControlAPI", dependencies: ["FaultEngine", "HTTPWire"]),
+        .target(
+            name: "ChaosProxy",
+            dependencies: [
+                "ProxyFlow", "FaultEngine", "ProxyTranscript", "ControlAPI", "HTTPWire", "SquallCore", "SquallNet",
+                "TLSKit",
+            ]
+        ),
         .target(
             name: "UploadClient",
             dependencies: [
@@ -66,7 +74,7 @@ let package = Package(
             name: "SquallCLI",
             dependencies: [
                 "SquallCore", "Harness", "SquallNet", "TLSKit", "Capture", "UploadServer", "UploadClient", "UploadJobs",
-                "ResumableUpload",
+                "ResumableUpload", "ChaosProxy", "ControlAPI", "FaultEngine", "ProxyTranscript", "HTTPWire",
             ]),
         .executableTarget(name: "squall", dependencies: ["SquallCLI"]),
 
@@ -91,6 +99,17 @@ let package = Package(
         .testTarget(name: "FaultEngineTests", dependencies: ["FaultEngine", "HTTPWire", "TestSupport"]),
         .testTarget(name: "ProxyTranscriptTests", dependencies: ["ProxyTranscript", "FaultEngine", "HTTPWire"]),
         .testTarget(name: "ControlAPITests", dependencies: ["ControlAPI", "FaultEngine", "HTTPWire"]),
+        .testTarget(
+            name: "ProxyFlowTests",
+            dependencies: ["ProxyFlow", "FaultEngine", "ProxyTranscript", "HTTPWire", "TestSupport"]
+        ),
+        .testTarget(
+            name: "ChaosProxyTests",
+            dependencies: [
+                "ChaosProxy", "ControlAPI", "FaultEngine", "ProxyTranscript", "HTTPWire", "SquallNet", "TLSKit",
+                "UploadServer", "TestSupport",
+            ]
+        ),
         .testTarget(name: "JobJournalTests", dependencies: ["JobJournal", "UploadJobs", "TestSupport"]),
         .testTarget(
             name: "UploadClientTests",
@@ -110,6 +129,9 @@ let package = Package(
             name: "HarnessTests",
             dependencies: ["Harness", "HTTPWire", "StructuredFields", "SquallNet", "TLSKit", "TestSupport"]),
         .testTarget(
-            name: "SquallCLITests", dependencies: ["SquallCLI", "UploadServer", "SquallNet", "TLSKit", "TestSupport"]),
+            name: "SquallCLITests",
+            dependencies: [
+                "SquallCLI", "UploadServer", "SquallNet", "TLSKit", "ControlAPI", "FaultEngine", "TestSupport",
+            ]),
     ]
 )

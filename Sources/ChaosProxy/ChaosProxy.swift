@@ -1,0 +1,1 @@
+// Placeholder: the chaos proxy arrives with issue 5.

@@ -1,0 +1,1 @@
+// Placeholder: the proxy connection flow arrives with issue 5.
