@@ -106,7 +106,7 @@ let package = Package(
         .testTarget(
             name: "ChaosProxyTests",
             dependencies: [
-                "ChaosProxy", "ControlAPI", "FaultEngine", "ProxyTranscript", "HTTPWire", "SquallNet", "TLSKit",
+                "ChaosProxy", "ProxyFlow", "ControlAPI", "FaultEngine", "ProxyTranscript", "HTTPWire", "SquallNet", "TLSKit",
                 "UploadServer", "TestSupport",
             ]
         ),

@@ -7,5 +7,8 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
+#include <signal.h>
+#include <time.h>
 extern int accept4(int fd, struct sockaddr *addr, socklen_t *len, int flags); /* _GNU_SOURCE only in glibc */
+extern int ppoll(struct pollfd *fds, nfds_t nfds, const struct timespec *timeout, const sigset_t *sigmask); /* idem */
 #endif

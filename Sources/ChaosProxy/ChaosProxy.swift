@@ -1,1 +1,208 @@
-// Placeholder: the chaos proxy arrives with issue 5.
+import ControlAPI
+import FaultEngine
+import ProxyFlow
+import ProxyTranscript
+import SquallNet
+import Synchronization
+import TLSKit
+
+/// The chaos proxy: a listener that terminates TLS with leaves the local CA mints per SNI (or takes plain TCP),
+/// forwards to one upstream (TLS or plain), parses HTTP/1.1 both ways in http mode, fires the fault rules, and
+/// records a transcript. It also hosts the listeners of Toxiproxy-compatible proxies created through the
+/// control API (tcp mode, plain), and is the control API's `ProxyRuntime`.
+///
+/// ```swift
+/// var configuration = ChaosProxyConfiguration(listen: try SocketAddress(parsing: "127.0.0.1:0"),
+///                                             upstream: try UpstreamTarget(parsing: "http://127.0.0.1:8080"))
+/// configuration.authority = try CertificateAuthority.loadOrCreate(directory: caDirectory)
+/// configuration.rules = [try FaultRule(name: "cut", trigger: .atOffset(.percent(40)), action: .reset)]
+/// let proxy = try ChaosProxy(configuration: configuration)   // proxy.url: https://127.0.0.1:PORT
+/// ```
+public final class ChaosProxy: ProxyRuntime, Sendable {
+    public static let mainListenerName = "main"
+    public let configuration: ChaosProxyConfiguration
+    private let shared: ProxyShared
+    private let main: ProxyListener
+    private let toxiproxyListeners = Mutex<[String: ProxyListener]>([:])
+    private let ruleSource = Mutex<ControlAPIHandler?>(nil)
+    private let stopped = Atomic<Bool>(false)
+
+    public init(configuration: ChaosProxyConfiguration) throws {
+        self.configuration = configuration
+        let shared = ProxyShared(
+            transcript: try TranscriptStore(cap: configuration.transcriptCap, path: configuration.transcriptPath),
+            laneCapacity: configuration.laneCapacity)
+        self.shared = shared
+        var settings = ListenerSettings(
+            name: Self.mainListenerName, upstream: configuration.upstream, mode: configuration.mode,
+            seed: configuration.seed,
+            maximumConnections: configuration.maximumConnections)
+        if let authority = configuration.authority {
+            let fallbackName = configuration.listen.host
+            var server = TLSServerConfiguration { serverName in try authority.leaf(for: serverName ?? fallbackName) }
+            server.keyLog = configuration.keyLog
+            settings.clientTLS = try TLSContext(server: server)
+        }
+        if configuration.upstream.tls {
+            var client = TLSClientConfiguration(trust: configuration.upstreamTrust)
+            client.keyLog = configuration.keyLog
+            settings.upstreamTLS = try TLSContext(client: client)
+        }
+        let engine = EngineBox(rules: configuration.rules, seed: configuration.seed, metrics: shared.counters)
+        self.main = try ProxyListener(address: configuration.listen, settings: settings, engine: engine, shared: shared)
+    }
+
+    deinit {
+        stop()
+    }
+
+    /// The bound listen address (the real port when 0 was asked for).
+    public var address: SocketAddress { main.address }
+
+    /// The URL clients use: `https://` with a CA, `http://` without.
+    public var url: String {
+        let host = address.host.contains(":") ? "[\(address.host)]" : address.host
+        return "\(configuration.authority == nil ? "http" : "https")://\(host):\(address.port)"
+    }
+
+    /// A copy of the transcript's kept events.
+    public var transcript: Transcript { shared.transcript.transcript }
+
+    /// The main listener's non-optional rules that have not fired.
+    public var neverFired: [String] { main.engine.neverFired }
+
+    /// Writes the buffered transcript lines to the `--transcript` file.
+    public func flushTranscript() {
+        shared.transcript.flush()
+    }
+
+    /// Stops every listener and connection, then flushes and closes the transcript file. Idempotent.
+    public func stop() {
+        guard !stopped.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        main.stop()
+        let listeners = toxiproxyListeners.withLock { listeners in
+            defer { listeners = [:] }
+            return Array(listeners.values)
+        }
+        for listener in listeners { listener.stop() }
+        shared.transcript.close()
+    }
+
+    /// Takes the Toxiproxy-compatible proxies' toxics from `handler`; call `toxiproxyRulesChanged` from its
+    /// `onChange`.
+    public func useToxiproxyRules(from handler: ControlAPIHandler) {
+        ruleSource.withLock { $0 = handler }
+        toxiproxyRulesChanged()
+    }
+
+    /// Re-reads every Toxiproxy-compatible proxy's rules; live connections get new toxics and lose removed ones.
+    public func toxiproxyRulesChanged() {
+        guard let handler = ruleSource.withLock({ $0 }) else { return }
+        for listener in toxiproxyListeners.withLock({ Array($0.values) }) {
+            update(listener, rules: handler.rules(for: listener.settings.name))
+        }
+    }
+
+    private func update(_ listener: ProxyListener, rules: [FaultRule]) {
+        let decisions = listener.engine.replaceRules(rules, time: shared.now)
+        let names = Set(rules.map(\.name))
+        for handle in shared.registry.all(listener: listener.settings.name) { handle.send(.keepRules(names)) }
+        shared.registry.deliver(decisions)
+    }
+
+    // MARK: ProxyRuntime
+
+    public func liveConnections() -> [LiveConnection] {
+        shared.registry.all().map(\.live)
+    }
+
+    public func faultRules() -> [FaultRule] {
+        main.engine.rules
+    }
+
+    public func addFaultRules(_ rules: [FaultRule]) throws(ControlAPIError) {
+        var names = Set(main.engine.rules.map(\.name))
+        for rule in rules {
+            guard names.insert(rule.name).inserted else {
+                throw ControlAPIError(.alreadyExists, "a fault named \(rule.name) exists")
+            }
+        }
+        update(main, rules: main.engine.rules + rules)
+    }
+
+    public func removeFaultRule(named name: String) throws(ControlAPIError) {
+        let rules = main.engine.rules
+        guard rules.contains(where: { $0.name == name }) else {
+            throw ControlAPIError(.notFound, "no fault named \(name)")
+        }
+        update(main, rules: rules.filter { $0.name != name })
+    }
+
+    public func replaceFaultRules(_ rules: [FaultRule], seed: UInt64?) {
+        if let seed {
+            main.engine.reset(rules: rules, seed: seed)
+            let names = Set(rules.map(\.name))
+            for handle in shared.registry.all(listener: main.settings.name) { handle.send(.keepRules(names)) }
+        } else {
+            update(main, rules: rules)
+        }
+    }
+
+    public func fire(
+        _ action: FaultAction, direction: FaultDirection, on connection: Int, name: String
+    ) throws(ControlAPIError) {
+        guard let handle = shared.registry.handle(connection) else {
+            throw ControlAPIError(.notFound, "no live connection \(connection)")
+        }
+        switch action {
+        case .respond, .expireAuth:
+            guard handle.mode == ConnectionFlow.Mode.http.rawValue else {
+                throw ControlAPIError(.badRequest, "\(action.name) needs an http-mode connection; \(connection) is tcp")
+            }
+        default:
+            guard action.isConnectionAction else {
+                throw ControlAPIError(
+                    .badRequest, "\(action.name) acts on a response; add it as a fault rule instead of firing it")
+            }
+        }
+        let decision = FaultDecision(
+            rule: name, connection: connection, action: action, direction: direction, time: shared.now)
+        shared.counters.countFired([decision])
+        handle.send(.decision(decision))
+    }
+
+    public func transcriptLines(from: Int) -> (lines: String, next: Int) {
+        shared.transcript.lines(from: from)
+    }
+
+    public func metrics() -> ProxyMetrics {
+        shared.counters.snapshot
+    }
+
+    public func startListener(proxy name: String, listen: String, upstream: String) throws(ControlAPIError) -> String {
+        stopListener(proxy: name)
+        do {
+            let address = try SocketAddress(parsing: listen)
+            guard address.isLoopback else {
+                throw ChaosProxyError(.badListen, "listen \(listen): only loopback addresses are allowed")
+            }
+            let target = try UpstreamTarget(parsing: upstream)
+            let settings = ListenerSettings(
+                name: name, upstream: UpstreamTarget(host: target.host, port: target.port, tls: false), mode: .tcp,
+                seed: configuration.seed, maximumConnections: configuration.maximumConnections)
+            let rules = ruleSource.withLock { $0 }?.rules(for: name) ?? []
+            let engine = EngineBox(rules: rules, seed: configuration.seed, metrics: shared.counters)
+            let listener = try ProxyListener(address: address, settings: settings, engine: engine, shared: shared)
+            toxiproxyListeners.withLock { $0[name] = listener }
+            return listener.address.description
+        } catch let error as ChaosProxyError {
+            throw ControlAPIError(.badRequest, error.detail)
+        } catch {
+            throw ControlAPIError(.badRequest, "listen \(listen): \(error)")
+        }
+    }
+
+    public func stopListener(proxy name: String) {
+        toxiproxyListeners.withLock { $0.removeValue(forKey: name) }?.stop()
+    }
+}

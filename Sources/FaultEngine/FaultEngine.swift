@@ -23,7 +23,8 @@ public struct FaultEngine: Sendable {
     /// How many distinct `Authorization` values `expire-auth` remembers; later ones count as new tokens.
     public static let authorizationMemory = 65_536
 
-    public let rules: [FaultRule]
+    public internal(set) var rules: [FaultRule]
+    let seed: UInt64
     var states: [RuleState]
     var connections: [Int: ConnectionState] = [:]
     var authorizationFirstSeen: [String: Duration] = [:]
@@ -49,6 +50,7 @@ public struct FaultEngine: Sendable {
 
     public init(rules: [FaultRule], seed: UInt64) {
         self.rules = rules
+        self.seed = seed
         self.states = rules.map { RuleState(generator: SeededGenerator(seed: seed ^ Self.fnv1a($0.name))) }
     }
 
@@ -86,8 +88,16 @@ public struct FaultEngine: Sendable {
 
     private mutating func opened(_ id: Int, nth: Int, time: Duration) -> [FaultDecision] {
         connections[id] = ConnectionState(nth: nth)
+        return armConnectionRules(rules.indices, on: id, nth: nth, time: time)
+    }
+
+    /// Judges the per-connection rules among `indices` on connection `id`: fires the immediate ones, arms the
+    /// delayed ones.
+    mutating func armConnectionRules(
+        _ indices: some Sequence<Int>, on id: Int, nth: Int, time: Duration
+    ) -> [FaultDecision] {
         var decisions: [FaultDecision] = []
-        for index in rules.indices where rules[index].armsPerConnection {
+        for index in indices where rules[index].armsPerConnection {
             let rule = rules[index]
             if let wanted = rule.match.nthConnection, wanted != nth { continue }
             guard Self.inWindow(rule.trigger, time), roll(index) else { continue }
@@ -143,7 +153,7 @@ public struct FaultEngine: Sendable {
             offset: offset, time: time, expires: expires)
     }
 
-    private static func fnv1a(_ text: String) -> UInt64 {
+    static func fnv1a(_ text: String) -> UInt64 {
         text.utf8.reduce(0xcbf2_9ce4_8422_2325) { ($0 ^ UInt64($1)) &* 0x0000_0100_0000_01b3 }
     }
 }

@@ -36,7 +36,7 @@ public final class Socket: @unchecked Sendable {
     }
 
     /// Switches `O_NONBLOCK` on or off for any descriptor (a `ByteStream` only exposes its descriptor).
-    static func setNonBlocking(_ fd: Int32, _ on: Bool) throws {
+    public static func setNonBlocking(_ fd: Int32, _ on: Bool) throws {
         let flags = fcntl(fd, F_GETFL)
         guard flags >= 0 else { throw NetError.system(.socket, "fcntl(F_GETFL)") }
         let updated = on ? flags | O_NONBLOCK : flags & ~O_NONBLOCK

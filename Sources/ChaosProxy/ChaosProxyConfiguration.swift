@@ -1,0 +1,110 @@
+import FaultEngine
+import ProxyFlow
+import SquallNet
+import TLSKit
+
+/// Where the proxy forwards to: `http://host:port`, `https://host:port`, or (tcp mode) `host:port`.
+public struct UpstreamTarget: Sendable, Hashable, CustomStringConvertible {
+    public var host: String
+    public var port: UInt16
+    public var tls: Bool
+
+    public init(host: String, port: UInt16, tls: Bool) {
+        self.host = host
+        self.port = port
+        self.tls = tls
+    }
+
+    /// Parses an upstream URL (a path is ignored) or a bare `host:port`; IPv6 literals go in brackets.
+    public init(parsing text: String) throws(ChaosProxyError) {
+        var rest = Substring(text)
+        var tls = false
+        var defaultPort: UInt16?
+        if let range = rest.range(of: "://") {
+            switch rest[..<range.lowerBound].lowercased() {
+            case "http": defaultPort = 80
+            case "https":
+                defaultPort = 443
+                tls = true
+            default: throw ChaosProxyError(.badUpstream, "upstream \(text): the scheme must be http or https")
+            }
+            rest = rest[range.upperBound...]
+        }
+        if let slash = rest.firstIndex(of: "/") { rest = rest[..<slash] }
+        var host: Substring
+        var portText: Substring?
+        if rest.hasPrefix("["), let close = rest.firstIndex(of: "]") {
+            host = rest[rest.index(after: rest.startIndex)..<close]
+            let after = rest[rest.index(after: close)...]
+            if after.hasPrefix(":") { portText = after.dropFirst() }
+        } else if let colon = rest.lastIndex(of: ":") {
+            host = rest[..<colon]
+            portText = rest[rest.index(after: colon)...]
+        } else {
+            host = rest
+        }
+        guard !host.isEmpty else { throw ChaosProxyError(.badUpstream, "upstream \(text): no host") }
+        let port = portText.flatMap { UInt16($0) } ?? defaultPort
+        guard let port, port > 0 else {
+            throw ChaosProxyError(.badUpstream, "upstream \(text): needs a port (1…65535) or an http(s) scheme")
+        }
+        self.init(host: String(host), port: port, tls: tls)
+    }
+
+    public var description: String {
+        let bracketed = host.contains(":") ? "[\(host)]" : host
+        return "\(tls ? "https" : "http")://\(bracketed):\(port)"
+    }
+}
+
+/// How a `ChaosProxy` listens, forwards and injects faults. Defaults: http mode, plain upstream verified
+/// against the system roots when TLS, no key log, no transcript file, seed 0, no rules.
+public struct ChaosProxyConfiguration: Sendable {
+    /// The address to listen on (port 0 picks one).
+    public var listen: SocketAddress
+    public var upstream: UpstreamTarget
+    /// The CA that mints the client-facing leaf per SNI; nil listens in plain TCP.
+    public var authority: CertificateAuthority?
+    /// Which upstream certificates are accepted (https upstreams).
+    public var upstreamTrust: TLSTrust = .systemDefault
+    public var mode: ConnectionFlow.Mode = .http
+    /// TLS secrets of both legs in NSS key log format.
+    public var keyLog: KeyLog?
+    /// A file to write the transcript to as JSON Lines (created or truncated).
+    public var transcriptPath: String?
+    /// The most transcript events kept in memory (older ones are dropped and counted).
+    public var transcriptCap = 200_000
+    public var seed: UInt64 = 0
+    public var rules: [FaultRule] = []
+    /// Bytes a lane may hold before the proxy stops reading its source (backpressure).
+    public var laneCapacity = 256 * 1024
+    /// Most connections at once; more wait in the listen queue.
+    public var maximumConnections = 4096
+
+    public init(listen: SocketAddress, upstream: UpstreamTarget) {
+        self.listen = listen
+        self.upstream = upstream
+    }
+}
+
+/// Why the proxy could not start or do what was asked.
+public struct ChaosProxyError: Error, Sendable, Hashable, CustomStringConvertible {
+    public enum Code: String, Sendable, Hashable {
+        /// The upstream URL or address is not usable.
+        case badUpstream
+        /// A listen address is not usable (not loopback where required, or the bind failed).
+        case badListen
+        /// The transcript file cannot be written.
+        case transcriptFile
+    }
+
+    public var code: Code
+    public var detail: String
+
+    public init(_ code: Code, _ detail: String) {
+        self.code = code
+        self.detail = detail
+    }
+
+    public var description: String { detail }
+}

@@ -1,0 +1,99 @@
+import CSystem
+import ControlAPI
+import FaultEngine
+import Glibc
+import Synchronization
+
+/// What other threads send a live connection: a fault decision to apply, the rule names still in force, or
+/// the order to stop.
+enum ConnectionMessage: Sendable {
+    case decision(FaultDecision)
+    case keepRules(Set<String>)
+    case stop
+}
+
+/// A live connection as other threads see it: its inbox, the eventfd that wakes its poll loop, and counters.
+final class ConnectionHandle: Sendable {
+    let id: Int
+    let listener: String
+    let client: String
+    let opened: ContinuousClock.Instant
+    let mode: String
+    let wakeDescriptor: Int32
+    let bytesUpstream = Atomic<Int64>(0)
+    let bytesDownstream = Atomic<Int64>(0)
+    let requests = Atomic<Int>(0)
+    private let inbox = Mutex<[ConnectionMessage]>([])
+
+    init(id: Int, listener: String, client: String, mode: String) {
+        self.id = id
+        self.listener = listener
+        self.client = client
+        self.mode = mode
+        self.opened = .now
+        self.wakeDescriptor = eventfd(0, Int32(EFD_CLOEXEC) | Int32(EFD_NONBLOCK))
+    }
+
+    deinit {
+        if wakeDescriptor >= 0 { Glibc.close(wakeDescriptor) }
+    }
+
+    /// Queues a message and wakes the connection's loop.
+    func send(_ message: ConnectionMessage) {
+        inbox.withLock { $0.append(message) }
+        var one: UInt64 = 1
+        _ = Glibc.write(wakeDescriptor, &one, MemoryLayout<UInt64>.size)
+    }
+
+    /// Takes the queued messages (the connection's own thread).
+    func receive() -> [ConnectionMessage] {
+        var count: UInt64 = 0
+        _ = Glibc.read(wakeDescriptor, &count, MemoryLayout<UInt64>.size)
+        return inbox.withLock { messages in
+            defer { messages = [] }
+            return messages
+        }
+    }
+
+    var live: LiveConnection {
+        LiveConnection(
+            id: id, proxy: listener, client: client,
+            age: Double((ContinuousClock.now - opened) / .milliseconds(1)) / 1000,
+            bytesUpstream: bytesUpstream.load(ordering: .relaxed),
+            bytesDownstream: bytesDownstream.load(ordering: .relaxed), requests: requests.load(ordering: .relaxed))
+    }
+}
+
+/// Every live connection of the proxy by id, and the id counter (ids are unique across listeners).
+final class ConnectionRegistry: Sendable {
+    private let handles = Mutex<[Int: ConnectionHandle]>([:])
+    private let lastID = Atomic<Int>(0)
+
+    func nextID() -> Int {
+        lastID.add(1, ordering: .relaxed).newValue
+    }
+
+    func insert(_ handle: ConnectionHandle) {
+        handles.withLock { $0[handle.id] = handle }
+    }
+
+    func remove(_ id: Int) {
+        _ = handles.withLock { $0.removeValue(forKey: id) }
+    }
+
+    func handle(_ id: Int) -> ConnectionHandle? {
+        handles.withLock { $0[id] }
+    }
+
+    /// The live connections, oldest first; only `listener`'s when given.
+    func all(listener: String? = nil) -> [ConnectionHandle] {
+        handles.withLock { Array($0.values) }.filter { listener == nil || $0.listener == listener }.sorted {
+            $0.id < $1.id
+        }
+    }
+
+    /// Delivers decisions to their connections.
+    func deliver(_ decisions: [FaultDecision]) {
+        for decision in decisions { handle(decision.connection)?.send(.decision(decision)) }
+    }
+}

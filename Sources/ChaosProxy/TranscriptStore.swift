@@ -1,0 +1,98 @@
+import Glibc
+import ProxyTranscript
+import Synchronization
+
+/// The proxy's transcript: kept in memory (bounded) for the harness and the control API, and, with a path,
+/// written as JSON Lines as it grows (buffered; `flush` on shutdown writes the rest).
+final class TranscriptStore: Sendable {
+    private struct State: Sendable {
+        var transcript: Transcript
+        var pending: [UInt8] = []
+        var descriptor: Int32 = -1
+    }
+
+    private let state: Mutex<State>
+    static let flushThreshold = 64 * 1024
+
+    init(cap: Int, path: String?) throws(ChaosProxyError) {
+        var initial = State(transcript: Transcript(cap: cap))
+        if let path {
+            let fd = Glibc.open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+            guard fd >= 0 else {
+                throw ChaosProxyError(.transcriptFile, "--transcript \(path): \(String(cString: strerror(errno)))")
+            }
+            initial.descriptor = fd
+        }
+        state = Mutex(initial)
+    }
+
+    func append(_ events: [TranscriptEvent]) {
+        guard !events.isEmpty else { return }
+        state.withLock { state in
+            for event in events {
+                state.transcript.append(event)
+                guard state.descriptor >= 0 else { continue }
+                state.pending.append(contentsOf: event.jsonLine().utf8)
+                state.pending.append(0x0A)
+            }
+            if state.pending.count >= Self.flushThreshold { Self.write(&state) }
+        }
+    }
+
+    func append(_ event: TranscriptEvent) {
+        append([event])
+    }
+
+    /// A copy of the kept events.
+    var transcript: Transcript { state.withLock { $0.transcript } }
+
+    /// The kept events from absolute index `from` on as JSON Lines, and the index after the last one.
+    func lines(from index: Int) -> (lines: String, next: Int) {
+        state.withLock { state in
+            let dropped = state.transcript.droppedCount
+            let events = state.transcript.events
+            let first = max(index, dropped) - dropped
+            var text = ""
+            for event in events.dropFirst(first) {
+                text += event.jsonLine()
+                text += "\n"
+            }
+            return (text, dropped + events.count)
+        }
+    }
+
+    /// Writes what is buffered to the file.
+    func flush() {
+        state.withLock { Self.write(&$0) }
+    }
+
+    /// Flushes and closes the file.
+    func close() {
+        state.withLock { state in
+            Self.write(&state)
+            if state.descriptor >= 0 {
+                _ = fsync(state.descriptor)
+                _ = Glibc.close(state.descriptor)
+                state.descriptor = -1
+            }
+        }
+    }
+
+    private static func write(_ state: inout State) {
+        guard state.descriptor >= 0, !state.pending.isEmpty else { return }
+        var written = 0
+        state.pending.withUnsafeBytes { bytes in
+            while written < bytes.count {
+                let result = Glibc.write(state.descriptor, bytes.baseAddress! + written, bytes.count - written)
+                if result > 0 {
+                    written += result
+                } else if result < 0, errno == EINTR {
+                    continue
+                } else {
+                    break
+                }
+            }
+        }
+        state.pending.removeAll(keepingCapacity: true)
+    }
+}

@@ -1,0 +1,243 @@
+import FaultEngine
+import HTTPWire
+import ProxyTranscript
+
+extension ConnectionFlow {
+    mutating func receivedRequestBytes(_ bytes: ArraySlice<UInt8>, at now: Duration, oracle: FaultOracle) {
+        guard !toUpstream.isCut else { return }
+        let events: [HTTP1Event]
+        do {
+            events = try requestParser.feed(bytes)
+        } catch {
+            answer(Self.proxyError(400, "squall proxy: malformed request: \(error)"), at: now, close: true)
+            return
+        }
+        for event in events {
+            switch event {
+            case .requestHead(let head):
+                requestHead(head, at: now, oracle: oracle)
+            case .body(let slice):
+                requestBody(slice, at: now, oracle: oracle)
+            case .end(let trailers):
+                if let request, request.chunked, !request.answeredLocally,
+                    let last = try? HTTP1Serializer.lastChunk(
+                        trailers: trailers)
+                {
+                    toUpstream.push(last[...], at: now)
+                }
+                request = nil
+            case .upgrade:
+                opaque = true
+            case .opaque(let slice):
+                toUpstream.push(slice, at: now)
+            case .responseHead:
+                break
+            }
+        }
+    }
+
+    private mutating func requestHead(_ head: RequestHead, at now: Duration, oracle: FaultOracle) {
+        requests += 1
+        let exchange = requests
+        events.append(TranscriptEvent(time: now, connection: id, kind: .requestHead(exchange: exchange, head)))
+        var forwarded = head
+        var local: FaultResponse?
+        for decision in oracle(.requestHead(connection: id, head: head, time: now)) {
+            switch decision.action {
+            case .respond(let response):
+                record(decision, at: now)
+                local = response
+            case .expireAuth(let challenge):
+                record(decision, at: now)
+                local = FaultResponse(status: 401, fields: [FaultHeader(name: "WWW-Authenticate", value: challenge)])
+            case .rewriteHeader(let name, let value):
+                record(decision, at: now)
+                Self.rewrite(&forwarded.fields, name: name, value: value)
+            default:
+                applyInStream(decision, toClientLane: false, at: now)
+            }
+        }
+        let chunked = (try? BodyFraming(request: head)) == .chunked
+        request = RequestProgress(
+            exchange: exchange, upload: UploadContext(head), chunked: chunked, answeredLocally: local != nil)
+        if let local {
+            answer(local, at: now, close: false)
+            return
+        }
+        let bytes = (try? HTTP1Serializer.serialize(forwarded)) ?? (try? HTTP1Serializer.serialize(head)) ?? []
+        toUpstream.push(bytes[...], at: now)
+        responseParser.expectResponse(to: head.method)
+        unanswered.append((exchange, head.method))
+    }
+
+    private mutating func requestBody(_ slice: ArraySlice<UInt8>, at now: Duration, oracle: FaultOracle) {
+        guard var progress = request, !slice.isEmpty else { return }
+        let count = slice.count
+        let uploadOffset = progress.upload.start.map { $0 + progress.bodyBytes }
+        let kind = TranscriptEvent.Kind.requestBody(
+            exchange: progress.exchange, offset: progress.bodyBytes, length: Int64(count), uploadOffset: uploadOffset)
+        events.append(TranscriptEvent(time: now, connection: id, kind: kind))
+        progress.bodyBytes += Int64(count)
+        request = progress
+        guard !progress.answeredLocally else { return }
+        let event = FaultEvent.requestBody(
+            connection: id, count: count, uploadOffset: uploadOffset, uploadLength: progress.upload.length, time: now)
+        var position = 0
+        for decision in oracle(event).sorted(by: { ($0.afterBytes ?? 0) < ($1.afterBytes ?? 0) }) {
+            let cut = min(count, max(position, decision.afterBytes ?? 0))
+            forwardRequestContent(slice.dropFirst(position).prefix(cut - position), chunked: progress.chunked, at: now)
+            position = cut
+            if case .respond(let response) = decision.action {
+                record(decision, at: now)
+                request?.answeredLocally = true
+                answer(response, at: now, close: true)
+                return
+            }
+            applyInStream(decision, toClientLane: false, at: now)
+        }
+        forwardRequestContent(slice.dropFirst(position), chunked: progress.chunked, at: now)
+    }
+
+    private mutating func forwardRequestContent(_ bytes: ArraySlice<UInt8>, chunked: Bool, at now: Duration) {
+        guard !bytes.isEmpty else { return }
+        toUpstream.push(chunked ? HTTP1Serializer.chunk(bytes)[...] : bytes, at: now)
+    }
+
+    mutating func receivedResponseBytes(_ bytes: ArraySlice<UInt8>, at now: Duration, oracle: FaultOracle) {
+        guard !toClient.isCut else { return }
+        do {
+            handleResponseEvents(try responseParser.feed(bytes), at: now, oracle: oracle)
+        } catch {
+            answer(
+                Self.proxyError(502, "squall proxy: malformed response from upstream: \(error)"), at: now, close: true)
+        }
+    }
+
+    mutating func handleResponseEvents(_ events: [HTTP1Event], at now: Duration, oracle: FaultOracle) {
+        for event in events where !toClient.isCut {
+            switch event {
+            case .responseHead(let head):
+                responseHead(head, at: now, oracle: oracle)
+            case .body(let slice):
+                responseBody(slice, at: now, oracle: oracle)
+            case .end(let trailers):
+                if let response, response.chunked, let last = try? HTTP1Serializer.lastChunk(trailers: trailers) {
+                    toClient.push(last[...], at: now)
+                }
+                response = nil
+            case .upgrade:
+                opaque = true
+            case .opaque(let slice):
+                toClient.push(slice, at: now)
+            case .requestHead:
+                break
+            }
+        }
+    }
+
+    private mutating func responseHead(_ head: ResponseHead, at now: Duration, oracle: FaultOracle) {
+        let pending = unanswered.first ?? (exchange: requests, method: .get)
+        let kind: TranscriptEvent.Kind =
+            head.isInformational
+            ? .interimResponse(exchange: pending.exchange, head) : .finalResponse(exchange: pending.exchange, head)
+        events.append(TranscriptEvent(time: now, connection: id, kind: kind))
+        if !head.isInformational, !unanswered.isEmpty { unanswered.removeFirst() }
+        var forwarded = head
+        var strip = false
+        for decision in oracle(.responseHead(connection: id, head: head, time: now)) {
+            switch decision.action {
+            case .stripInterim:
+                record(decision, at: now)
+                strip = true
+            case .dropResponse:
+                record(decision, at: now)
+                toClient.pushMarker(.close, at: now)
+                return
+            case .rewriteHeader(let name, let value):
+                record(decision, at: now)
+                Self.rewrite(&forwarded.fields, name: name, value: value)
+            default:
+                applyInStream(decision, toClientLane: true, at: now)
+            }
+        }
+        if !head.isInformational {
+            let framing = try? BodyFraming(response: head, requestMethod: pending.method)
+            response = ResponseProgress(exchange: pending.exchange, chunked: framing == .chunked)
+        }
+        guard !strip else { return }
+        let bytes = (try? HTTP1Serializer.serialize(forwarded)) ?? (try? HTTP1Serializer.serialize(head)) ?? []
+        toClient.push(bytes[...], at: now)
+    }
+
+    private mutating func responseBody(_ slice: ArraySlice<UInt8>, at now: Duration, oracle: FaultOracle) {
+        guard var progress = response, !slice.isEmpty else { return }
+        let count = slice.count
+        let kind = TranscriptEvent.Kind.responseBody(
+            exchange: progress.exchange, offset: progress.bodyBytes, length: Int64(count))
+        events.append(TranscriptEvent(time: now, connection: id, kind: kind))
+        progress.bodyBytes += Int64(count)
+        response = progress
+        var position = 0
+        let decisions = oracle(.responseBody(connection: id, count: count, time: now))
+        for decision in decisions.sorted(by: { ($0.afterBytes ?? 0) < ($1.afterBytes ?? 0) }) {
+            let cut = min(count, max(position, decision.afterBytes ?? 0))
+            forwardResponseContent(slice.dropFirst(position).prefix(cut - position), chunked: progress.chunked, at: now)
+            position = cut
+            applyInStream(decision, toClientLane: true, at: now)
+        }
+        forwardResponseContent(slice.dropFirst(position), chunked: progress.chunked, at: now)
+    }
+
+    private mutating func forwardResponseContent(_ bytes: ArraySlice<UInt8>, chunked: Bool, at now: Duration) {
+        guard !bytes.isEmpty else { return }
+        toClient.push(chunked ? HTTP1Serializer.chunk(bytes)[...] : bytes, at: now)
+    }
+
+    /// Answers the current request from the proxy (a `respond`, `expire-auth`, or a proxy error): the response
+    /// goes to the client after what is queued for it; with `close`, the connection closes after it.
+    mutating func answer(_ response: FaultResponse, at now: Duration, close: Bool) {
+        var fields = HTTPFields()
+        for field in response.fields { fields.append(name: field.name, value: field.value) }
+        fields.set(String(response.body.utf8.count), for: "Content-Length")
+        if close { fields.set("close", for: "Connection") }
+        let head = ResponseHead(status: response.status, reason: Self.reason(response.status), fields: fields)
+        let exchange = request?.exchange ?? requests
+        events.append(TranscriptEvent(time: now, connection: id, kind: .finalResponse(exchange: exchange, head)))
+        var bytes = (try? HTTP1Serializer.serialize(head)) ?? []
+        bytes.append(contentsOf: response.body.utf8)
+        toClient.push(bytes[...], at: now)
+        if close {
+            toClient.pushMarker(.close, at: now)
+            toUpstream.stopInput()
+        }
+    }
+
+    static func proxyError(_ status: Int, _ message: String) -> FaultResponse {
+        FaultResponse(
+            status: status, fields: [FaultHeader(name: "Content-Type", value: "text/plain; charset=utf-8")],
+            body: message + "\n")
+    }
+
+    static func rewrite(_ fields: inout HTTPFields, name: String, value: String?) {
+        if let value { fields.set(value, for: name) } else { fields.remove(name) }
+    }
+
+    /// The RFC 9110 reason phrase for the statuses faults use; others get an empty phrase (allowed by RFC 9112).
+    static func reason(_ status: Int) -> String {
+        switch status {
+        case 400: "Bad Request"
+        case 401: "Unauthorized"
+        case 403: "Forbidden"
+        case 404: "Not Found"
+        case 408: "Request Timeout"
+        case 409: "Conflict"
+        case 413: "Content Too Large"
+        case 429: "Too Many Requests"
+        case 500: "Internal Server Error"
+        case 502: "Bad Gateway"
+        case 503: "Service Unavailable"
+        case 504: "Gateway Timeout"
+        default: ""
+        }
+    }
+}

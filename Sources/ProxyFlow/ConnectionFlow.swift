@@ -1,0 +1,151 @@
+import FaultEngine
+import HTTPWire
+import ProxyTranscript
+
+/// Asks the fault engine about one event; the driver backs it with the proxy's shared engine.
+public typealias FaultOracle = (FaultEvent) -> [FaultDecision]
+
+/// One proxied connection without its sockets: bytes read from either side go in, the two `Lane`s fill with
+/// what to write (with release times), and transcript events pile up for the driver to take. Pure: times are
+/// passed in, the engine is reached through a `FaultOracle`.
+///
+/// ```
+///  client bytes ──▶ request parser ──▶ heads, body ranges ──oracle──▶ decisions ──▶ toUpstream lane ──▶ server
+///  server bytes ──▶ response parser ─▶ heads, body ranges ──oracle──▶ decisions ──▶ toClient lane   ──▶ client
+/// ```
+/// In http mode heads are re-serialized (a `rewrite-header` changes them; a `respond` replaces the exchange)
+/// and bodies keep their framing (chunked bodies are re-chunked at the read boundaries, so a fault can cut
+/// between any two content bytes). In tcp mode bytes pass untouched and only connection faults apply.
+/// HTTP/1.1 without pipelining is assumed for fault placement: a response belongs to the oldest forwarded
+/// request still unanswered.
+public struct ConnectionFlow: Sendable {
+    public enum Mode: String, Sendable, Hashable {
+        case http
+        case tcp
+    }
+
+    public let id: Int
+    public let mode: Mode
+    /// Client → server.
+    public var toUpstream: Lane
+    /// Server → client.
+    public var toClient: Lane
+    /// Requests seen so far.
+    public internal(set) var requests = 0
+    /// Set when a fault ends the connection at once (not after queued bytes): the driver does it first.
+    public internal(set) var immediateEnd: FlowItem?
+    var events: [TranscriptEvent] = []
+    var requestParser = HTTP1Parser(role: .server)
+    var responseParser = HTTP1Parser(role: .client)
+    var request: RequestProgress?
+    var response: ResponseProgress?
+    /// Forwarded requests waiting for their final response: exchange number and method.
+    var unanswered: [(exchange: Int, method: HTTPMethod)] = []
+    /// Set after an upgrade or a parse failure: bytes pass untouched (or are dropped once a lane is cut).
+    var opaque: Bool
+
+    struct RequestProgress: Sendable {
+        var exchange: Int
+        var upload: UploadContext
+        var bodyBytes: Int64 = 0
+        var chunked: Bool
+        /// The proxy answered it (a `respond` or `expire-auth`): its body is read and dropped.
+        var answeredLocally: Bool
+    }
+
+    struct ResponseProgress: Sendable {
+        var exchange: Int
+        var bodyBytes: Int64 = 0
+        var chunked: Bool
+    }
+
+    /// `seed` feeds the lanes' jitter and slice draws (the driver mixes the scenario seed with the connection id).
+    public init(id: Int, mode: Mode, seed: UInt64) {
+        self.id = id
+        self.mode = mode
+        self.opaque = mode == .tcp
+        self.toUpstream = Lane(source: .client, seed: seed)
+        self.toClient = Lane(source: .upstream, seed: seed ^ 0x9e37_79b9_7f4a_7c15)
+    }
+
+    /// Takes the transcript events recorded since the last call.
+    public mutating func takeEvents() -> [TranscriptEvent] {
+        defer { events = [] }
+        return events
+    }
+
+    /// Bytes read from `side` at `now`.
+    public mutating func received(
+        _ bytes: ArraySlice<UInt8>, from side: FlowSide, at now: Duration, oracle: FaultOracle
+    ) {
+        if opaque {
+            side == .client ? toUpstream.push(bytes, at: now) : toClient.push(bytes, at: now)
+        } else if side == .client {
+            receivedRequestBytes(bytes, at: now, oracle: oracle)
+        } else {
+            receivedResponseBytes(bytes, at: now, oracle: oracle)
+        }
+    }
+
+    /// `side` ended its stream (FIN or close_notify) at `now`: what was framed until the close is completed,
+    /// then the end is passed on after the queued bytes.
+    public mutating func ended(_ side: FlowSide, at now: Duration, oracle: FaultOracle) {
+        if !opaque, side == .upstream, let events = try? responseParser.finish() {
+            handleResponseEvents(events, at: now, oracle: oracle)
+        }
+        side == .client ? toUpstream.pushMarker(.endStream, at: now) : toClient.pushMarker(.endStream, at: now)
+    }
+
+    /// Applies a decision made outside the byte stream (a connection opening, a tick, a rule change, a fire
+    /// from the control API). A reset or close ends the connection at once.
+    public mutating func apply(_ decision: FaultDecision, at now: Duration) {
+        record(decision, at: now)
+        switch decision.action {
+        case .reset, .refuse: immediateEnd = .reset
+        case .close: immediateEnd = .close
+        case .respond(let response): answer(response, at: now, close: true)
+        case .expireAuth(let challenge):
+            let header = FaultHeader(name: "WWW-Authenticate", value: challenge)
+            answer(FaultResponse(status: 401, fields: [header]), at: now, close: true)
+        default: startEffect(decision, at: now)
+        }
+    }
+
+    /// Ends the effects of rules no longer in `names` (removed through the control API).
+    public mutating func keepEffects(of names: Set<String>) {
+        toUpstream.keepEffects(of: names)
+        toClient.keepEffects(of: names)
+    }
+
+    /// Records a fired fault in the transcript.
+    mutating func record(_ decision: FaultDecision, at now: Duration) {
+        events.append(TranscriptEvent(time: now, connection: id, kind: .faultFired(FiredFault(decision))))
+    }
+
+    /// Starts a shaping effect on the lanes of the decision's direction (`delay-response` holds the client's).
+    mutating func startEffect(_ decision: FaultDecision, at now: Duration) {
+        guard let effect = LaneEffect.starting(decision.action, rule: decision.rule, at: now, expires: decision.expires)
+        else { return }
+        if case .delayResponse = decision.action {
+            toClient.add(effect, at: now)
+            return
+        }
+        if decision.direction != .downstream { toUpstream.add(effect, at: now) }
+        if decision.direction != .upstream { toClient.add(effect, at: now) }
+    }
+
+    /// Carries out a decision fired inside the stream of `lane`'s source: cuts go after the bytes already
+    /// queued in that lane, effects start now.
+    mutating func applyInStream(_ decision: FaultDecision, toClientLane: Bool, at now: Duration) {
+        record(decision, at: now)
+        switch decision.action {
+        case .reset, .refuse, .close:
+            let marker: FlowItem = decision.action == .close ? .close : .reset
+            toClientLane ? toClient.pushMarker(marker, at: now) : toUpstream.pushMarker(marker, at: now)
+        case .truncateResponse:
+            toClient.pushMarker(.close, at: now)
+        default:
+            startEffect(decision, at: now)
+        }
+    }
+}

@@ -1,0 +1,234 @@
+import FaultEngine
+import SquallCore
+
+/// One direction of a proxied connection: the bytes read from `source` waiting to be written to the other side,
+/// each with the time it may leave, and the shaping effects that set those times. Pure: times are passed in.
+///
+/// ```
+///  push(bytes, now) ──▶ [limit cut] ──▶ [slice pieces] ──▶ [latency, bandwidth release times] ──▶ queue
+///  next(now) ◀── head of the queue if its release time has come and no stall holds it
+/// ```
+/// Release times never go backwards, so the bytes keep their order. A stall holds whatever is queued and
+/// whatever arrives; a closing stall (Toxiproxy's `timeout`) drops bytes and then closes. `queuedBytes` is the
+/// driver's backpressure signal: it stops reading the source above its buffer size.
+public struct Lane: Sendable {
+    /// Where the lane's bytes come from.
+    public let source: FlowSide
+    private var entries: [Entry] = []
+    private var head = 0
+    /// Bytes waiting in the lane.
+    public private(set) var queuedBytes = 0
+    /// Bytes a fault dropped (a closing stall, a limit).
+    public private(set) var droppedBytes: Int64 = 0
+    /// Set once a close, reset or limit is queued: later input is dropped.
+    public private(set) var isCut = false
+    private var lastRelease: Duration = .zero
+    private var bandwidthNext: Duration = .zero
+    private(set) var effects: [LaneEffect] = []
+    private var generator: SeededGenerator
+
+    private struct Entry: Sendable {
+        var item: FlowItem
+        var release: Duration
+    }
+
+    /// The largest piece a bandwidth limit releases at once, so that pacing stays smooth.
+    static let bandwidthQuantum: Int64 = 16 * 1024
+
+    public init(source: FlowSide, seed: UInt64) {
+        self.source = source
+        self.generator = SeededGenerator(seed: seed)
+    }
+
+    /// Whether nothing waits in the lane.
+    public var isEmpty: Bool { head == entries.count }
+
+    /// The rules with an effect on the lane now.
+    public var activeRules: [String] { effects.map(\.rule) }
+
+    /// Starts an effect, replacing one the same rule started before.
+    mutating func add(_ effect: LaneEffect, at now: Duration) {
+        effects.removeAll { $0.rule == effect.rule }
+        effects.append(effect)
+        if case .bandwidth = effect.kind { bandwidthNext = max(bandwidthNext, now) }
+    }
+
+    /// Ends the effects of rules not in `names` (rules removed while the connection lives).
+    mutating func keepEffects(of names: Set<String>) {
+        effects.removeAll { !names.contains($0.rule) }
+    }
+
+    /// Queues bytes read from the source at `now`.
+    public mutating func push(_ bytes: ArraySlice<UInt8>, at now: Duration) {
+        guard !bytes.isEmpty else { return }
+        pruneExpired(now)
+        guard !isCut, !dropsInput(now) else {
+            droppedBytes += Int64(bytes.count)
+            return
+        }
+        var bytes = bytes
+        var closeAfter = false
+        if let index = effects.firstIndex(where: { if case .limit = $0.kind { true } else { false } }),
+            case .limit(let remaining) = effects[index].kind
+        {
+            let kept = Int(min(Int64(bytes.count), remaining))
+            droppedBytes += Int64(bytes.count - kept)
+            bytes = bytes.prefix(kept)
+            effects[index].kind = .limit(remaining: remaining - Int64(kept))
+            closeAfter = remaining - Int64(kept) == 0
+        }
+        schedule(bytes, at: now)
+        if closeAfter { pushMarker(.close, at: now) }
+    }
+
+    /// Queues a marker after everything queued: the end of the source's stream (delayed by a slow close), or a
+    /// close or reset of the connection.
+    public mutating func pushMarker(_ item: FlowItem, at now: Duration) {
+        guard !isCut else { return }
+        pruneExpired(now)
+        var release = max(now, lastRelease)
+        if item == .endStream {
+            for effect in effects {
+                if case .slowClose(let delay) = effect.kind { release = max(release, now + delay) }
+            }
+        } else if item == .close || item == .reset {
+            isCut = true
+        }
+        append(item, release: release)
+    }
+
+    /// Drops whatever the source sends from now on (the proxy answered for the server and closes after it).
+    mutating func stopInput() {
+        isCut = true
+    }
+
+    /// The next item to carry out at `now`, left in the lane until `consume` or `pop`; nil when nothing is due.
+    public mutating func next(at now: Duration) -> FlowItem? {
+        pruneExpired(now)
+        if let closing = closingStall(), now >= closing {
+            effects.removeAll { if case .stall(_, true) = $0.kind { true } else { false } }
+            droppedBytes += Int64(queuedBytes)
+            entries = []
+            head = 0
+            queuedBytes = 0
+            pushMarker(.close, at: now)
+        }
+        guard head < entries.count, entries[head].release <= now, !isHeld(now) else { return nil }
+        return entries[head].item
+    }
+
+    /// Records that `count` bytes of the head item were written.
+    public mutating func consume(_ count: Int) {
+        guard case .bytes(let bytes) = entries[head].item else { return }
+        queuedBytes -= count
+        if count >= bytes.count {
+            advance()
+        } else {
+            entries[head].item = .bytes(bytes.dropFirst(count))
+        }
+    }
+
+    /// Removes the head item (a marker that was carried out).
+    public mutating func pop() {
+        if case .bytes(let bytes) = entries[head].item { queuedBytes -= bytes.count }
+        advance()
+    }
+
+    /// The earliest time after `now` at which `next` may give something: nil when the lane is empty, or held
+    /// forever.
+    public func nextRelease(after now: Duration) -> Duration? {
+        if let closing = closingStall() { return closing }
+        guard head < entries.count else { return nil }
+        var release = entries[head].release
+        for effect in effects where effect.isLive(at: now) {
+            guard case .stall(let until, _) = effect.kind else { continue }
+            guard let until else { return effect.expires.map { max($0, release) } }
+            release = max(release, until)
+        }
+        return release
+    }
+
+    private mutating func advance() {
+        head += 1
+        if head == entries.count {
+            entries.removeAll(keepingCapacity: entries.count < 1024)
+            head = 0
+        } else if head >= 256, head * 2 >= entries.count {
+            entries.removeFirst(head)
+            head = 0
+        }
+    }
+
+    private mutating func append(_ item: FlowItem, release: Duration) {
+        entries.append(Entry(item: item, release: release))
+        lastRelease = release
+        if case .bytes(let bytes) = item { queuedBytes += bytes.count }
+    }
+
+    /// Sets release times: latency on the whole chunk, slice delays between pieces, bandwidth pacing.
+    private mutating func schedule(_ bytes: ArraySlice<UInt8>, at now: Duration) {
+        var time = max(now, lastRelease)
+        var rate: Int64?
+        var slicing: (size: Int64, variation: Int64, delay: Duration)?
+        for effect in effects {
+            switch effect.kind {
+            case .latency(let delay, let jitter): time = max(time, now + delay + draw(jitter))
+            case .bandwidth(let bytesPerSecond): rate = min(rate ?? bytesPerSecond, bytesPerSecond)
+            case .slice(let size, let variation, let delay): slicing = (size, variation, delay)
+            default: break
+            }
+        }
+        var rest = bytes
+        var first = true
+        while !rest.isEmpty {
+            var size = rest.count
+            if let slicing {
+                let variation =
+                    slicing.variation > 0
+                    ? Int64.random(in: -slicing.variation...slicing.variation, using: &generator) : 0
+                size = Int(min(Int64(rest.count), max(1, slicing.size + variation)))
+                if !first { time += slicing.delay }
+            }
+            if let rate {
+                size = min(size, Int(max(1, min(Self.bandwidthQuantum, rate / 100))))
+                time = max(time, bandwidthNext)
+                bandwidthNext = time + .nanoseconds(Int64(size) * 1_000_000_000 / rate)
+            }
+            append(.bytes(rest.prefix(size)), release: time)
+            rest = rest.dropFirst(size)
+            first = false
+        }
+    }
+
+    private mutating func draw(_ jitter: Duration) -> Duration {
+        guard jitter > .zero else { return .zero }
+        let bound = Int64(jitter / .nanoseconds(1))
+        return .nanoseconds(Int64.random(in: -bound...bound, using: &generator))
+    }
+
+    private mutating func pruneExpired(_ now: Duration) {
+        effects.removeAll { effect in
+            if !effect.isLive(at: now) { return true }
+            if case .stall(let until?, false) = effect.kind { return now >= until }
+            return false
+        }
+    }
+
+    /// Whether a stall holds the queue at `now`.
+    private func isHeld(_ now: Duration) -> Bool {
+        effects.contains { effect in
+            guard case .stall(let until, false) = effect.kind else { return false }
+            return until.map { now < $0 } ?? true
+        }
+    }
+
+    /// Whether a closing stall drops what arrives.
+    private func dropsInput(_ now: Duration) -> Bool {
+        closingStall() != nil
+    }
+
+    private func closingStall() -> Duration? {
+        for effect in effects { if case .stall(let until?, true) = effect.kind { return until } }
+        return nil
+    }
+}

@@ -1,1 +1,0 @@
-// Placeholder: the proxy connection flow arrives with issue 5.

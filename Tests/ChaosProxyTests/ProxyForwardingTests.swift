@@ -1,0 +1,74 @@
+import ChaosProxy
+import FaultEngine
+import HTTPWire
+import ProxyTranscript
+import SquallNet
+import TLSKit
+import TestSupport
+import Testing
+
+/// Requests pass through the proxy unchanged when no fault fires: plain and TLS, any segmentation.
+@Suite struct ProxyForwardingTests {
+    static func creation(length: Int, interop: Int = 6) -> RequestHead {
+        RequestHead(
+            method: .post, target: "/upload",
+            fields: [
+                "Host": "127.0.0.1", "Upload-Draft-Interop-Version": String(interop), "Upload-Complete": "?1",
+                "Content-Length": String(length),
+            ])
+    }
+
+    static func body(_ count: Int, seed: UInt64 = 1) -> [UInt8] {
+        var generator = SeededGenerator(seed: seed)
+        return (0..<count).map { _ in UInt8.random(in: 0...255, using: &generator) }
+    }
+
+    static func segments(seed: UInt64, total: Int) -> [Int] {
+        var generator = SeededGenerator(seed: seed)
+        var sizes: [Int] = []
+        var sum = 0
+        while sum < total {
+            let size = Int.random(in: 1...70_000, using: &generator)
+            sizes.append(size)
+            sum += size
+        }
+        return sizes
+    }
+
+    @Test(arguments: [UInt64(1), 2, 3])
+    func creationPassesThroughUnderRandomSegmentation(seed: UInt64) throws {
+        let fixture = try ProxyFixture()
+        let body = Self.body(1 << 20, seed: seed)
+        let stream = try fixture.connect()
+        let outcome = WireExchange.send(
+            Self.creation(length: body.count), body: body, segments: Self.segments(seed: seed, total: body.count),
+            over: stream)
+        stream.close()
+        #expect(outcome.final?.status == 201, "\(outcome)")
+        #expect(outcome.interims.contains { $0.status == 104 })
+        let record = try #require(fixture.server.uploads().first)
+        #expect(record.complete)
+        #expect(record.sha256 == SHA256Digest.hex(of: body))
+        let transcript = fixture.proxy.transcript
+        let covered = transcript.events.reduce(Int64(0)) { sum, event in
+            if case .requestBody(_, _, let length, _) = event.kind { return sum + length }
+            return sum
+        }
+        #expect(covered == Int64(body.count))
+    }
+
+    @Test func tlsLegRecordsTheRequestedServerName() throws {
+        let fixture = try ProxyFixture(tls: true)
+        let body = Self.body(4096)
+        let stream = try fixture.connect(serverName: "uploads.example")
+        let outcome = WireExchange.send(Self.creation(length: body.count), body: body, over: stream)
+        stream.close()
+        #expect(outcome.final?.status == 201)
+        let sessions = fixture.proxy.transcript.events.compactMap { event -> TLSSession? in
+            if case .tlsEstablished(.client, let session) = event.kind { return session }
+            return nil
+        }
+        #expect(sessions.map(\.serverName) == ["uploads.example"])
+        #expect(fixture.proxy.url.hasPrefix("https://127.0.0.1:"))
+    }
+}
