@@ -9,6 +9,13 @@
 #include <poll.h>
 #include <signal.h>
 #include <time.h>
+#include <sys/ioctl.h>
+#include <linux/sockios.h>
 extern int accept4(int fd, struct sockaddr *addr, socklen_t *len, int flags); /* _GNU_SOURCE only in glibc */
 extern int ppoll(struct pollfd *fds, nfds_t nfds, const struct timespec *timeout, const sigset_t *sigmask); /* idem */
+/* Bytes in a TCP socket's send queue not yet acknowledged by the peer (SIOCOUTQ), or -1. */
+static inline int squall_unacknowledged_bytes(int fd) {
+    int count = 0;
+    return ioctl(fd, SIOCOUTQ, &count) == 0 ? count : -1;
+}
 #endif

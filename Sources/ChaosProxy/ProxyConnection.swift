@@ -66,11 +66,25 @@ final class ProxyConnection {
             client.close()
             upstream.close()
         case .rst:
+            if ending.side == .proxy { waitForAcknowledgement() }
             client.abort()
             upstream.abort()
         }
         transcript.append(flow.takeEvents())
         return ending
+    }
+
+    /// Before a fault's RST, waits (at most a second) until the peers acknowledged what was written, so that the
+    /// cut lands exactly after the last forwarded byte: an RST discards the unsent part of the send queue.
+    private func waitForAcknowledgement() {
+        let deadline = ContinuousClock.now + .seconds(1)
+        for stream in [client, upstream] {
+            var entries = [pollfd(fd: stream.fileDescriptor, events: 0, revents: 0)]
+            while squall_unacknowledged_bytes(stream.fileDescriptor) > 0, ContinuousClock.now < deadline {
+                var pause = timespec(tv_sec: 0, tv_nsec: 200_000)
+                _ = ppoll(&entries, 1, &pause, nil)
+            }
+        }
     }
 
     private func loop() -> Ending {

@@ -52,6 +52,10 @@ enum WireExchange {
         do {
             while true {
                 let count = try stream.readSome(into: buffer, deadline: deadline)
+                guard count > 0 || outcome.final != nil else {
+                    outcome.failure = "end of stream"
+                    return
+                }
                 let events = count == 0 ? try parser.finish() : try parser.feed(Array(buffer[0..<count]))
                 for event in events {
                     switch event {
