@@ -1,0 +1,152 @@
+import FaultEngine
+import Foundation
+import HTTPWire
+import ProxyTranscript
+import TestSupport
+import Testing
+
+@testable import ProxyFlow
+
+/// The HTTP flow without sockets: bytes split every which way give the same forwarded bytes and faults.
+@Suite struct ConnectionFlowTests {
+    static func rule(_ json: String) throws -> FaultRule {
+        try JSONDecoder().decode(FaultRule.self, from: Data(json.utf8))
+    }
+
+    /// Feeds the chunks from the client at time zero through an engine with `rules`; returns the flow and the
+    /// items of the upstream lane.
+    static func run(
+        _ chunks: [[UInt8]], rules: [FaultRule], seed: UInt64 = 1
+    ) -> (flow: ConnectionFlow, upstream: [FlowItem]) {
+        var engine = FaultEngine(rules: rules, seed: seed)
+        var flow = ConnectionFlow(id: 1, mode: .http, seed: seed)
+        for decision in engine.handle(.connectionOpened(connection: 1, nth: 1, time: .zero)) {
+            flow.apply(decision, at: .zero)
+        }
+        for chunk in chunks {
+            flow.received(chunk[...], from: .client, at: .zero) { engine.handle($0) }
+        }
+        var items: [FlowItem] = []
+        while let item = flow.toUpstream.next(at: .seconds(3600)) {
+            items.append(item)
+            if case .bytes(let bytes) = item { flow.toUpstream.consume(bytes.count) } else { flow.toUpstream.pop() }
+        }
+        return (flow, items)
+    }
+
+    static func bytes(_ items: [FlowItem]) -> [UInt8] {
+        items.flatMap { item -> [UInt8] in if case .bytes(let bytes) = item { Array(bytes) } else { [] } }
+    }
+
+    static let appendHead = Array(
+        "PATCH /upload/abc HTTP/1.1\r\nHost: h\r\nUpload-Draft-Interop-Version: 6\r\nUpload-Offset: 3145728\r\nUpload-Complete: ?1\r\nUpload-Length: 8388608\r\nContent-Length: 5242880\r\n\r\n"
+            .utf8)
+
+    @Test func aPercentageFiresAtTheSameAbsoluteByteUnderEverySplitting() throws {
+        let cut = try Self.rule(#"{"name": "cut", "trigger": {"at-offset": "40%"}, "action": "reset"}"#)
+        // 40 % of 8 MiB is byte 3,355,443; this PATCH starts at 3 MiB, so 209,715 of its bytes go through.
+        let body = [UInt8](repeating: 0x5a, count: 300_000)
+        let message = Self.appendHead + body
+        var generator = SeededGenerator(seed: 42)
+        for round in 0..<40 {
+            var chunks: [[UInt8]] = []
+            var position = 0
+            while position < message.count {
+                let size = Int.random(in: 1...(round % 2 == 0 ? 9000 : 200), using: &generator)
+                chunks.append(Array(message[position..<min(message.count, position + size)]))
+                position += size
+            }
+            let (flow, items) = Self.run(chunks, rules: [cut])
+            #expect(items.last == .reset)
+            let forwarded = Self.bytes(items)
+            let headLength = forwarded.count - 209_715
+            #expect(Array(forwarded.prefix(headLength)).starts(with: Array("PATCH /upload/abc".utf8)))
+            #expect(forwarded.count - headLength == 209_715)
+            let fired = flow.events.compactMap { event -> FiredFault? in
+                if case .faultFired(let fault) = event.kind { return fault }
+                return nil
+            }
+            #expect(fired == [FiredFault(rule: "cut", action: "reset", direction: .both, offset: 3_355_443)])
+        }
+    }
+
+    @Test func chunkedBodiesArriveWithTheSameContent() throws {
+        let head = "POST /upload HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n"
+        let wire = Array((head + "5\r\nhello\r\n7\r\n, world\r\n0\r\n\r\n").utf8)
+        for chunks in ByteSplits.randomSplittings(wire, count: 50, maxChunk: 7) {
+            let (_, items) = Self.run(chunks, rules: [])
+            var parser = HTTP1Parser(role: .server)
+            var content: [UInt8] = []
+            var ended = false
+            for event in try parser.feed(Self.bytes(items)) {
+                if case .body(let bytes) = event { content += bytes }
+                if case .end = event { ended = true }
+            }
+            #expect(content == Array("hello, world".utf8))
+            #expect(ended)
+        }
+    }
+
+    @Test func respondAnswersAndSwallowsTheBody() throws {
+        let busy = try Self.rule(
+            #"{"name": "busy", "action": "respond", "status": 503, "headers": {"Retry-After": "1"}}"#)
+        let wire = Array(
+            "POST /upload HTTP/1.1\r\nHost: h\r\nContent-Length: 4\r\n\r\nbodyGET / HTTP/1.1\r\nHost: h\r\n\r\n".utf8)
+        var (flow, upstream) = Self.run(ByteSplits.oneByteAtATime(wire), rules: [busy])
+        #expect(Self.bytes(upstream).isEmpty)
+        var answers: [UInt8] = []
+        while let item = flow.toClient.next(at: .zero) {
+            if case .bytes(let bytes) = item { answers += bytes }
+            flow.toClient.pop()
+        }
+        let text = String(decoding: answers, as: UTF8.self)
+        #expect(text.hasPrefix("HTTP/1.1 503 Service Unavailable\r\n"))
+        #expect(text.components(separatedBy: "HTTP/1.1 503").count == 3)
+        #expect(text.contains("Retry-After: 1\r\n"))
+    }
+
+    @Test func theSameSeedGivesTheSameFaultTimeline() throws {
+        let flaky = try Self.rule(#"{"name": "flaky", "action": "respond", "status": 500, "probability": 0.5}"#)
+        var request = Array("GET /a HTTP/1.1\r\nHost: h\r\n\r\n".utf8)
+        request = Array((0..<40).map { _ in request }.joined())
+        func timeline(_ seed: UInt64) -> [Int] {
+            let (flow, _) = Self.run([request], rules: [flaky], seed: seed)
+            return flow.events.compactMap { event in
+                if case .requestHead(let exchange, _) = event.kind { return -exchange }
+                if case .faultFired = event.kind { return 1 }
+                return nil
+            }
+        }
+        #expect(timeline(5) == timeline(5))
+        #expect(timeline(5) != timeline(6))
+        #expect(timeline(5).filter { $0 == 1 }.count > 5)
+    }
+
+    @Test func aMalformedRequestGetsA400AndTheConnectionCloses() {
+        var (flow, upstream) = Self.run([Array("BAD REQUEST LINE\r\n\r\n".utf8)], rules: [])
+        #expect(Self.bytes(upstream).isEmpty)
+        var items: [FlowItem] = []
+        while let item = flow.toClient.next(at: .zero) {
+            items.append(item)
+            flow.toClient.pop()
+        }
+        #expect(String(decoding: Self.bytes(items), as: UTF8.self).hasPrefix("HTTP/1.1 400 Bad Request"))
+        #expect(items.last == .close)
+    }
+
+    @Test func uploadContextReadsOffsetsAndLengths() {
+        func context(_ method: HTTPMethod, _ fields: HTTPFields) -> UploadContext {
+            UploadContext(RequestHead(method: method, target: "/", fields: fields))
+        }
+        #expect(
+            context(.patch, ["Upload-Offset": "10", "Upload-Length": "100"]) == UploadContext(start: 10, length: 100))
+        #expect(
+            context(.patch, ["Upload-Offset": "10", "Upload-Complete": "?1", "Content-Length": "5"])
+                == UploadContext(start: 10, length: 15))
+        #expect(
+            context(.post, ["Upload-Complete": "?0", "Content-Length": "5"]) == UploadContext(start: 0, length: nil))
+        #expect(context(.post, ["Content-Length": "7"]) == UploadContext(start: 0, length: 7))
+        #expect(context(.get, ["Content-Length": "7"]) == UploadContext(start: nil, length: nil))
+        #expect(context(.patch, ["Upload-Offset": "-1"]) == UploadContext(start: nil, length: nil))
+    }
+}
