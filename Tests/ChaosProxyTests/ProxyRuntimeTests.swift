@@ -1,0 +1,142 @@
+import ChaosProxy
+import ControlAPI
+import FaultEngine
+import Foundation
+import HTTPWire
+import ProxyFlow
+import ProxyTranscript
+import SquallNet
+import TestSupport
+import Testing
+
+/// The proxy as the control API drives it: rules changed while connections live, fires, tcp mode, Toxiproxy
+/// listeners, the transcript file.
+@Suite struct ProxyRuntimeTests {
+    @Test func expireAuthRejectsTokensSeenBeforeTheRuleArmed() throws {
+        let fixture = try ProxyFixture()
+        let stream = try fixture.connect()
+        func get(_ token: String) -> Int? {
+            let head = RequestHead(
+                method: .get, target: "/_squall/uploads", fields: ["Host": "127.0.0.1", "Authorization": "Bearer \(token)"])
+            return WireExchange.send(head, over: stream).final?.status
+        }
+        #expect(get("old") == 200)
+        try fixture.proxy.addFaultRules([ProxyFaultTests.rule(#"{"name": "expire", "action": "expire-auth"}"#)])
+        #expect(get("old") == 401)
+        #expect(get("new") == 200)
+        #expect(get("new") == 200)
+        stream.close()
+    }
+
+    @Test func aRuleAddedLaterAppliesToLiveConnectionsAndStopsWhenRemoved() throws {
+        let fixture = try ProxyFixture()
+        let stream = try fixture.connect()
+        let head = RequestHead(method: .get, target: "/_squall/uploads", fields: ["Host": "127.0.0.1"])
+        #expect(WireExchange.send(head, over: stream).final?.status == 200)
+        try fixture.proxy.addFaultRules([ProxyFaultTests.rule(#"{"name": "hole", "action": "stall"}"#)])
+        #expect(throws: ControlAPIError.self) {
+            try fixture.proxy.addFaultRules([ProxyFaultTests.rule(#"{"name": "hole", "action": "close"}"#)])
+        }
+        _ = WireExchange.send(head, over: stream, readResponse: false)
+        #expect(fixture.proxy.metrics().faultsFired["hole"] == 1)
+        try fixture.proxy.removeFaultRule(named: "hole")
+        var outcome = WireOutcome()
+        WireExchange.read(.get, from: stream, into: &outcome, deadline: .now + .seconds(20))
+        #expect(outcome.final?.status == 200)
+        #expect(throws: ControlAPIError.self) { try fixture.proxy.removeFaultRule(named: "hole") }
+        stream.close()
+    }
+
+    @Test func fireResetsALiveConnectionNow() throws {
+        let fixture = try ProxyFixture()
+        let stream = try fixture.connect()
+        let head = RequestHead(method: .get, target: "/_squall/uploads", fields: ["Host": "127.0.0.1"])
+        #expect(WireExchange.send(head, over: stream).final?.status == 200)
+        let connection = try #require(fixture.proxy.liveConnections().first)
+        #expect(connection.requests == 1)
+        try fixture.proxy.fire(.reset, direction: .both, on: connection.id, name: "manual")
+        var outcome = WireOutcome()
+        WireExchange.read(.get, from: stream, into: &outcome, deadline: .now + .seconds(20))
+        #expect(outcome.final == nil)
+        #expect(throws: ControlAPIError.self) { try fixture.proxy.fire(.reset, direction: .both, on: 999, name: "x") }
+        #expect(throws: ControlAPIError.self) {
+            try fixture.proxy.fire(.stripInterim, direction: .both, on: connection.id, name: "x")
+        }
+        ProxyFaultTests.waitForCloses(fixture.proxy)
+        #expect(ProxyFaultTests.fired(fixture.proxy.transcript).map(\.rule) == ["manual"])
+    }
+
+    @Test func tcpModePassesBytesAndAppliesConnectionFaults() throws {
+        let echo = try LoopbackServer.echo()
+        defer { echo.stop() }
+        let folder = try TLSFixtures.TemporaryDirectory()
+        var configuration = ChaosProxyConfiguration(
+            listen: try SocketAddress(parsing: "127.0.0.1:0"), upstream: UpstreamTarget(host: "127.0.0.1", port: echo.address.port, tls: false))
+        configuration.mode = .tcp
+        configuration.rules = [try ProxyFaultTests.rule(#"{"name": "slow", "action": "latency", "latency": "100ms", "direction": "downstream"}"#)]
+        configuration.transcriptPath = folder.file("transcript.jsonl")
+        let proxy = try ChaosProxy(configuration: configuration)
+        let stream = PlainStream(socket: try TCPConnector.connect(to: proxy.address))
+        let message = Array("not http at all\r\n\r\n".utf8)
+        let start = ContinuousClock.now
+        try stream.writeAll(message)
+        try stream.shutdownWrite(deadline: .now + .seconds(20))
+        let echoed = try stream.readToEnd(limit: 1000, deadline: .now + .seconds(20))
+        stream.close()
+        #expect(echoed == message)
+        #expect(ContinuousClock.now - start >= .milliseconds(100))
+        ProxyFaultTests.waitForCloses(proxy)
+        proxy.stop()
+        let lines = try String(contentsOfFile: folder.file("transcript.jsonl"), encoding: .utf8)
+            .split(separator: "\n").map { try TranscriptEvent(jsonLine: String($0)) }
+        // JSON Lines keep microseconds; the events are otherwise the same.
+        #expect(lines.map(\.kind) == proxy.transcript.events.map(\.kind))
+        #expect(lines.contains { if case .faultFired = $0.kind { true } else { false } })
+    }
+
+    @Test func toxiproxyListenersForwardAndReportTheirPort() throws {
+        let echo = try LoopbackServer.echo()
+        defer { echo.stop() }
+        let fixture = try ProxyFixture()
+        let bound = try fixture.proxy.startListener(
+            proxy: "redis", listen: "127.0.0.1:0", upstream: "127.0.0.1:\(echo.address.port)")
+        let address = try SocketAddress(parsing: bound)
+        #expect(address.port != 0)
+        let stream = PlainStream(socket: try TCPConnector.connect(to: address))
+        try stream.writeAll(Array("ping".utf8))
+        try stream.shutdownWrite(deadline: .now + .seconds(20))
+        #expect(try stream.readToEnd(limit: 100, deadline: .now + .seconds(20)) == Array("ping".utf8))
+        stream.close()
+        #expect(throws: ControlAPIError.self) {
+            _ = try fixture.proxy.startListener(proxy: "far", listen: "10.1.2.3:0", upstream: "127.0.0.1:1")
+        }
+        fixture.proxy.stopListener(proxy: "redis")
+        #expect(throws: (any Error).self) { _ = try TCPConnector.connect(to: address) }
+    }
+
+    @Test func anUnreachableUpstreamGetsA502NamingIt() throws {
+        let folder = try TLSFixtures.TemporaryDirectory()
+        _ = folder
+        let unused = try TCPListener(address: SocketAddress(parsing: "127.0.0.1:0"))
+        let port = unused.address.port
+        unused.close()
+        let proxy = try ChaosProxy(
+            configuration: ChaosProxyConfiguration(
+                listen: try SocketAddress(parsing: "127.0.0.1:0"), upstream: UpstreamTarget(host: "127.0.0.1", port: port, tls: false)))
+        defer { proxy.stop() }
+        let stream = PlainStream(socket: try TCPConnector.connect(to: proxy.address))
+        let head = RequestHead(method: .get, target: "/", fields: ["Host": "127.0.0.1"])
+        let outcome = WireExchange.send(head, over: stream)
+        stream.close()
+        #expect(outcome.final?.status == 502)
+        #expect(String(decoding: outcome.body, as: UTF8.self).contains("127.0.0.1:\(port)"))
+    }
+
+    @Test func upstreamTargetsParseAndRejectClearly() throws {
+        #expect(try UpstreamTarget(parsing: "https://example.com") == UpstreamTarget(host: "example.com", port: 443, tls: true))
+        #expect(try UpstreamTarget(parsing: "http://[::1]:8080/x") == UpstreamTarget(host: "::1", port: 8080, tls: false))
+        #expect(try UpstreamTarget(parsing: "127.0.0.1:6379") == UpstreamTarget(host: "127.0.0.1", port: 6379, tls: false))
+        #expect(throws: ChaosProxyError.self) { try UpstreamTarget(parsing: "ftp://x:1") }
+        #expect(throws: ChaosProxyError.self) { try UpstreamTarget(parsing: "example.com") }
+    }
+}
