@@ -74,7 +74,9 @@ extension ControlAPIHandler {
             return .noContent
         default:
             let input = try decode(ProxyInput.self, body)
-            let updated = try changeProxies { registry throws(ControlAPIError) in [try registry.update(name, input).name] }
+            let updated = try changeProxies { registry throws(ControlAPIError) in
+                [try registry.update(name, input).name]
+            }
             return ControlAPIReply(updated[0])
         }
     }

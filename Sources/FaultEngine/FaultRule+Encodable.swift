@@ -172,7 +172,9 @@ struct KeyWriter {
 
     /// `"64KiB"`, `"8MiB"` when a binary unit divides the size exactly, else whole bytes.
     mutating func size(_ key: String, _ bytes: Int64) throws {
-        let units: [(suffix: String, factor: Int64)] = [("TiB", 1 << 40), ("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)]
+        let units: [(suffix: String, factor: Int64)] = [
+            ("TiB", 1 << 40), ("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10),
+        ]
         if bytes > 0, let unit = units.first(where: { bytes % $0.factor == 0 }) {
             try container.encode("\(bytes / unit.factor)\(unit.suffix)", forKey: AnyKey(key))
         } else {

@@ -38,7 +38,8 @@ struct ControlServerTests {
 
         func request(_ method: String, _ target: String, _ fields: [String] = [], body: String = "") throws {
             expect(method)
-            let lines = ["\(method) \(target) HTTP/1.1", "Host: 127.0.0.1"] + fields
+            let lines =
+                ["\(method) \(target) HTTP/1.1", "Host: 127.0.0.1"] + fields
                 + (body.isEmpty ? [] : ["Content-Length: \(body.utf8.count)"])
             try send(lines.joined(separator: "\r\n") + "\r\n\r\n" + body)
         }
@@ -50,7 +51,8 @@ struct ControlServerTests {
             while true {
                 while !events.isEmpty {
                     switch events.removeFirst() {
-                    case .responseHead(let received) where received.isInformational: return Response(head: received, body: [])
+                    case .responseHead(let received) where received.isInformational:
+                        return Response(head: received, body: [])
                     case .responseHead(let received): head = received
                     case .body(let bytes): body += bytes
                     case .end: return Response(head: try #require(head), body: body)
@@ -80,7 +82,10 @@ struct ControlServerTests {
 
     @Test func aNonLoopbackAddressIsRefused() throws {
         let address = try SocketAddress(parsing: "0.0.0.0:0")
-        #expect(throws: ControlServerError(.notLoopback, "the control API listens on loopback only (127.0.0.1 or ::1), not 0.0.0.0:0")) {
+        #expect(
+            throws: ControlServerError(
+                .notLoopback, "the control API listens on loopback only (127.0.0.1 or ::1), not 0.0.0.0:0")
+        ) {
             try ControlServer(address: address, handler: ControlAPIHandler())
         }
     }

@@ -93,16 +93,19 @@ struct ControlAPIHandlerNativeTests {
 
     @Test func aNameInUseIs409AndAddsNothing() {
         client.send(.post, "/squall/faults", #"{"name": "a", "action": "reset"}"#)
-        let clash = client.send(.post, "/squall/faults", #"[{"name": "b", "action": "reset"}, {"name": "a", "action": "close"}]"#)
+        let clash = client.send(
+            .post, "/squall/faults", #"[{"name": "b", "action": "reset"}, {"name": "a", "action": "close"}]"#)
         #expect(clash.status == 409)
-        let twice = client.send(.post, "/squall/faults", #"[{"name": "c", "action": "reset"}, {"name": "c", "action": "close"}]"#)
+        let twice = client.send(
+            .post, "/squall/faults", #"[{"name": "c", "action": "reset"}, {"name": "c", "action": "close"}]"#)
         #expect(twice.status == 409)
         #expect(twice.error == #"[1].name: "c" appears twice"#)
         #expect(runtime.rules.map(\.name) == ["a"])
     }
 
     @Test func aFaultIsRemovedByItsPercentEncodedName() {
-        client.send(.post, "/squall/faults", #"[{"name": "slow down", "action": "reset"}, {"name": "b", "action": "close"}]"#)
+        client.send(
+            .post, "/squall/faults", #"[{"name": "slow down", "action": "reset"}, {"name": "b", "action": "close"}]"#)
         #expect(client.send(.delete, "/squall/faults/slow%20down").status == 204)
         #expect(runtime.rules.map(\.name) == ["b"])
         let again = client.send(.delete, "/squall/faults/slow%20down")
@@ -198,10 +201,11 @@ struct ControlAPIHandlerNativeTests {
         #expect(lines.contains("squall_proxy_connections_accepted_total 3"))
         #expect(lines.contains("# TYPE squall_proxy_connections_open gauge"))
         #expect(lines.contains("squall_proxy_connections_open 1"))
-        #expect(lines.suffix(2) == [
-            #"squall_proxy_faults_fired_total{rule="a"} 1"#,
-            #"squall_proxy_faults_fired_total{rule="cut \"40\"\\\n"} 2"#,
-        ])
+        #expect(
+            lines.suffix(2) == [
+                #"squall_proxy_faults_fired_total{rule="a"} 1"#,
+                #"squall_proxy_faults_fired_total{rule="cut \"40\"\\\n"} 2"#,
+            ])
         #expect(lines.filter { $0.hasPrefix("# HELP") }.count == 4)
         #expect(client.send(.post, "/metrics").status == 405)
     }
@@ -209,7 +213,8 @@ struct ControlAPIHandlerNativeTests {
     @Test func theTokenGuardsTheNativeEndpoints() {
         let handler = ControlAPIHandler(configuration: ControlAPIConfiguration(token: "s3cret"))
         handler.attach(runtime)
-        #expect(ControlClient(handler).send(.post, "/squall/faults", #"{"name": "a", "action": "reset"}"#).status == 401)
+        #expect(
+            ControlClient(handler).send(.post, "/squall/faults", #"{"name": "a", "action": "reset"}"#).status == 401)
         #expect(runtime.rules.isEmpty)
         #expect(ControlClient(handler, token: "s3cret").send(.get, "/squall/faults").status == 200)
     }
