@@ -15,11 +15,15 @@ import HTTPWire
 /// | `GET` / `POST` (or `PATCH`) / `DELETE /proxies/{p}/toxics/{t}` | 200 toxic / 200 toxic / 204 |
 ///
 /// A proxy is `{name, listen, upstream, enabled, toxics}`; a toxic `{name, type, stream, toxicity, attributes}`.
+/// Paths under `/squall/` and `/metrics` are the native endpoints (`ControlAPIHandler+Native.swift`).
 extension ControlAPIHandler {
     func route(_ head: RequestHead, _ body: [UInt8]) throws(ControlAPIError) -> ControlAPIReply {
-        let path = head.target.split(separator: "?", maxSplits: 1).first ?? ""
-        let segments = path.split(separator: "/").map(String.init)
+        let target = RequestTarget(head.target)
+        let segments = target.segments
         let method = head.method
+        if segments.first == "squall" || segments == ["metrics"] {
+            return try native(target, method, body)
+        }
         switch segments.count {
         case 1 where segments[0] == "version":
             try allow(method, [.get])
@@ -34,8 +38,8 @@ extension ControlAPIHandler {
             return ControlAPIReply(
                 status: 201,
                 [
-                    "proxies": try change { registry throws(ControlAPIError) in
-                        try registry.populate(inputs)
+                    "proxies": try changeProxies { registry throws(ControlAPIError) in
+                        try registry.populate(inputs).map(\.name)
                     }
                 ])
         case 1 where segments[0] == "proxies":
@@ -47,7 +51,7 @@ extension ControlAPIHandler {
         case 4 where segments[0] == "proxies" && segments[2] == "toxics":
             return try toxic(segments[3], of: segments[1], method, body)
         default:
-            throw ControlAPIError(.notFound, "no endpoint \(path)")
+            throw ControlAPIError(.notFound, "no endpoint \(target.path)")
         }
     }
 
@@ -55,8 +59,8 @@ extension ControlAPIHandler {
         try allow(method, [.get, .post])
         if method == .get { return ControlAPIReply(try read { $0.proxies }) }
         let input = try decode(ProxyInput.self, body)
-        return ControlAPIReply(
-            status: 201, try change { registry throws(ControlAPIError) in try registry.create(input) })
+        let created = try changeProxies { registry throws(ControlAPIError) in [try registry.create(input).name] }
+        return ControlAPIReply(status: 201, created[0])
     }
 
     private func proxy(_ name: String, _ method: HTTPMethod, _ body: [UInt8]) throws(ControlAPIError) -> ControlAPIReply
@@ -70,7 +74,10 @@ extension ControlAPIHandler {
             return .noContent
         default:
             let input = try decode(ProxyInput.self, body)
-            return ControlAPIReply(try change { registry throws(ControlAPIError) in try registry.update(name, input) })
+            let updated = try changeProxies { registry throws(ControlAPIError) in
+                [try registry.update(name, input).name]
+            }
+            return ControlAPIReply(updated[0])
         }
     }
 
@@ -104,7 +111,7 @@ extension ControlAPIHandler {
         }
     }
 
-    private func allow(_ method: HTTPMethod, _ allowed: [HTTPMethod]) throws(ControlAPIError) {
+    func allow(_ method: HTTPMethod, _ allowed: [HTTPMethod]) throws(ControlAPIError) {
         guard allowed.contains(method) else {
             let names = allowed.map(\.rawValue).joined(separator: ", ")
             throw ControlAPIError(
@@ -115,7 +122,7 @@ extension ControlAPIHandler {
 
     /// Decodes a JSON body; any failure (bad JSON, a wrong type, a fractional attribute) is Toxiproxy's
     /// "bad request body".
-    private func decode<T: Decodable>(_ type: T.Type, _ body: [UInt8]) throws(ControlAPIError) -> T {
+    func decode<T: Decodable>(_ type: T.Type, _ body: [UInt8]) throws(ControlAPIError) -> T {
         do {
             return try JSONDecoder().decode(T.self, from: Data(body))
         } catch {

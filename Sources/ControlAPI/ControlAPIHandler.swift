@@ -10,16 +10,31 @@ import Synchronization
 /// handled for longer than that copy. Each change bumps `generation` and calls `onChange` with the new value
 /// (outside the lock; under concurrent changes the calls may arrive out of order, so re-read `rules(for:)`).
 ///
-///     request ──▶ authorize ──▶ route ──▶ registry copy ──mutate──▶ commit + generation += 1 ──▶ onChange
-///                    │401          │404/405          │400/404/409 (nothing committed)
+/// Once a running proxy is attached (`attach(_:)`), the native endpoints under `/squall/` and `GET /metrics` are
+/// served too (see `ControlAPIHandler+Native.swift`), and the Toxiproxy proxies get real listeners: each change
+/// starts and stops them through the runtime before it commits (see `ToxiproxyListeners`), so a proxy created with
+/// `listen: "127.0.0.1:0"` reads back with its bound port, and a failed bind commits nothing.
+///
+///     request ──▶ authorize ──▶ route ──▶ registry copy ──mutate──▶ listeners ──▶ commit + generation += 1
+///                    │401          │404/405          │400/404/409        │400        ──▶ onChange
+///                                                  (nothing committed on any failure)
 public final class ControlAPIHandler: Sendable {
     public let configuration: ControlAPIConfiguration
     private let state = Mutex(State())
+    /// Held for the whole of a change, so changes (and their listener calls) never interleave; reads take only
+    /// `state`, briefly, so a runtime may call `rules(for:)` from inside `startListener`.
+    private let changes = Mutex(())
+    private let attached = Mutex(AttachedRuntime())
     private let onChange: @Sendable (UInt64) -> Void
 
     private struct State: Sendable {
         var registry = ToxiproxyRegistry()
         var generation: UInt64 = 0
+    }
+
+    /// The running proxy, held weakly: the proxy owns the handler, not the other way round.
+    private struct AttachedRuntime: Sendable {
+        weak var runtime: (any ProxyRuntime)?
     }
 
     public init(
@@ -47,6 +62,12 @@ public final class ControlAPIHandler: Sendable {
         }
     }
 
+    /// The response a server sends for an error it found before a request reached `handle` (malformed HTTP, a
+    /// body over the limit): Toxiproxy's JSON error shape with the error's status.
+    public static func response(for error: ControlAPIError) -> (ResponseHead, [UInt8]) {
+        ControlAPIReply(error: error).encoded()
+    }
+
     /// How many changes the registry has seen; it grows by one per successful change.
     public var generation: UInt64 { state.withLock { $0.generation } }
 
@@ -63,19 +84,54 @@ public final class ControlAPIHandler: Sendable {
         try state.withLock { (state: inout State) throws(ControlAPIError) -> T in try body(state.registry) }
     }
 
+    /// Attaches the running proxy: from now on the native endpoints answer, and proxies created, changed or
+    /// deleted through the Toxiproxy API get their listeners started and stopped. Attach before serving requests:
+    /// proxies that exist already get no listener until they change.
+    public func attach(_ runtime: any ProxyRuntime) {
+        attached.withLock { $0.runtime = runtime }
+    }
+
+    /// The attached proxy, while it lives.
+    var runtime: (any ProxyRuntime)? { attached.withLock { $0.runtime } }
+
     /// Applies a change to a copy of the registry and commits it only if the change succeeds.
     func change<T: Sendable>(
         _ body: (inout ToxiproxyRegistry) throws(ControlAPIError) -> T
     ) throws(ControlAPIError) -> T {
-        let (result, generation) = try state.withLock { (state: inout State) throws(ControlAPIError) -> (T, UInt64) in
-            var registry = state.registry
+        try transact(body).result
+    }
+
+    /// Applies a change that names the proxies it made or touched, and returns them as committed (with the
+    /// addresses their listeners bound).
+    func changeProxies(
+        _ body: (inout ToxiproxyRegistry) throws(ControlAPIError) -> [String]
+    ) throws(ControlAPIError) -> [ToxiproxyProxy] {
+        let (names, registry) = try transact(body)
+        return names.compactMap { registry.proxies[$0] }
+    }
+
+    /// Copies the registry, applies `body`, moves the listeners to match, then commits and reports the change.
+    private func transact<T: Sendable>(
+        _ body: (inout ToxiproxyRegistry) throws(ControlAPIError) -> T
+    ) throws(ControlAPIError) -> (result: T, registry: ToxiproxyRegistry) {
+        let runtime = runtime
+        let (result, registry, generation) = try changes.withLock {
+            (_: inout ()) throws(ControlAPIError) -> (T, ToxiproxyRegistry, UInt64) in
+            let before = state.withLock { $0.registry }
+            var registry = before
             let result = try body(&registry)
-            state.registry = registry
-            state.generation += 1
-            return (result, state.generation)
+            if let runtime {
+                try ToxiproxyListeners(runtime: runtime).follow(from: before, to: &registry)
+            }
+            let generation = state.withLock { state in
+                state.registry = registry
+                state.generation += 1
+                return state.generation
+            }
+            return (result, registry, generation)
         }
         onChange(generation)
-        return result
+        return (result, registry)
     }
 
     /// The `WWW-Authenticate` challenge when a token is configured and the request lacks it (RFC 6750 §3).

@@ -1,10 +1,12 @@
 import Foundation
 import HTTPWire
 
-/// A control-API response before it is put on the wire: a status and, unless 204, a JSON body.
+/// A control-API response before it is put on the wire: a status and, unless 204, a body (JSON unless told
+/// otherwise).
 struct ControlAPIReply: Sendable {
     var status: Int
-    var json: [UInt8]
+    var body: [UInt8]
+    var contentType = "application/json"
     var fields: HTTPFields = [:]
 
     /// A reply with `value` encoded as JSON (sorted keys, so the output is stable).
@@ -13,15 +15,23 @@ struct ControlAPIReply: Sendable {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         // Encoding Strings, Bools, integers and finite Doubles cannot fail.
-        json = Array((try? encoder.encode(value)) ?? Data("{}".utf8))
+        body = Array((try? encoder.encode(value)) ?? Data("{}".utf8))
+    }
+
+    /// A 200 reply with a text body of another type (Prometheus text, JSON Lines).
+    init(text: String, contentType: String, fields: HTTPFields = [:]) {
+        self.status = 200
+        self.body = Array(text.utf8)
+        self.contentType = contentType
+        self.fields = fields
     }
 
     /// 204 No Content.
-    static let noContent = ControlAPIReply(status: 204, json: [])
+    static let noContent = ControlAPIReply(status: 204, body: [])
 
-    private init(status: Int, json: [UInt8]) {
+    private init(status: Int, body: [UInt8]) {
         self.status = status
-        self.json = json
+        self.body = body
     }
 
     /// Toxiproxy's error shape, `{"error": "...", "status": N}`, with `WWW-Authenticate` on a 401 and `Allow` on a
@@ -38,10 +48,10 @@ struct ControlAPIReply: Sendable {
     func encoded() -> (ResponseHead, [UInt8]) {
         var fields = fields
         if status != 204 {
-            fields.append(name: "Content-Type", value: "application/json")
-            fields.append(name: "Content-Length", value: String(json.count))
+            fields.append(name: "Content-Type", value: contentType)
+            fields.append(name: "Content-Length", value: String(body.count))
         }
-        return (ResponseHead(status: status, reason: Self.reason(status), fields: fields), json)
+        return (ResponseHead(status: status, reason: Self.reason(status), fields: fields), body)
     }
 
     private static func reason(_ status: Int) -> String {

@@ -31,6 +31,11 @@ struct ToxiproxyRegistry: Sendable, Hashable {
         return proxy
     }
 
+    /// Records the address a proxy's listener bound (its real port when `listen` asked for port 0).
+    mutating func setListen(_ address: String, of name: String) {
+        proxies[name]?.listen = address
+    }
+
     mutating func delete(_ name: String) throws(ControlAPIError) {
         guard proxies.removeValue(forKey: name) != nil else { throw .proxyNotFound(name) }
     }

@@ -1,0 +1,48 @@
+/// The proxy's counters in the Prometheus text exposition format 0.0.4, each metric with `# HELP` and `# TYPE`:
+///
+///     squall_proxy_bytes_total{direction="upstream"} 1024          counter, also direction="downstream"
+///     squall_proxy_connections_accepted_total 3                    counter
+///     squall_proxy_connections_open 1                              gauge
+///     squall_proxy_faults_fired_total{rule="cut-at-40"} 1          counter, one line per rule, sorted by name
+///
+/// Label values escape `\`, `"` and line feeds as `\\`, `\"` and `\n`, as the format requires.
+struct PrometheusText {
+    /// The `Content-Type` of the format.
+    static let mediaType = "text/plain; version=0.0.4"
+
+    let text: String
+
+    init(_ metrics: ProxyMetrics) {
+        var lines: [String] = []
+        lines += Self.header("squall_proxy_bytes_total", "counter", "Bytes forwarded, by direction.")
+        lines.append(#"squall_proxy_bytes_total{direction="upstream"} \#(metrics.bytesUpstream)"#)
+        lines.append(#"squall_proxy_bytes_total{direction="downstream"} \#(metrics.bytesDownstream)"#)
+        lines += Self.header("squall_proxy_connections_accepted_total", "counter", "Connections accepted.")
+        lines.append("squall_proxy_connections_accepted_total \(metrics.connectionsAccepted)")
+        lines += Self.header("squall_proxy_connections_open", "gauge", "Connections open now.")
+        lines.append("squall_proxy_connections_open \(metrics.connectionsOpen)")
+        lines += Self.header("squall_proxy_faults_fired_total", "counter", "Faults fired, by rule name.")
+        for (rule, count) in metrics.faultsFired.sorted(by: { $0.key < $1.key }) {
+            lines.append("squall_proxy_faults_fired_total{rule=\"\(Self.escaped(rule))\"} \(count)")
+        }
+        text = lines.joined(separator: "\n") + "\n"
+    }
+
+    private static func header(_ name: String, _ type: String, _ help: String) -> [String] {
+        ["# HELP \(name) \(help)", "# TYPE \(name) \(type)"]
+    }
+
+    /// A label value with `\`, `"` and line feeds escaped.
+    static func escaped(_ value: String) -> String {
+        var result = ""
+        for character in value {
+            switch character {
+            case "\\": result += "\\\\"
+            case "\"": result += "\\\""
+            case "\n": result += "\\n"
+            default: result.append(character)
+            }
+        }
+        return result
+    }
+}

@@ -1,0 +1,193 @@
+/// Writes faults back in the scenario vocabulary that `FaultRule(from:)` reads, so that
+/// `decode(encode(rule)) == rule` for every rule a scenario file or the control API can describe.
+///
+/// Defaults are left out (`match` when it matches everything, `trigger` when `on-match`, `direction` when it is
+/// the action's default, `times` when unlimited, `probability` when 1, `optional` when false, and each action's
+/// defaulted keys). Durations are written with the largest unit that keeps them exact (`"250ms"`, `"2s"`, `"1m"`);
+/// sizes as a string with the largest binary unit that keeps them exact (`"64KiB"`), else as whole bytes;
+/// percentages as `"40%"` or `"12.5%"`, with the decimals they were read with.
+///
+/// Encoding fails (`EncodingError.invalidValue`) only for a duration that is negative or finer than a microsecond,
+/// which the vocabulary cannot write; no decoded rule has one.
+extension FaultRule: Encodable {
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: AnyKey.self)
+        try container.encode(name, forKey: AnyKey("name"))
+        if match != FaultMatch() { try container.encode(match, forKey: AnyKey("match")) }
+        if trigger != .onMatch { try container.encode(trigger, forKey: AnyKey("trigger")) }
+        try container.encode(action.name, forKey: AnyKey("action"))
+        try action.encodeKeys(into: &container)
+        if direction != defaultDirection { try container.encode(direction.rawValue, forKey: AnyKey("direction")) }
+        if let times { try container.encode(times, forKey: AnyKey("times")) }
+        if probability != 1 { try container.encode(probability, forKey: AnyKey("probability")) }
+        if optional { try container.encode(true, forKey: AnyKey("optional")) }
+    }
+
+    /// The direction the rule gets when none is written.
+    private var defaultDirection: FaultDirection {
+        if case .rewriteHeader = action { return .downstream }
+        return .both
+    }
+}
+
+extension FaultAction {
+    /// Writes the action's own keys beside the rule's (see `decode(named:from:)`), leaving defaults out.
+    func encodeKeys(into container: inout KeyedEncodingContainer<AnyKey>) throws {
+        var writer = KeyWriter(container: container)
+        switch self {
+        case .reset, .close, .refuse, .stripInterim, .dropResponse:
+            break
+        case .stall(let duration, let thenClose):
+            try writer.duration("duration", duration)
+            if thenClose { try writer.string("then", "close") }
+        case .latency(let latency, let jitter):
+            try writer.duration("latency", latency)
+            if jitter != .zero { try writer.duration("jitter", jitter) }
+        case .bandwidth(let rate):
+            try writer.size("rate", rate)
+        case .slice(let size, let variation, let delay):
+            try writer.size("size", size)
+            if variation != 0 { try writer.size("variation", variation) }
+            if delay != .zero { try writer.duration("delay", delay) }
+        case .limit(let bytes):
+            try writer.size("bytes", bytes)
+        case .slowClose(let delay):
+            try writer.duration("delay", delay)
+        case .respond(let response):
+            try writer.response(response)
+        case .expireAuth(let challenge):
+            if challenge != "Bearer" { try writer.string("challenge", challenge) }
+        case .delayResponse(let duration):
+            try writer.duration("duration", duration)
+        case .rewriteHeader(let name, let value):
+            try writer.string("header", name)
+            if let value { try writer.string("value", value) }
+        case .truncateResponse(let afterBytes):
+            try writer.size("after", afterBytes)
+        }
+        container = writer.container
+    }
+}
+
+extension FaultMatch: Encodable {
+    /// Writes the criteria that are set, with the keys `FaultMatch(from:)` reads.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: AnyKey.self)
+        if let method { try container.encode(method.rawValue, forKey: AnyKey("method")) }
+        if let path { try container.encode(path.pattern, forKey: AnyKey("path")) }
+        if let header { try container.encode(header, forKey: AnyKey("header")) }
+        if let interop { try container.encode(interop, forKey: AnyKey("interop")) }
+        if let nthConnection { try container.encode(nthConnection, forKey: AnyKey("nth-connection")) }
+        if let nthRequest { try container.encode(nthRequest, forKey: AnyKey("nth-request")) }
+    }
+}
+
+extension HeaderMatch: Encodable {
+    /// Writes `{"name": …, "value": …}`, leaving out the default value `*`.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: AnyKey.self)
+        try container.encode(name, forKey: AnyKey("name"))
+        if value.pattern != "*" { try container.encode(value.pattern, forKey: AnyKey("value")) }
+    }
+}
+
+extension FaultTrigger: Encodable {
+    /// Writes `"on-match"` or the one-key object `FaultTrigger(from:)` reads.
+    public func encode(to encoder: any Encoder) throws {
+        if case .onMatch = self {
+            var single = encoder.singleValueContainer()
+            try single.encode(name)
+            return
+        }
+        var writer = KeyWriter(container: encoder.container(keyedBy: AnyKey.self))
+        switch self {
+        case .onMatch:
+            return
+        case .after(let delay):
+            try writer.duration(name, delay)
+        case .atOffset(.bytes(let bytes)):
+            try writer.size(name, bytes)
+        case .atOffset(.fraction(let numerator, let denominator)):
+            try writer.string(name, UploadPosition.percentText(numerator: numerator, denominator: denominator))
+        case .afterResponseBytes(let bytes):
+            try writer.size(name, bytes)
+        case .window(let from, let until):
+            var window = writer.container.nestedContainer(keyedBy: AnyKey.self, forKey: AnyKey(name))
+            try window.encode(try DurationText.format(from), forKey: AnyKey("from"))
+            try window.encode(try DurationText.format(until), forKey: AnyKey("until"))
+        }
+    }
+}
+
+extension UploadPosition {
+    /// `"40%"` for 40/100, `"12.5%"` for 125/1000: as many decimals as the denominator has zeros beyond 100.
+    static func percentText(numerator: Int64, denominator: Int64) -> String {
+        var scale: Int64 = 1
+        var decimals = 0
+        while denominator / scale > 100 {
+            scale *= 10
+            decimals += 1
+        }
+        let whole = String(numerator / scale)
+        guard decimals > 0 else { return whole + "%" }
+        let fraction = String(numerator % scale)
+        return whole + "." + String(repeating: "0", count: decimals - fraction.count) + fraction + "%"
+    }
+}
+
+extension DurationText {
+    /// `duration` with the largest unit that keeps it exact: `"2s"`, `"250ms"`, `"1m"`, `"1500us"`; the inverse
+    /// of `parse`. Throws `EncodingError.invalidValue` for a negative duration or one finer than a microsecond.
+    public static func format(_ duration: Duration) throws -> String {
+        let (seconds, attoseconds) = duration.components
+        let perMicrosecond: Int64 = 1_000_000_000_000
+        let (scaled, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000)
+        guard seconds >= 0, attoseconds >= 0, attoseconds % perMicrosecond == 0, !overflow else {
+            let context = EncodingError.Context(codingPath: [], debugDescription: "\(duration) has no exact text")
+            throw EncodingError.invalidValue(duration, context)
+        }
+        let microseconds = scaled + attoseconds / perMicrosecond
+        let units: [(suffix: String, microseconds: Int64)] = [
+            ("h", 3_600_000_000), ("m", 60_000_000), ("s", 1_000_000), ("ms", 1000),
+        ]
+        for unit in units where microseconds != 0 && microseconds % unit.microseconds == 0 {
+            return "\(microseconds / unit.microseconds)\(unit.suffix)"
+        }
+        return microseconds == 0 ? "0ms" : "\(microseconds)us"
+    }
+}
+
+/// Writes typed values under string keys, in the vocabulary's units.
+struct KeyWriter {
+    var container: KeyedEncodingContainer<AnyKey>
+
+    mutating func string(_ key: String, _ value: String) throws {
+        try container.encode(value, forKey: AnyKey(key))
+    }
+
+    mutating func duration(_ key: String, _ value: Duration?) throws {
+        guard let value else { return }
+        try container.encode(try DurationText.format(value), forKey: AnyKey(key))
+    }
+
+    /// `"64KiB"`, `"8MiB"` when a binary unit divides the size exactly, else whole bytes.
+    mutating func size(_ key: String, _ bytes: Int64) throws {
+        let units: [(suffix: String, factor: Int64)] = [
+            ("TiB", 1 << 40), ("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10),
+        ]
+        if bytes > 0, let unit = units.first(where: { bytes % $0.factor == 0 }) {
+            try container.encode("\(bytes / unit.factor)\(unit.suffix)", forKey: AnyKey(key))
+        } else {
+            try container.encode(bytes, forKey: AnyKey(key))
+        }
+    }
+
+    mutating func response(_ response: FaultResponse) throws {
+        try container.encode(response.status, forKey: AnyKey("status"))
+        if !response.fields.isEmpty {
+            var headers = container.nestedContainer(keyedBy: AnyKey.self, forKey: AnyKey("headers"))
+            for field in response.fields { try headers.encode(field.value, forKey: AnyKey(field.name)) }
+        }
+        if !response.body.isEmpty { try string("body", response.body) }
+    }
+}

@@ -1,0 +1,101 @@
+import Foundation
+import HTTPWire
+import SquallNet
+
+/// A small blocking HTTP/1.1 client of the control API's native endpoints: one connection per request
+/// (`Connection: close`), plain HTTP (the API listens on loopback), an optional bearer token, JSON in and out.
+struct ControlAPIClient {
+    /// Largest response body read: 16 MiB.
+    static let maxResponseBytes = 16 << 20
+    /// Connecting, sending and receiving each must finish within this. Default 10 s.
+    static let timeout: Duration = .seconds(10)
+
+    /// `host:port` of the API.
+    let authority: String
+    /// The URL's path prefix without its trailing `/` (usually empty).
+    let basePath: String
+    let token: String?
+
+    /// The client of the API at `url` (`http://127.0.0.1:PORT`); a malformed URL is a usage error.
+    init(url: String, token: String?, command: [String]) throws(UsageError) {
+        guard url.hasPrefix("http://") else {
+            throw UsageError(
+                "--api must be an http:// URL such as http://127.0.0.1:8474, not '\(url)'", command: command)
+        }
+        let rest = url.dropFirst("http://".count)
+        let slash = rest.firstIndex(of: "/") ?? rest.endIndex
+        authority = String(rest[..<slash])
+        basePath = String(rest[slash...].reversed().drop { $0 == "/" }.reversed())
+        guard (try? SocketAddress(parsing: authority)) != nil else {
+            throw UsageError("--api must name HOST:PORT such as http://127.0.0.1:8474, not '\(url)'", command: command)
+        }
+        self.token = token
+    }
+
+    /// Sends one request and returns the status and body; a status of 400 or more throws `FaultCommandError`
+    /// carrying the server's message.
+    @discardableResult
+    func send(_ method: HTTPMethod, _ path: String, json: Data? = nil) throws -> [UInt8] {
+        var fields: HTTPFields = ["Host": authority, "Connection": "close"]
+        if let token { fields.append(name: "Authorization", value: "Bearer \(token)") }
+        if let json {
+            fields.append(name: "Content-Type", value: "application/json")
+            fields.append(name: "Content-Length", value: String(json.count))
+        }
+        let head = RequestHead(method: method, target: basePath + path, fields: fields)
+        let stream = PlainStream(socket: try TCPConnector.connect(authority, timeout: Self.timeout))
+        defer { stream.close() }
+        try stream.socket.setNonBlocking(true)
+        let deadline = ContinuousClock.now.advanced(by: Self.timeout)
+        try stream.writeAll(try HTTP1Serializer.serialize(head) + Array(json ?? Data()), deadline: deadline)
+        let (status, body) = try readResponse(stream, method: method, deadline: deadline)
+        guard status < 400 else { throw FaultCommandError(Self.message(status: status, body: body)) }
+        return body
+    }
+
+    private func readResponse(_ stream: PlainStream, method: HTTPMethod, deadline: ContinuousClock.Instant) throws
+        -> (Int, [UInt8])
+    {
+        var parser = HTTP1Parser(role: .client)
+        parser.expectResponse(to: method)
+        var status: Int?
+        var body: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 16 * 1024)
+        while true {
+            let count = try buffer.withUnsafeMutableBytes { try stream.readSome(into: $0, deadline: deadline) }
+            let events = count == 0 ? try parser.finish() : try parser.feed(buffer[..<count])
+            for event in events {
+                switch event {
+                case .responseHead(let head) where !head.isInformational:
+                    status = head.status
+                case .body(let bytes):
+                    guard body.count + bytes.count <= Self.maxResponseBytes else {
+                        throw FaultCommandError("the response from \(authority) is over 16 MiB")
+                    }
+                    body += bytes
+                case .end:
+                    if let status { return (status, body) }
+                default:
+                    continue
+                }
+            }
+            if count == 0 { throw FaultCommandError("\(authority) closed the connection before responding") }
+        }
+    }
+
+    /// The server's `{"error": …}` message, else the status and the body's first line.
+    private static func message(status: Int, body: [UInt8]) -> String {
+        if case .string(let error)? = JSONValue.parse(body)?["error"] { return error }
+        let text = String(decoding: body.prefix(200), as: UTF8.self).split(separator: "\n").first ?? ""
+        return "HTTP \(status) \(text)"
+    }
+}
+
+/// A failure reported by the control API (its message) or on the way to it.
+struct FaultCommandError: Error, CustomStringConvertible {
+    var description: String
+
+    init(_ description: String) {
+        self.description = description
+    }
+}
