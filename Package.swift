@@ -83,6 +83,7 @@ let package = Package(
             name: "squall-bench",
             dependencies: [
                 "SquallCore", "HTTPWire", "SquallNet", "TLSKit", "UploadJobs", "JobJournal", "UploadClient",
+                "ChaosProxy", "FaultEngine", "ProxyFlow",
             ],
             path: "Tools/Bench"
         ),
@@ -106,7 +107,8 @@ let package = Package(
         .testTarget(
             name: "ChaosProxyTests",
             dependencies: [
-                "ChaosProxy", "ProxyFlow", "ControlAPI", "FaultEngine", "ProxyTranscript", "HTTPWire", "SquallNet", "TLSKit",
+                "ChaosProxy", "ProxyFlow", "ControlAPI", "FaultEngine", "ProxyTranscript", "HTTPWire", "SquallNet",
+                "TLSKit",
                 "UploadServer", "TestSupport",
             ]
         ),
@@ -131,7 +133,8 @@ let package = Package(
         .testTarget(
             name: "SquallCLITests",
             dependencies: [
-                "SquallCLI", "UploadServer", "SquallNet", "TLSKit", "ControlAPI", "FaultEngine", "TestSupport",
+                "SquallCLI", "UploadServer", "SquallNet", "TLSKit", "ControlAPI", "ChaosProxy", "FaultEngine",
+                "TestSupport",
             ]),
     ]
 )
