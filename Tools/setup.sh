@@ -47,3 +47,13 @@ if ((${#missing[@]} > 0)); then
 fi
 
 pkg-config --exists openssl libpcap || fail "pkg-config cannot find openssl and libpcap after installing them"
+
+# Toxiproxy's Python client, which the control API's compatibility test drives unchanged (from PyPI).
+command -v python3 >/dev/null 2>&1 || fail "no python3 on PATH (needed for the toxiproxy-python compatibility test)"
+if ! python3 -c 'import toxiproxy' >/dev/null 2>&1; then
+    echo "setup.sh: installing toxiproxy-python from PyPI" >&2
+    python3 -m pip install --quiet --disable-pip-version-check toxiproxy-python >/dev/null 2>&1 ||
+        python3 -m pip install --quiet --disable-pip-version-check --break-system-packages toxiproxy-python ||
+        fail "pip could not install toxiproxy-python"
+    python3 -c 'import toxiproxy' >/dev/null 2>&1 || fail "toxiproxy-python installed but python3 cannot import it"
+fi

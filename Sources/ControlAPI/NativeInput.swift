@@ -99,16 +99,22 @@ enum NativeInput {
     }
 }
 
-/// The part of a scenario `POST /squall/scenario` reads: `faults` (required) and `seed` (optional).
-struct ScenarioFaults: Decodable, Sendable {
-    var faults: [FaultRule]
-    var seed: UInt64?
+/// The part of a scenario `POST /squall/scenario` and `squall proxy --scenario` read: `faults` (required) and
+/// `seed` (optional).
+public struct ScenarioFaults: Decodable, Sendable {
+    public var faults: [FaultRule]
+    public var seed: UInt64?
+
+    /// Reads a scenario document; the error names the JSON path and the problem.
+    public static func parse(_ bytes: [UInt8]) throws(ControlAPIError) -> ScenarioFaults {
+        try NativeInput.scenario(bytes)
+    }
 
     private enum CodingKeys: String, CodingKey {
         case faults, seed
     }
 
-    init(from decoder: any Decoder) throws {
+    public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         guard container.contains(.faults) else {
             throw FaultError(.missingKey, path: "faults", "missing; expected an array of faults")

@@ -26,6 +26,7 @@ public enum SquallCommand {
         RunCommand.self,
         ServerCommand.self,
         UploadCommand.self,
+        ProxyCommand.self,
         FaultAddCommand.self,
         FaultListCommand.self,
         FaultRemoveCommand.self,

@@ -17,7 +17,8 @@ import Testing
         let stream = try fixture.connect()
         func get(_ token: String) -> Int? {
             let head = RequestHead(
-                method: .get, target: "/_squall/uploads", fields: ["Host": "127.0.0.1", "Authorization": "Bearer \(token)"])
+                method: .get, target: "/_squall/uploads",
+                fields: ["Host": "127.0.0.1", "Authorization": "Bearer \(token)"])
             return WireExchange.send(head, over: stream).final?.status
         }
         #expect(get("old") == 200)
@@ -71,9 +72,13 @@ import Testing
         defer { echo.stop() }
         let folder = try TLSFixtures.TemporaryDirectory()
         var configuration = ChaosProxyConfiguration(
-            listen: try SocketAddress(parsing: "127.0.0.1:0"), upstream: UpstreamTarget(host: "127.0.0.1", port: echo.address.port, tls: false))
+            listen: try SocketAddress(parsing: "127.0.0.1:0"),
+            upstream: UpstreamTarget(host: "127.0.0.1", port: echo.address.port, tls: false))
         configuration.mode = .tcp
-        configuration.rules = [try ProxyFaultTests.rule(#"{"name": "slow", "action": "latency", "latency": "100ms", "direction": "downstream"}"#)]
+        configuration.rules = [
+            try ProxyFaultTests.rule(
+                #"{"name": "slow", "action": "latency", "latency": "100ms", "direction": "downstream"}"#)
+        ]
         configuration.transcriptPath = folder.file("transcript.jsonl")
         let proxy = try ChaosProxy(configuration: configuration)
         let stream = PlainStream(socket: try TCPConnector.connect(to: proxy.address))
@@ -122,7 +127,8 @@ import Testing
         unused.close()
         let proxy = try ChaosProxy(
             configuration: ChaosProxyConfiguration(
-                listen: try SocketAddress(parsing: "127.0.0.1:0"), upstream: UpstreamTarget(host: "127.0.0.1", port: port, tls: false)))
+                listen: try SocketAddress(parsing: "127.0.0.1:0"),
+                upstream: UpstreamTarget(host: "127.0.0.1", port: port, tls: false)))
         defer { proxy.stop() }
         let stream = PlainStream(socket: try TCPConnector.connect(to: proxy.address))
         let head = RequestHead(method: .get, target: "/", fields: ["Host": "127.0.0.1"])
@@ -133,9 +139,13 @@ import Testing
     }
 
     @Test func upstreamTargetsParseAndRejectClearly() throws {
-        #expect(try UpstreamTarget(parsing: "https://example.com") == UpstreamTarget(host: "example.com", port: 443, tls: true))
-        #expect(try UpstreamTarget(parsing: "http://[::1]:8080/x") == UpstreamTarget(host: "::1", port: 8080, tls: false))
-        #expect(try UpstreamTarget(parsing: "127.0.0.1:6379") == UpstreamTarget(host: "127.0.0.1", port: 6379, tls: false))
+        #expect(
+            try UpstreamTarget(parsing: "https://example.com")
+                == UpstreamTarget(host: "example.com", port: 443, tls: true))
+        #expect(
+            try UpstreamTarget(parsing: "http://[::1]:8080/x") == UpstreamTarget(host: "::1", port: 8080, tls: false))
+        #expect(
+            try UpstreamTarget(parsing: "127.0.0.1:6379") == UpstreamTarget(host: "127.0.0.1", port: 6379, tls: false))
         #expect(throws: ChaosProxyError.self) { try UpstreamTarget(parsing: "ftp://x:1") }
         #expect(throws: ChaosProxyError.self) { try UpstreamTarget(parsing: "example.com") }
     }

@@ -1,0 +1,184 @@
+import ChaosProxy
+import ControlAPI
+import Foundation
+import Glibc
+import ProxyFlow
+import SquallNet
+import TLSKit
+
+/// `squall proxy`: runs the chaos proxy (and optionally its control API) until SIGINT or SIGTERM.
+enum ProxyCommand: Subcommand {
+    static let spec = CommandSpec(
+        path: ["proxy"],
+        summary: "Run the TLS-terminating chaos proxy in front of an upstream until SIGINT or SIGTERM.",
+        usage: "--upstream URL [--listen ADDR] [--ca DIR | --plain] [--mode http|tcp] [--api ADDR] ...",
+        options: [
+            .value("--upstream", "URL", help: "Where to forward: http://HOST:PORT, https://HOST:PORT (required)."),
+            .value("--listen", "ADDR", help: "Address to listen on. Default 127.0.0.1:0 (a free port)."),
+            .value("--ca", "DIR", help: "The CA minting leaves per SNI (default: $SQUALL_CA_DIR, else ~/.squall/ca)."),
+            .flag("--plain", help: "Accept plain TCP from clients instead of TLS (no CA)."),
+            .value("--upstream-ca", "FILE", help: "Verify an https upstream against these CA certificates (PEM)."),
+            .flag("--upstream-insecure", help: "Accept any upstream certificate (tests only)."),
+            .value("--mode", "http|tcp", help: "Parse HTTP/1.1 (all faults) or pass opaque bytes. Default http."),
+            .value("--api", "ADDR", help: "Serve the control API on this loopback address, e.g. 127.0.0.1:8474."),
+            .value("--api-token", "T", help: "Require 'Authorization: Bearer T' on the control API (needs --api)."),
+            .value("--scenario", "FILE", help: "Load the faults (and seed) of a scenario file."),
+            .value("--seed", "N", help: "Seed for probabilities, jitter and slices (default: the scenario's, else 0)."),
+            .value("--keylog", "FILE", help: "Append both legs' TLS secrets in NSS key log format."),
+            .value("--transcript", "FILE", help: "Write the transcript as JSON Lines (flushed on exit)."),
+        ],
+        discussion: """
+            Prints the proxy's URL on the first line of stdout, the control API's URL on the second when --api is
+            given, then the path of the CA certificate clients must trust (unless --plain). The control API serves
+            Toxiproxy's API (/proxies, /populate, /reset, /version, toxics) and Squall's own under /squall/
+            (connections, faults, fire, scenario, transcript) and /metrics; 'squall fault' is its command-line
+            client. On SIGINT or SIGTERM the proxy stops, flushes the transcript, lists on stderr the faults that
+            never fired, and exits 0.
+            """
+    )
+
+    static func run(_ arguments: ParsedArguments, context: CommandContext) throws -> Int32 {
+        var signals = sigset_t()
+        sigemptyset(&signals)
+        sigaddset(&signals, SIGINT)
+        sigaddset(&signals, SIGTERM)
+        var previous = sigset_t()
+        pthread_sigmask(SIG_BLOCK, &signals, &previous)
+        defer { pthread_sigmask(SIG_SETMASK, &previous, nil) }
+        let configuration = try makeConfiguration(arguments, environment: context.environment)
+        let proxy = try ChaosProxy(configuration: configuration)
+        var api: ControlServer?
+        if let address = try apiAddress(arguments) {
+            let proxyReference = WeakProxy(proxy)
+            let handler = ControlAPIHandler(configuration: ControlAPIConfiguration(token: arguments["--api-token"])) {
+                _ in proxyReference.proxy?.toxiproxyRulesChanged()
+            }
+            handler.attach(proxy)
+            proxy.useToxiproxyRules(from: handler)
+            api = try ControlServer(address: address, handler: handler)
+        }
+        context.console.print(proxy.url)
+        if let api { context.console.print("http://\(api.address)") }
+        if let authority = configuration.authority { context.console.print(authority.certificatePath) }
+        var received: Int32 = 0
+        sigwait(&signals, &received)
+        api?.stop()
+        let silent = proxy.neverFired
+        proxy.stop()
+        if !silent.isEmpty {
+            context.console.printError("squall proxy: faults that never fired: \(silent.joined(separator: ", "))")
+        }
+        return 0
+    }
+
+    /// The proxy configuration the flags describe; a bad flag is a `UsageError`, a bad scenario file an error
+    /// naming the file and the JSON path.
+    static func makeConfiguration(
+        _ arguments: ParsedArguments, environment: [String: String]
+    ) throws -> ChaosProxyConfiguration {
+        guard let upstreamText = arguments["--upstream"] else {
+            throw UsageError("--upstream URL is required", command: path)
+        }
+        let upstream: UpstreamTarget
+        do {
+            upstream = try UpstreamTarget(parsing: upstreamText)
+        } catch {
+            throw UsageError("--upstream: \(error.detail)", command: path)
+        }
+        let listenText = arguments["--listen"] ?? "127.0.0.1:0"
+        guard let listen = try? SocketAddress(parsing: listenText) else {
+            throw UsageError("--listen must be HOST:PORT such as 127.0.0.1:8443, not '\(listenText)'", command: path)
+        }
+        var configuration = ChaosProxyConfiguration(listen: listen, upstream: upstream)
+        if arguments.has("--plain") {
+            if arguments["--ca"] != nil { throw UsageError("--ca and --plain exclude each other", command: path) }
+        } else {
+            configuration.authority = try CertificateAuthority.loadOrCreate(
+                directory: arguments["--ca"] ?? defaultCADirectory(environment))
+        }
+        configuration.upstreamTrust = try upstreamTrust(arguments, upstream: upstream)
+        switch arguments["--mode"] {
+        case nil, "http": configuration.mode = .http
+        case "tcp": configuration.mode = .tcp
+        case let other?: throw UsageError("--mode must be http or tcp, not '\(other)'", command: path)
+        }
+        if let file = arguments["--scenario"] {
+            let scenario = try loadScenario(file)
+            configuration.rules = scenario.faults
+            configuration.seed = scenario.seed ?? 0
+        }
+        if let seedText = arguments["--seed"] {
+            guard let seed = UInt64(seedText) else {
+                throw UsageError("--seed must be a whole number from 0 to 2^64-1, not '\(seedText)'", command: path)
+            }
+            configuration.seed = seed
+        }
+        if let keyLog = arguments["--keylog"] { configuration.keyLog = try KeyLog(path: keyLog) }
+        configuration.transcriptPath = arguments["--transcript"]
+        return configuration
+    }
+
+    private static var path: [String] { spec.path }
+
+    private static func upstreamTrust(_ arguments: ParsedArguments, upstream: UpstreamTarget) throws(UsageError)
+        -> TLSTrust
+    {
+        let file = arguments["--upstream-ca"]
+        let insecure = arguments.has("--upstream-insecure")
+        if file != nil || insecure, !upstream.tls {
+            throw UsageError("--upstream-ca and --upstream-insecure need an https:// upstream", command: path)
+        }
+        if file != nil, insecure {
+            throw UsageError("--upstream-ca and --upstream-insecure exclude each other", command: path)
+        }
+        if let file { return .caFile(file) }
+        return insecure ? .insecure : .systemDefault
+    }
+
+    private static func apiAddress(_ arguments: ParsedArguments) throws(UsageError) -> SocketAddress? {
+        guard let text = arguments["--api"] else {
+            if arguments["--api-token"] != nil { throw UsageError("--api-token needs --api", command: path) }
+            return nil
+        }
+        guard let address = try? SocketAddress(parsing: text), address.isLoopback else {
+            throw UsageError("--api must be a loopback HOST:PORT such as 127.0.0.1:8474, not '\(text)'", command: path)
+        }
+        return address
+    }
+
+    /// Reads a scenario file's faults and seed.
+    static func loadScenario(_ file: String) throws -> ScenarioFaults {
+        guard let data = FileManager.default.contents(atPath: file) else {
+            throw ProxyCommandError("--scenario \(file): cannot read the file")
+        }
+        do {
+            return try ScenarioFaults.parse(Array(data))
+        } catch {
+            throw ProxyCommandError("--scenario \(file): \(error.detail)")
+        }
+    }
+}
+
+/// A failure of `squall proxy` that is not a usage mistake (exit status 1).
+struct ProxyCommandError: Error, CustomStringConvertible {
+    var description: String
+
+    init(_ description: String) {
+        self.description = description
+    }
+}
+
+/// Lets the control API's change callback reach the proxy without keeping it alive.
+private final class WeakProxy: Sendable {
+    private struct Box: @unchecked Sendable {
+        weak var proxy: ChaosProxy?
+    }
+
+    private let box: Box
+
+    init(_ proxy: ChaosProxy) {
+        box = Box(proxy: proxy)
+    }
+
+    var proxy: ChaosProxy? { box.proxy }
+}

@@ -1,0 +1,113 @@
+import Foundation
+import Glibc
+import TestSupport
+import Testing
+
+/// `squall proxy` as a user runs it: spawned in front of a spawned `squall server`, with curl through it.
+@Suite struct ProxyCommandTests {
+    /// A `squall proxy` child process; ready once it printed its URL lines.
+    final class ProxyProcess {
+        let process = Process()
+        let lines: [String]
+        private let errors = Pipe()
+
+        init(_ arguments: [String], lineCount: Int) throws {
+            let output = Pipe()
+            process.executableURL = URL(fileURLWithPath: SquallBinaryTests.binary)
+            process.arguments = ["proxy"] + arguments
+            process.standardOutput = output
+            process.standardError = errors
+            process.standardInput = FileHandle.nullDevice
+            try process.run()
+            var lines: [String] = []
+            do {
+                for _ in 0..<lineCount {
+                    lines.append(try ServerProcess.nextLine(of: output.fileHandleForReading.fileDescriptor))
+                }
+            } catch {
+                kill(process.processIdentifier, SIGKILL)
+                process.waitUntilExit()
+                throw error
+            }
+            self.lines = lines
+        }
+
+        deinit {
+            if process.isRunning {
+                kill(process.processIdentifier, SIGKILL)
+                process.waitUntilExit()
+            }
+        }
+
+        /// Sends `signal`, waits for the exit, returns the status and stderr.
+        func stop(with signal: Int32 = SIGTERM) -> (status: Int32, errors: String) {
+            kill(process.processIdentifier, signal)
+            process.waitUntilExit()
+            let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            return (process.terminationStatus, text)
+        }
+    }
+
+    static let scenario = """
+        {"name": "manual", "seed": 9, "faults": [
+          {"name": "first-busy", "match": {"method": "POST", "nth-request": 1}, "action": "respond", "status": 503,
+           "headers": {"Retry-After": "1"}},
+          {"name": "never", "match": {"method": "DELETE"}, "action": "reset"}
+        ]}
+        """
+
+    @Test(.enabled(if: ServerProcessTests.hasCurl, "needs /usr/bin/curl (Tools/setup.sh installs it)"))
+    func curlThroughTheProxyMeetsTheScenarioFaultThenTheServer() throws {
+        let folder = try TLSFixtures.TemporaryDirectory()
+        let server = try ServerProcess(store: folder.file("store"))
+        let scenario = try folder.write(Self.scenario, to: "scenario.json")
+        let proxy = try ProxyProcess(
+            [
+                "--upstream", server.url, "--ca", folder.file("ca"), "--api", "127.0.0.1:0", "--scenario", scenario,
+                "--transcript", folder.file("transcript.jsonl"),
+            ], lineCount: 3)
+        #expect(proxy.lines[0].hasPrefix("https://127.0.0.1:"))
+        #expect(proxy.lines[1].hasPrefix("http://127.0.0.1:"))
+        #expect(proxy.lines[2] == folder.file("ca") + "/ca.pem")
+        let content = try folder.write(String(repeating: "squall ", count: 10_000), to: "content")
+        let upload = [
+            "-o", "/dev/null", "-w", "%{http_code}", "--cacert", proxy.lines[2], "-H",
+            "Upload-Draft-Interop-Version: 6",
+            "-H", "Upload-Complete: ?1", "--data-binary", "@" + content, proxy.lines[0] + "/upload",
+        ]
+        #expect(try ServerProcessTests().curl(upload).output == ["503"])
+        #expect(try ServerProcessTests().curl(upload).output == ["201"])
+        let metrics = try ServerProcessTests().curl([proxy.lines[1] + "/metrics"]).output
+        #expect(metrics.contains("squall_proxy_faults_fired_total{rule=\"first-busy\"} 1"))
+        let ended = proxy.stop()
+        #expect(ended.status == 0)
+        #expect(ended.errors.contains("faults that never fired: never"))
+        let transcript = try String(contentsOfFile: folder.file("transcript.jsonl"), encoding: .utf8)
+        let events = transcript.split(separator: "\n")
+        #expect(events.filter { $0.contains(#""event":"fault""#) }.count == 1)
+        #expect(events.filter { $0.contains(#""event":"open""#) }.count == 2)
+    }
+
+    @Test func aBadScenarioNamesTheFileAndTheJSONPath() throws {
+        let folder = try TLSFixtures.TemporaryDirectory()
+        let scenario = try folder.write(
+            #"{"faults": [{"name": "x", "action": "bandwidth", "rate": "0"}]}"#, to: "bad.json")
+        let result = try TLSFixtures.runTool(
+            SquallBinaryTests.binary, ["proxy", "--upstream", "http://127.0.0.1:9", "--plain", "--scenario", scenario])
+        #expect(result.status == 1)
+        #expect(result.standardError.contains("--scenario \(scenario): faults[0].rate"), "\(result.standardError)")
+    }
+
+    @Test(arguments: [
+        (["--listen", "127.0.0.1:0"], "--upstream URL is required"),
+        (["--upstream", "ftp://x:1"], "the scheme must be http or https"),
+        (["--upstream", "http://127.0.0.1:9", "--plain", "--mode", "udp"], "--mode must be http or tcp"),
+        (["--upstream", "http://127.0.0.1:9", "--plain", "--upstream-insecure"], "need an https:// upstream"),
+        (["--upstream", "http://127.0.0.1:9", "--plain", "--api", "10.0.0.1:80"], "--api must be a loopback"),
+    ])
+    func usageMistakesExitWithTwo(arguments: [String], message: String) throws {
+        let result = try TLSFixtures.runTool(SquallBinaryTests.binary, ["proxy"] + arguments)
+        #expect(result.status == 2)
+        #expect(result.standardError.contains(message), "\(result.standardError)")
+    }
+}
