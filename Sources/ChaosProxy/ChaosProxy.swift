@@ -68,6 +68,11 @@ public final class ChaosProxy: ProxyRuntime, Sendable {
     /// A copy of the transcript's kept events.
     public var transcript: Transcript { shared.transcript.transcript }
 
+    /// Waits (at most `timeout`) until `condition` holds for the transcript; the harness's readiness signal.
+    public func waitForTranscript(timeout: Duration, until condition: (Transcript) -> Bool) -> Bool {
+        shared.transcript.wait(until: condition, timeout: timeout)
+    }
+
     /// The main listener's non-optional rules that have not fired.
     public var neverFired: [String] { main.engine.neverFired }
 

@@ -61,6 +61,7 @@ final class ProxyConnection {
     func run() -> Ending {
         for stream in [client, upstream] { try? Socket.setNonBlocking(stream.fileDescriptor, true) }
         let ending = loop()
+        transcript.append(flow.takeEvents())
         switch ending.kind {
         case .fin:
             client.close()
@@ -70,7 +71,6 @@ final class ProxyConnection {
             client.abort()
             upstream.abort()
         }
-        transcript.append(flow.takeEvents())
         return ending
     }
 
@@ -92,10 +92,11 @@ final class ProxyConnection {
         defer { buffer.deallocate() }
         while true {
             if let stop = readInbox() { return stop }
+            // Recorded before the bytes they describe are written, so the transcript never lags the peers.
+            transcript.append(flow.takeEvents())
             if let end = flow.immediateEnd { return Ending(side: .proxy, kind: end == .reset ? .rst : .fin) }
             if let ending = pump(\.toUpstream, to: upstream, side: .upstream) { return ending }
             if let ending = pump(\.toClient, to: client, side: .client) { return ending }
-            transcript.append(flow.takeEvents())
             if ended[.client] == true, ended[.upstream] == true, flow.toUpstream.isEmpty, flow.toClient.isEmpty {
                 return Ending(side: CloseSide(rawValue: (firstEnd ?? .client).rawValue) ?? .client, kind: .fin)
             }

@@ -1,3 +1,4 @@
+import Dispatch
 import Glibc
 import ProxyTranscript
 import Synchronization
@@ -12,6 +13,8 @@ final class TranscriptStore: Sendable {
     }
 
     private let state: Mutex<State>
+    /// Threads waiting in `wait(until:timeout:)`, woken on every append.
+    private let waiters = Mutex<[DispatchSemaphore]>([])
     static let flushThreshold = 64 * 1024
 
     init(cap: Int, path: String?) throws(ChaosProxyError) {
@@ -37,6 +40,22 @@ final class TranscriptStore: Sendable {
             }
             if state.pending.count >= Self.flushThreshold { Self.write(&state) }
         }
+        for waiter in waiters.withLock({ $0 }) { waiter.signal() }
+    }
+
+    /// Waits until `condition` holds for the transcript, or `timeout` passes; returns whether it held.
+    func wait(until condition: (Transcript) -> Bool, timeout: Duration) -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        let waiter = DispatchSemaphore(value: 0)
+        waiters.withLock { $0.append(waiter) }
+        defer { waiters.withLock { list in list.removeAll { $0 === waiter } } }
+        while !condition(transcript) {
+            let left = deadline - .now
+            guard left > .zero else { return false }
+            let nanoseconds = Int(left / .nanoseconds(1))
+            _ = waiter.wait(timeout: .now() + .nanoseconds(nanoseconds))
+        }
+        return true
     }
 
     func append(_ event: TranscriptEvent) {

@@ -30,10 +30,7 @@ import Testing
 
     /// Waits until the proxy has recorded `count` closed connections (the transcript is the readiness signal).
     static func waitForCloses(_ proxy: ChaosProxy, count: Int = 1) {
-        let deadline = ContinuousClock.now + .seconds(20)
-        while closes(proxy.transcript).count < count, ContinuousClock.now < deadline {
-            Thread.sleep(forTimeInterval: 0.005)
-        }
+        _ = proxy.waitForTranscript(timeout: .seconds(20)) { closes($0).count >= count }
     }
 
     /// The server's offset for an upload, asked with HEAD straight to the server (interop 6).
@@ -193,10 +190,7 @@ import Testing
         let body = ProxyForwardingTests.body(2000)
         _ = WireExchange.send(
             ProxyForwardingTests.creation(length: body.count), body: body, over: stream, readResponse: false)
-        let deadline = ContinuousClock.now + .seconds(20)
-        while Self.fired(fixture.proxy.transcript).isEmpty, ContinuousClock.now < deadline {
-            Thread.sleep(forTimeInterval: 0.005)
-        }
+        #expect(fixture.proxy.waitForTranscript(timeout: .seconds(20)) { !Self.fired($0).isEmpty })
         #expect(fixture.proxy.metrics().bytesUpstream == 0)
         try fixture.proxy.removeFaultRule(named: "hole")
         var outcome = WireOutcome()

@@ -15,11 +15,15 @@ final class ProxyFixture {
     let authority: CertificateAuthority?
 
     init(
-        rules: [FaultRule] = [], seed: UInt64 = 7, tls: Bool = false, mode: ConnectionFlow.Mode = .http,
+        rules: [FaultRule] = [], seed: UInt64 = 7, tls: Bool = false, upstreamTLS: Bool = false,
+        mode: ConnectionFlow.Mode = .http,
         transcriptPath: String? = nil, adjust: (inout ChaosProxyConfiguration) -> Void = { _ in }
     ) throws {
         folder = try TLSFixtures.TemporaryDirectory()
-        server = try UploadServer(configuration: UploadServerConfiguration(storeDirectory: folder.file("store")))
+        server = try UploadServer(
+            configuration: UploadServerConfiguration(
+                certificateAuthorityDirectory: upstreamTLS ? folder.file("upstream-ca") : nil,
+                storeDirectory: folder.file("store")))
         authority = tls ? try CertificateAuthority.loadOrCreate(directory: folder.file("ca")) : nil
         var configuration = ChaosProxyConfiguration(
             listen: try SocketAddress(parsing: "127.0.0.1:0"), upstream: try UpstreamTarget(parsing: server.url))
@@ -28,6 +32,7 @@ final class ProxyFixture {
         configuration.authority = authority
         configuration.mode = mode
         configuration.transcriptPath = transcriptPath
+        if upstreamTLS { configuration.upstreamTrust = .caFile(folder.file("upstream-ca") + "/ca.pem") }
         adjust(&configuration)
         proxy = try ChaosProxy(configuration: configuration)
     }
