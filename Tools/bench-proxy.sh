@@ -82,6 +82,7 @@ trap 'exit 130' INT TERM
 start() {
     local name="$1"
     shift
+    : >"$work/$name.out"
     "$bench" "$@" >"$work/$name.out" 2>"$work/$name.err" &
     pid_of[$name]=$!
 }

@@ -58,7 +58,8 @@ enum ProxyResponderCommand: BenchCommand {
                 case .body(let bytes): received += bytes.count
                 case .end:
                     let content = String(received)
-                    try stream.writeAll(Array("HTTP/1.1 200 OK\r\nContent-Length: \(content.utf8.count)\r\n\r\n\(content)".utf8))
+                    try stream.writeAll(
+                        Array("HTTP/1.1 200 OK\r\nContent-Length: \(content.utf8.count)\r\n\r\n\(content)".utf8))
                     guard parser.keepAlive else { return }
                 default: break
                 }
