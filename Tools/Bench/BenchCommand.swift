@@ -31,6 +31,13 @@ enum BenchMain {
             UploadsBench.self,
             JobsBench.self,
             TransferBench.self,
+            ProxyCommand.self,
+            ProxyResponderCommand.self,
+            ProxyFeedCommand.self,
+            ProxyLatencyBench.self,
+            ProxyRateBench.self,
+            ProxyHoldBench.self,
+            ProxyUploadBench.self,
         ]
     }
 
