@@ -92,8 +92,9 @@ final class ProxyConnection {
         defer { buffer.deallocate() }
         while true {
             if let stop = readInbox() { return stop }
-            // Recorded before the bytes they describe are written, so the transcript never lags the peers.
-            transcript.append(flow.takeEvents())
+            // Recorded before the bytes they describe are written, so the transcript never lags the peers (a body
+            // range still growing may wait up to ConnectionFlow.bodyEventAge).
+            transcript.append(flow.takeEvents(at: now))
             if let end = flow.immediateEnd { return Ending(side: .proxy, kind: end == .reset ? .rst : .fin) }
             if let ending = pump(\.toUpstream, to: upstream, side: .upstream) { return ending }
             if let ending = pump(\.toClient, to: client, side: .client) { return ending }

@@ -39,7 +39,7 @@ extension ConnectionFlow {
     private mutating func requestHead(_ head: RequestHead, at now: Duration, oracle: FaultOracle) {
         requests += 1
         let exchange = requests
-        events.append(TranscriptEvent(time: now, connection: id, kind: .requestHead(exchange: exchange, head)))
+        emit(.requestHead(exchange: exchange, head), at: now)
         var forwarded = head
         var local: FaultResponse?
         for decision in oracle(.requestHead(connection: id, head: head, time: now)) {
@@ -76,7 +76,7 @@ extension ConnectionFlow {
         let uploadOffset = progress.upload.start.map { $0 + progress.bodyBytes }
         let kind = TranscriptEvent.Kind.requestBody(
             exchange: progress.exchange, offset: progress.bodyBytes, length: Int64(count), uploadOffset: uploadOffset)
-        events.append(TranscriptEvent(time: now, connection: id, kind: kind))
+        emitBody(kind, at: now)
         progress.bodyBytes += Int64(count)
         request = progress
         guard !progress.answeredLocally else { return }
@@ -140,7 +140,7 @@ extension ConnectionFlow {
         let kind: TranscriptEvent.Kind =
             head.isInformational
             ? .interimResponse(exchange: pending.exchange, head) : .finalResponse(exchange: pending.exchange, head)
-        events.append(TranscriptEvent(time: now, connection: id, kind: kind))
+        emit(kind, at: now)
         if !head.isInformational, !unanswered.isEmpty { unanswered.removeFirst() }
         var forwarded = head
         var strip = false
@@ -174,7 +174,7 @@ extension ConnectionFlow {
         let count = slice.count
         let kind = TranscriptEvent.Kind.responseBody(
             exchange: progress.exchange, offset: progress.bodyBytes, length: Int64(count))
-        events.append(TranscriptEvent(time: now, connection: id, kind: kind))
+        emitBody(kind, at: now)
         progress.bodyBytes += Int64(count)
         response = progress
         var position = 0
@@ -202,7 +202,7 @@ extension ConnectionFlow {
         if close { fields.set("close", for: "Connection") }
         let head = ResponseHead(status: response.status, reason: Self.reason(response.status), fields: fields)
         let exchange = request?.exchange ?? requests
-        events.append(TranscriptEvent(time: now, connection: id, kind: .finalResponse(exchange: exchange, head)))
+        emit(.finalResponse(exchange: exchange, head), at: now)
         var bytes = (try? HTTP1Serializer.serialize(head)) ?? []
         bytes.append(contentsOf: response.body.utf8)
         toClient.push(bytes[...], at: now)

@@ -35,6 +35,9 @@ public struct ConnectionFlow: Sendable {
     /// Set when a fault ends the connection at once (not after queued bytes): the driver does it first.
     public internal(set) var immediateEnd: FlowItem?
     var events: [TranscriptEvent] = []
+    /// A body range still growing: consecutive reads of one body become one event (at most `bodyEventLimit`
+    /// bytes), so a long upload costs a few thousand events, not one per read.
+    var pendingBody: TranscriptEvent?
     var requestParser = HTTP1Parser(role: .server)
     var responseParser = HTTP1Parser(role: .client)
     var request: RequestProgress?
@@ -68,10 +71,56 @@ public struct ConnectionFlow: Sendable {
         self.toClient = Lane(source: .upstream, seed: seed ^ 0x9e37_79b9_7f4a_7c15)
     }
 
-    /// Takes the transcript events recorded since the last call.
-    public mutating func takeEvents() -> [TranscriptEvent] {
+    /// The most bytes one body event covers.
+    public static let bodyEventLimit: Int64 = 1 << 20
+    /// How long a growing body range may be held back from `takeEvents(at:)`.
+    public static let bodyEventAge: Duration = .milliseconds(100)
+
+    /// Takes the transcript events recorded since the last call. With `now`, a body range still growing is kept
+    /// back until it is `bodyEventAge` old (or another event or the limit ends it); without, everything is taken.
+    public mutating func takeEvents(at now: Duration? = nil) -> [TranscriptEvent] {
+        if let pending = pendingBody, now.map({ $0 - pending.time >= Self.bodyEventAge }) ?? true {
+            events.append(pending)
+            pendingBody = nil
+        }
         defer { events = [] }
         return events
+    }
+
+    /// Records an event after any body range still growing.
+    mutating func emit(_ kind: TranscriptEvent.Kind, at now: Duration) {
+        if let pending = pendingBody {
+            events.append(pending)
+            pendingBody = nil
+        }
+        events.append(TranscriptEvent(time: now, connection: id, kind: kind))
+    }
+
+    /// Records a body range, merged into the growing one when it continues it.
+    mutating func emitBody(_ kind: TranscriptEvent.Kind, at now: Duration) {
+        if let pending = pendingBody, let merged = Self.merge(pending.kind, kind) {
+            pendingBody?.kind = merged
+            return
+        }
+        emit(kind, at: now)
+        pendingBody = events.removeLast()
+    }
+
+    /// The two body ranges as one, when the second continues the first within the limit.
+    static func merge(_ first: TranscriptEvent.Kind, _ second: TranscriptEvent.Kind) -> TranscriptEvent.Kind? {
+        switch (first, second) {
+        case (
+            .requestBody(let exchange, let offset, let length, let upload),
+            .requestBody(let other, let next, let more, _)
+        ):
+            guard other == exchange, next == offset + length, length + more <= bodyEventLimit else { return nil }
+            return .requestBody(exchange: exchange, offset: offset, length: length + more, uploadOffset: upload)
+        case (.responseBody(let exchange, let offset, let length), .responseBody(let other, let next, let more)):
+            guard other == exchange, next == offset + length, length + more <= bodyEventLimit else { return nil }
+            return .responseBody(exchange: exchange, offset: offset, length: length + more)
+        default:
+            return nil
+        }
     }
 
     /// Bytes read from `side` at `now`.
@@ -119,7 +168,7 @@ public struct ConnectionFlow: Sendable {
 
     /// Records a fired fault in the transcript.
     mutating func record(_ decision: FaultDecision, at now: Duration) {
-        events.append(TranscriptEvent(time: now, connection: id, kind: .faultFired(FiredFault(decision))))
+        emit(.faultFired(FiredFault(decision)), at: now)
     }
 
     /// Starts a shaping effect on the lanes of the decision's direction (`delay-response` holds the client's).

@@ -134,6 +134,30 @@ import Testing
         #expect(items.last == .close)
     }
 
+    @Test func consecutiveBodyReadsBecomeFewEventsThatCoverTheBody() {
+        let head = Array("POST /upload HTTP/1.1\r\nHost: h\r\nContent-Length: 3145728\r\n\r\n".utf8)
+        var flow = ConnectionFlow(id: 1, mode: .http, seed: 1)
+        var engine = FaultEngine(rules: [], seed: 1)
+        _ = engine.handle(.connectionOpened(connection: 1, nth: 1, time: .zero))
+        flow.received(head[...], from: .client, at: .zero) { engine.handle($0) }
+        var taken: [TranscriptEvent] = flow.takeEvents(at: .zero)
+        for index in 0..<96 {
+            let time = Duration.milliseconds(Int64(index))
+            flow.received(ArraySlice(repeating: 1, count: 32 * 1024), from: .client, at: time) { engine.handle($0) }
+            taken += flow.takeEvents(at: time)
+        }
+        // The last megabyte is still growing and younger than bodyEventAge: held back until asked for.
+        #expect(taken.count == 3)
+        taken += flow.takeEvents()
+        let ranges = taken.compactMap { event -> (Int64, Int64, Int64?)? in
+            if case .requestBody(_, let offset, let length, let upload) = event.kind { return (offset, length, upload) }
+            return nil
+        }
+        #expect(ranges.map(\.0) == [0, 1 << 20, 2 << 20])
+        #expect(ranges.map(\.1) == [1 << 20, 1 << 20, 1 << 20])
+        #expect(ranges.map(\.2) == [0, 1 << 20, 2 << 20])
+    }
+
     @Test func uploadContextReadsOffsetsAndLengths() {
         func context(_ method: HTTPMethod, _ fields: HTTPFields) -> UploadContext {
             UploadContext(RequestHead(method: method, target: "/", fields: fields))
