@@ -28,11 +28,15 @@ final class ProxyConnection {
     let counters: ProxyCounters
     let origin: ContinuousClock.Instant
     let laneCapacity: Int
-    private var ended: [FlowSide: Bool] = [.client: false, .upstream: false]
-    private var readInterest: [FlowSide: IOInterest] = [.client: .read, .upstream: .read]
-    private var writeWait: [FlowSide: IOInterest] = [:]
+    private var ended = BothSides(false)
+    private var readInterest = BothSides<IOInterest>(.read)
+    private var writeWait = BothSides<IOInterest?>(nil)
+    private static let sides: [FlowSide] = [.client, .upstream]
     private var firstEnd: FlowSide?
-    static let readSize = 32 * 1024
+    /// A read buffer not handed over to the flow, kept for the next read.
+    private var spare: [UInt8]?
+    /// The most bytes read from one side per wake-up (one chunk into the flow).
+    static let readSize = 256 * 1024
 
     struct PollFailure: Error {
         var errno: Int32
@@ -88,8 +92,6 @@ final class ProxyConnection {
     }
 
     private func loop() -> Ending {
-        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: Self.readSize, alignment: 16)
-        defer { buffer.deallocate() }
         while true {
             if let stop = readInbox() { return stop }
             // Recorded before the bytes they describe are written, so the transcript never lags the peers (a body
@@ -98,17 +100,17 @@ final class ProxyConnection {
             if let end = flow.immediateEnd { return Ending(side: .proxy, kind: end == .reset ? .rst : .fin) }
             if let ending = pump(\.toUpstream, to: upstream, side: .upstream) { return ending }
             if let ending = pump(\.toClient, to: client, side: .client) { return ending }
-            if ended[.client] == true, ended[.upstream] == true, flow.toUpstream.isEmpty, flow.toClient.isEmpty {
+            if ended.client, ended.upstream, flow.toUpstream.isEmpty, flow.toClient.isEmpty {
                 return Ending(side: CloseSide(rawValue: (firstEnd ?? .client).rawValue) ?? .client, kind: .fin)
             }
-            let ready: [FlowSide: Bool]
+            let ready: BothSides<Bool>
             do {
                 ready = try wait()
             } catch {
                 return Ending(side: .proxy, kind: .rst)
             }
-            for side in [FlowSide.client, .upstream] where ready[side] == true {
-                if let ending = read(side, into: buffer) { return ending }
+            for side in Self.sides where ready[side] {
+                if let ending = read(side) { return ending }
             }
             tickIfDue()
         }
@@ -169,29 +171,28 @@ final class ProxyConnection {
     }
 
     private func wantsRead(_ side: FlowSide) -> Bool {
-        guard ended[side] != true else { return false }
+        guard !ended[side] else { return false }
         let lane = side == .client ? flow.toUpstream : flow.toClient
         return lane.queuedBytes < laneCapacity
     }
 
     /// Polls both sockets and the wake eventfd until something is ready or the next deadline; returns which
     /// sides to read.
-    private func wait() throws -> [FlowSide: Bool] {
-        let streams: [FlowSide: any ByteStream] = [.client: client, .upstream: upstream]
+    private func wait() throws -> BothSides<Bool> {
+        let streams = BothSides<any ByteStream>(client: client, upstream: upstream)
         var entries: [pollfd] = []
-        var buffered: [FlowSide: Bool] = [:]
-        for side in [FlowSide.client, .upstream] {
+        var buffered = BothSides(false)
+        for side in Self.sides {
             var interest: IOInterest = []
             if wantsRead(side) {
-                interest.formUnion(readInterest[side] ?? .read)
-                buffered[side] = streams[side]!.bufferedReadableCount > 0
+                interest.formUnion(readInterest[side])
+                buffered[side] = streams[side].bufferedReadableCount > 0
             }
             if let wait = writeWait[side] { interest.formUnion(wait) }
-            entries.append(pollfd(fd: streams[side]!.fileDescriptor, events: Self.events(interest), revents: 0))
+            entries.append(pollfd(fd: streams[side].fileDescriptor, events: Self.events(interest), revents: 0))
         }
         entries.append(pollfd(fd: handle.wakeDescriptor, events: Int16(POLLIN), revents: 0))
-        let anyBuffered = buffered.values.contains(true)
-        let deadline = anyBuffered ? now : nextDeadline()
+        let deadline = buffered.client || buffered.upstream ? now : nextDeadline()
         let result: Int32
         if let deadline {
             let (seconds, attoseconds) = max(.zero, deadline - now).components
@@ -201,10 +202,9 @@ final class ProxyConnection {
             result = ppoll(&entries, nfds_t(entries.count), nil, nil)
         }
         if result < 0, errno != EINTR { throw PollFailure(errno: errno) }
-        var ready: [FlowSide: Bool] = [:]
-        for (index, side) in [FlowSide.client, .upstream].enumerated() {
-            let revents = entries[index].revents
-            ready[side] = wantsRead(side) && (buffered[side] == true || revents != 0)
+        var ready = BothSides(false)
+        for (index, side) in Self.sides.enumerated() {
+            ready[side] = wantsRead(side) && (buffered[side] || entries[index].revents != 0)
         }
         return ready
     }
@@ -224,32 +224,59 @@ final class ProxyConnection {
         return events
     }
 
-    /// Reads what `side` has (a few reads at most, for fairness) into the flow.
-    private func read(_ side: FlowSide, into buffer: UnsafeMutableRawBufferPointer) -> Ending? {
+    /// Reads what `side` has into the flow as one chunk: reads fill the buffer until the source would block, the
+    /// buffer is full or the lane would pass its capacity, so that TLS records (16 KiB each) arrive as one large
+    /// write rather than one write each. A large chunk is handed over without a copy (the next read gets a new
+    /// buffer); a small one is copied out so that queued small chunks do not each hold a whole buffer.
+    private func read(_ side: FlowSide) -> Ending? {
         let stream = side == .client ? client : upstream
-        for _ in 0..<4 where wantsRead(side) {
-            let outcome: IOOutcome
-            do {
-                outcome = try stream.read(into: buffer)
-            } catch {
-                return Ending(side: CloseSide(rawValue: side.rawValue) ?? .proxy, kind: .rst)
+        let lane = side == .client ? flow.toUpstream : flow.toClient
+        let room = min(Self.readSize, max(0, laneCapacity - lane.queuedBytes))
+        // Not zero-filled: only the bytes a read wrote are ever looked at.
+        var buffer = spare ?? [UInt8](unsafeUninitializedCapacity: Self.readSize) { _, count in count = Self.readSize }
+        spare = nil
+        var filled = 0
+        var endOfStream = false
+        var failure: Ending?
+        buffer.withUnsafeMutableBytes { bytes in
+            reading: while filled < room {
+                do {
+                    switch try stream.read(into: UnsafeMutableRawBufferPointer(rebasing: bytes[filled..<room])) {
+                    case .done(let count):
+                        readInterest[side] = .read
+                        filled += count
+                    case .wouldBlock(let interest):
+                        readInterest[side] = interest
+                        break reading
+                    case .endOfStream:
+                        endOfStream = true
+                        break reading
+                    }
+                } catch {
+                    failure = Ending(side: CloseSide(rawValue: side.rawValue) ?? .proxy, kind: .rst)
+                    break reading
+                }
             }
-            switch outcome {
-            case .done(let count):
-                readInterest[side] = .read
-                let bytes = Array(UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
-                let before = flow.requests
-                flow.received(bytes[...], from: side, at: now, oracle: engine.handle)
-                if flow.requests > before { handle.requests.add(flow.requests - before, ordering: .relaxed) }
-            case .wouldBlock(let interest):
-                readInterest[side] = interest
-                return nil
-            case .endOfStream:
-                ended[side] = true
-                if firstEnd == nil { firstEnd = side }
-                flow.ended(side, at: now, oracle: engine.handle)
-                return nil
+        }
+        if filled > 0 {
+            let chunk: ArraySlice<UInt8>
+            if filled >= Self.readSize / 4 {
+                chunk = buffer[0..<filled]
+            } else {
+                chunk = ArraySlice(Array(buffer[0..<filled]))
+                spare = buffer
             }
+            let before = flow.requests
+            flow.received(chunk, from: side, at: now, oracle: engine.handle)
+            if flow.requests > before { handle.requests.add(flow.requests - before, ordering: .relaxed) }
+        } else {
+            spare = buffer
+        }
+        if let failure { return failure }
+        if endOfStream {
+            ended[side] = true
+            if firstEnd == nil { firstEnd = side }
+            flow.ended(side, at: now, oracle: engine.handle)
         }
         return nil
     }
