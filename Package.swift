@@ -10,7 +10,8 @@
 //                UploadStore, JobJournal              reads clocks
 //   pure         SquallCore, HTTPWire,                no sockets, no threads, no clock reads
 //                StructuredFields, ResumableUpload, UploadJobs,
-//                FaultEngine, ProxyTranscript, ProxyFlow
+//                FaultEngine, ProxyTranscript, ProxyFlow, Scenario, ScenarioOracle,
+//                ScenarioReports
 //   C shims      COpenSSL, CPcap, CSystem
 import PackageDescription
 
@@ -34,6 +35,11 @@ let package = Package(
         .target(name: "FaultEngine", dependencies: ["SquallCore", "HTTPWire", "StructuredFields", "ResumableUpload"]),
         .target(name: "ProxyTranscript", dependencies: ["HTTPWire", "FaultEngine"]),
         .target(name: "ProxyFlow", dependencies: ["SquallCore", "HTTPWire", "FaultEngine", "ProxyTranscript"]),
+        .target(name: "Scenario", dependencies: ["SquallCore", "FaultEngine", "UploadJobs", "ProxyTranscript"]),
+        .target(
+            name: "ScenarioOracle",
+            dependencies: ["Scenario", "FaultEngine", "UploadJobs", "ProxyTranscript", "HTTPWire"]),
+        .target(name: "ScenarioReports", dependencies: ["Scenario"]),
 
         // I/O.
         .target(name: "SquallNet", dependencies: ["CSystem"]),
@@ -112,6 +118,11 @@ let package = Package(
                 "UploadServer", "TestSupport",
             ]
         ),
+        .testTarget(name: "ScenarioTests", dependencies: ["Scenario", "FaultEngine", "TestSupport"]),
+        .testTarget(
+            name: "ScenarioOracleTests",
+            dependencies: ["ScenarioOracle", "Scenario", "FaultEngine", "UploadJobs", "ProxyTranscript", "HTTPWire"]),
+        .testTarget(name: "ScenarioReportsTests", dependencies: ["ScenarioReports", "Scenario"]),
         .testTarget(name: "JobJournalTests", dependencies: ["JobJournal", "UploadJobs", "TestSupport"]),
         .testTarget(
             name: "UploadClientTests",

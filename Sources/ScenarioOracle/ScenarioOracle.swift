@@ -1,0 +1,1 @@
+// Placeholder: the oracle arrives with issue 6.

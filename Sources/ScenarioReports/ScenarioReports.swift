@@ -1,0 +1,1 @@
+// Placeholder: the reports arrive with issue 6.
