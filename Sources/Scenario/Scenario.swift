@@ -72,7 +72,7 @@ public struct ServerSpec: Sendable, Hashable {
 
 /// The reference client's set-up (`client` key). JSON keys: `interop` (3…8 or `"none"` for plain uploads),
 /// `retry-limit`, `inflight-limit`, `append-size` (size), `resume-attempts`, `developer-mode` (bool),
-/// `refresh-auth` (bool), `permanent-errors` ([error codes]).
+/// `refresh-auth` (bool), `permanent-errors` ([error codes]), `read-timeout` (duration).
 public struct ClientSpec: Sendable, Hashable {
     /// The interop version sent; nil sends plain uploads. Default 8.
     public var interop: Int? = 8
@@ -89,6 +89,9 @@ public struct ClientSpec: Sendable, Hashable {
     /// Errors the policy acknowledges instead of retrying. Default `badServerResponse`,
     /// `userAuthenticationRequired`.
     public var permanentErrors: [String] = ["badServerResponse", "userAuthenticationRequired"]
+    /// How long a transfer waits for the server before it counts as timed out. Default 5 s (scenarios scale
+    /// their stalls to hundreds of milliseconds).
+    public var readTimeout: Duration = .seconds(5)
 
     public init() {}
 }

@@ -67,7 +67,7 @@ public enum EventAction: Sendable, Hashable {
     ]
 
     /// Whether the event needs the client in a child process (a real kill).
-    public var killsClient: Bool { self == .killClient }
+    public var killsClient: Bool { self == .killClient || self == .forceQuit }
     /// Whether the event needs the server in a child process (a real kill).
     public var killsServer: Bool { self == .restartServer }
 }
