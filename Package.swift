@@ -72,7 +72,11 @@ let package = Package(
         // Harness: runs the pieces together (today the built-in smoke check; later the scenario runner).
         .target(
             name: "Harness",
-            dependencies: ["SquallCore", "HTTPWire", "StructuredFields", "SquallNet", "TLSKit"]
+            dependencies: [
+                "SquallCore", "HTTPWire", "StructuredFields", "SquallNet", "TLSKit", "Scenario", "ScenarioOracle",
+                "ScenarioReports", "ChaosProxy", "FaultEngine", "ProxyTranscript", "UploadServer", "UploadClient",
+                "UploadJobs", "JobJournal", "ResumableUpload", "UploadStore",
+            ]
         ),
 
         // CLI.

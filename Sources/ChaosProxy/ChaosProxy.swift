@@ -73,6 +73,12 @@ public final class ChaosProxy: ProxyRuntime, Sendable {
         shared.transcript.wait(until: condition, timeout: timeout)
     }
 
+    /// Wakes `waitForTranscript` callers so they check their condition again (it looks at more than the
+    /// transcript, e.g. whether a client finished).
+    public func wakeTranscriptWaiters() {
+        shared.transcript.wakeWaiters()
+    }
+
     /// The main listener's non-optional rules that have not fired.
     public var neverFired: [String] { main.engine.neverFired }
 

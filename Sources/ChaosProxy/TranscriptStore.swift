@@ -43,6 +43,11 @@ final class TranscriptStore: Sendable {
         for waiter in waiters.withLock({ $0 }) { waiter.signal() }
     }
 
+    /// Wakes every `wait(until:timeout:)` to check its condition again (something else it looks at changed).
+    func wakeWaiters() {
+        for waiter in waiters.withLock({ $0 }) { waiter.signal() }
+    }
+
     /// Waits until `condition` holds for the transcript, or `timeout` passes; returns whether it held.
     func wait(until condition: (Transcript) -> Bool, timeout: Duration) -> Bool {
         let deadline = ContinuousClock.now + timeout

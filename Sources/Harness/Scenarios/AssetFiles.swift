@@ -1,0 +1,57 @@
+import Foundation
+import Scenario
+import SquallCore
+import TLSKit
+
+/// The scenario's assets as files: contents derived from the scenario's seed and each asset's name, written in
+/// 64 KiB pieces (never a whole file in memory), with their SHA-256.
+enum AssetFiles {
+    /// Writes every asset of `specs` into `folder` and returns their digests, in order.
+    static func write(_ specs: [AssetSpec], seed: UInt64, into folder: String) throws -> [AssetDigest] {
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        var digests: [AssetDigest] = []
+        for spec in specs {
+            for name in spec.names {
+                digests.append(try write(name: name, size: spec.size, seed: seed, into: folder))
+            }
+        }
+        return digests
+    }
+
+    private static func write(name: String, size: Int64, seed: UInt64, into folder: String) throws -> AssetDigest {
+        let path = folder + "/" + name
+        guard FileManager.default.createFile(atPath: path, contents: nil) else {
+            throw HarnessError("cannot create the asset file \(path)")
+        }
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
+        defer { try? handle.close() }
+        var generator = SeededGenerator(seed: seed ^ fnv1a(name))
+        let digest = SHA256Digest()
+        var left = size
+        var piece = [UInt8](repeating: 0, count: 64 * 1024)
+        while left > 0 {
+            let count = Int(min(left, Int64(piece.count)))
+            piece.withUnsafeMutableBytes { bytes in
+                var index = 0
+                while index < count {
+                    var word = generator.next()
+                    withUnsafeBytes(of: &word) { wordBytes in
+                        for byte in wordBytes where index < count {
+                            bytes[index] = byte
+                            index += 1
+                        }
+                    }
+                }
+            }
+            let chunk = piece[0..<count]
+            digest.update(chunk)
+            try handle.write(contentsOf: chunk)
+            left -= Int64(count)
+        }
+        return AssetDigest(name: name, assetID: path, size: size, sha256: SHA256Digest.hexString(digest.finalize()))
+    }
+
+    private static func fnv1a(_ text: String) -> UInt64 {
+        text.utf8.reduce(0xcbf2_9ce4_8422_2325) { ($0 ^ UInt64($1)) &* 0x0000_0100_0000_01b3 }
+    }
+}

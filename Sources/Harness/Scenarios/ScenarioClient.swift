@@ -1,0 +1,173 @@
+import Foundation
+import Glibc
+import JobJournal
+import ResumableUpload
+import Scenario
+import Synchronization
+import UploadClient
+import UploadJobs
+
+/// Where and how the client uploads: the proxy's creation URL, the CA to trust, the token endpoint.
+struct ClientTarget: Sendable {
+    var creationURL: String
+    var caFile: String
+    var tokenURL: String?
+    var journal: String
+}
+
+/// The reference client a scenario drives, in sessions (a relaunch starts a new one from the same journal):
+/// in-process (`UploadSystem` with `DefaultUploadPolicy`), or a child `squall upload` process when an event
+/// kills it (`kill-client`, `force-quit`), so that the journal's claims are tested against a real SIGKILL.
+final class ScenarioClient: @unchecked Sendable {
+    private let spec: ClientSpec
+    private let target: ClientTarget
+    private let binary: String?
+    private let library: MutableAssetLibrary
+    private let policy: DefaultUploadPolicy?
+    private let state = Mutex(SessionState())
+    private var assetIDs: [String]
+    private let onEnd: @Sendable () -> Void
+
+    private struct SessionState {
+        var system: UploadSystem?
+        var child: Process?
+        var running = false
+        var results: [String] = []
+        var failure: String?
+    }
+
+    init(
+        spec: ClientSpec, target: ClientTarget, assetIDs: [String], asChildOf binary: String?,
+        onEnd: @escaping @Sendable () -> Void
+    ) throws {
+        self.spec = spec
+        self.target = target
+        self.binary = binary
+        self.assetIDs = assetIDs
+        self.onEnd = onEnd
+        self.library = MutableAssetLibrary(assetIDs: assetIDs)
+        if binary == nil {
+            var configuration = UploadPolicyConfiguration(refreshAuthentication: spec.refreshAuth)
+            configuration.permanentErrors = Set(spec.permanentErrors.compactMap(JobError.init(rawValue:)))
+            let tokens = target.tokenURL.map { TokenEndpoint(url: $0, trustedCAFile: target.caFile) }
+            policy = try DefaultUploadPolicy(
+                library: library, destination: UploadDestinationTemplate(url: target.creationURL, tokens: tokens),
+                statePath: target.journal + "/extension.json", configuration: configuration)
+        } else {
+            policy = nil
+        }
+    }
+
+    /// Whether a session is running.
+    var isRunning: Bool { state.withLock { $0.running } }
+
+    /// Each `processJobs()` result so far (in-process sessions only).
+    var processJobsResults: [String] { state.withLock { $0.results } }
+
+    /// The first error a session ended with, if any.
+    var failure: String? { state.withLock { $0.failure } }
+
+    /// Starts a session (the first run, or a relaunch); returns at once.
+    func start() throws {
+        try state.withLock { (session: inout SessionState) throws in
+            guard !session.running else { return }
+            session.running = true
+            if let binary {
+                session.child = try spawn(binary)
+            } else {
+                session.system = try makeSystem()
+            }
+        }
+        let (system, child) = state.withLock { ($0.system, $0.child) }
+        let thread = Thread { [self] in
+            if let system {
+                do {
+                    _ = try system.run()
+                } catch {
+                    state.withLock { $0.failure = $0.failure ?? "\(error)" }
+                }
+                system.close()
+            } else if let child {
+                child.waitUntilExit()
+            }
+            state.withLock {
+                $0.running = false
+                $0.system = nil
+                $0.child = nil
+            }
+            onEnd()
+        }
+        thread.start()
+    }
+
+    /// `willTerminate`, then the session stops (a child gets SIGTERM, which does the same).
+    func terminate() {
+        let (system, child) = state.withLock { ($0.system, $0.child) }
+        system?.terminate()
+        if let child, child.isRunning { Glibc.kill(child.processIdentifier, SIGTERM) }
+    }
+
+    /// SIGKILL to the child client; an in-process client can only be terminated.
+    func kill() {
+        let (system, child) = state.withLock { ($0.system, $0.child) }
+        if let child, child.isRunning { Glibc.kill(child.processIdentifier, SIGKILL) }
+        system?.terminate()
+    }
+
+    func disableExtension() throws { try policy?.disable() }
+    func enableExtension() throws { try policy?.enable(authorized: true) }
+    func expireChangeToken() { library.expireChangeTokens() }
+
+    func addAssets(_ ids: [String]) {
+        assetIDs += ids
+        library.add(ids)
+    }
+
+    /// The ledger in the journal (open it once no session runs).
+    func ledger() throws -> JobLedger {
+        let journal = try JobJournal(folder: target.journal, store: jobStoreConfiguration)
+        defer { journal.close() }
+        return journal.ledger
+    }
+
+    private var jobStoreConfiguration: JobStoreConfiguration {
+        JobStoreConfiguration(inFlightLimit: spec.inflightLimit, retryLimit: spec.retryLimit)
+    }
+
+    private func makeSystem() throws -> UploadSystem {
+        guard let policy else { throw HarnessError("no in-process policy") }
+        let transfer = TransferConfiguration(
+            interopVersion: spec.interop.flatMap(InteropVersion.init(rawValue:)), appendSize: spec.appendSize,
+            maximumResumeAttempts: spec.resumeAttempts, backoffBase: .milliseconds(50),
+            backoffLimit: .milliseconds(500), developerMode: spec.developerMode, connectTimeout: .seconds(5),
+            readTimeout: spec.readTimeout, trustedCAFile: target.caFile)
+        let configuration = UploadSystemConfiguration(
+            jobs: jobStoreConfiguration, transfer: transfer, developerMode: spec.developerMode,
+            invocationRuntimeLimit: .seconds(5), invocationBackoff: .milliseconds(20),
+            invocationBackoffLimit: .milliseconds(200), idleInvocationLimit: 50)
+        return try UploadSystem(
+            journalFolder: target.journal, configuration: configuration, extension: policy,
+            observer: { [self] event in
+                if case .invocation(_, let result) = event { state.withLock { $0.results.append(result.rawValue) } }
+            })
+    }
+
+    private func spawn(_ binary: String) throws -> Process {
+        var arguments = [
+            "upload", "--journal", target.journal, "--to", target.creationURL, "--ca", target.caFile, "--interop",
+            spec.interop.map(String.init) ?? "none", "--retry-limit", String(spec.retryLimit), "--inflight-limit",
+            String(spec.inflightLimit),
+        ]
+        if let size = spec.appendSize { arguments += ["--append-size", String(size)] }
+        if let tokenURL = target.tokenURL { arguments += ["--token-url", tokenURL] }
+        if !spec.developerMode { arguments.append("--production") }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: binary)
+        process.arguments = arguments + assetIDs
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        return process
+    }
+}

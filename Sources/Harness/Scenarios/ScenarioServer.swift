@@ -1,0 +1,186 @@
+import Foundation
+import Glibc
+import HTTPWire
+import ResumableUpload
+import Scenario
+import SquallNet
+import UploadServer
+
+/// The reference server a scenario runs against: in-process, or a child `squall server` process when an event
+/// kills it (`restart-server`), so that the store's durability is tested for real. Both answer the admin
+/// endpoints over HTTP, which is how the runner reads their state.
+final class ScenarioServer {
+    /// The base URL, e.g. `http://127.0.0.1:40123`.
+    private(set) var url: String
+    private let store: String
+    private let spec: ServerSpec
+    private var inProcess: UploadServer?
+    private var child: Process?
+    private let binary: String?
+
+    init(spec: ServerSpec, store: String, asChildOf binary: String?) throws {
+        self.spec = spec
+        self.store = store
+        self.binary = binary
+        if let binary {
+            self.url = ""
+            self.child = nil
+            self.inProcess = nil
+            let (process, url) = try Self.spawn(binary, spec: spec, store: store, listen: "127.0.0.1:0")
+            self.child = process
+            self.url = url
+        } else {
+            let server = try UploadServer(configuration: Self.configuration(spec, store: store))
+            self.inProcess = server
+            self.url = server.url
+        }
+    }
+
+    deinit {
+        stop()
+    }
+
+    var address: String { String(url.dropFirst("http://".count)) }
+
+    /// The server's uploads, from `GET /_squall/uploads`.
+    func uploads() throws -> [ServerUpload] {
+        let body = try AdminRequest.send(.get, "/_squall/uploads", to: address)
+        let listing = try JSONDecoder().decode([UploadAdminListing].self, from: Data(body))
+        return listing.map {
+            ServerUpload(
+                id: $0.id, complete: $0.complete, cancelled: $0.cancelled, length: $0.length, offset: $0.offset,
+                sha256: $0.sha256)
+        }
+    }
+
+    /// Expires every token issued so far.
+    func expireTokens() throws {
+        _ = try AdminRequest.send(.post, "/_squall/expire-tokens", to: address)
+    }
+
+    /// SIGKILL to the child server, then a restart from its store on the same port.
+    func restart() throws {
+        guard let binary, let child else { throw HarnessError("restart-server needs the server in a child process") }
+        kill(child.processIdentifier, SIGKILL)
+        child.waitUntilExit()
+        let (process, _) = try Self.spawn(binary, spec: spec, store: store, listen: address)
+        self.child = process
+    }
+
+    func stop() {
+        inProcess?.stop()
+        inProcess = nil
+        if let child, child.isRunning {
+            kill(child.processIdentifier, SIGTERM)
+            child.waitUntilExit()
+        }
+        child = nil
+    }
+
+    static func configuration(_ spec: ServerSpec, store: String) -> UploadServerConfiguration {
+        var configuration = UploadServerConfiguration(storeDirectory: store)
+        configuration.uploadProtocol = uploadProtocol(spec)
+        if let ttl = spec.tokenTTL {
+            configuration.authentication = AuthenticationConfiguration(tokenLifetime: max(1, Int64(ttl / .seconds(1))))
+        }
+        return configuration
+    }
+
+    private static func uploadProtocol(_ spec: ServerSpec) -> UploadProtocolConfiguration {
+        var rules = UploadProtocolConfiguration()
+        rules.versions = Set(spec.interop.compactMap(InteropVersion.init(rawValue:)))
+        rules.resumable = spec.resumable
+        rules.limits.maxSize = spec.maxSize
+        rules.limits.maxAppendSize = spec.maxAppendSize
+        rules.limits.maxAge = spec.maxAge.map { max(1, Int64($0 / .seconds(1))) }
+        rules.progressInterval = spec.progressInterval
+        return rules
+    }
+
+    /// `squall server` with the spec's flags; returns the process and the URL it printed.
+    private static func spawn(_ binary: String, spec: ServerSpec, store: String, listen: String) throws -> (
+        Process, String
+    ) {
+        var arguments = [
+            "server", "--listen", listen, "--store", store, "--interop",
+            spec.interop.map(String.init).joined(separator: ","),
+            "--progress-interval", String(spec.progressInterval), "--resumable", spec.resumable ? "on" : "off",
+        ]
+        if let size = spec.maxSize { arguments += ["--max-size", String(size)] }
+        if let size = spec.maxAppendSize { arguments += ["--max-append-size", String(size)] }
+        if let age = spec.maxAge { arguments += ["--max-age", "\(max(1, Int64(age / .seconds(1))))s"] }
+        if let ttl = spec.tokenTTL { arguments += ["--auth", "--token-ttl", "\(max(1, Int64(ttl / .seconds(1))))s"] }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: binary)
+        process.arguments = arguments
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        guard let line = ChildOutput.firstLine(of: output.fileHandleForReading, within: .seconds(10)),
+            line.hasPrefix("http://")
+        else {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            throw HarnessError("squall server did not print its URL")
+        }
+        return (process, line)
+    }
+}
+
+/// Reads a child's first output line with a deadline (the readiness signal of child processes).
+enum ChildOutput {
+    static func firstLine(of handle: FileHandle, within patience: Duration) -> String? {
+        let deadline = ContinuousClock.now + patience
+        var line: [UInt8] = []
+        var byte: UInt8 = 0
+        let descriptor = handle.fileDescriptor
+        while ContinuousClock.now < deadline {
+            var entry = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+            let left = deadline - .now
+            guard poll(&entry, 1, Int32(clamping: left.components.seconds * 1000 + 1)) > 0 else { continue }
+            let count = read(descriptor, &byte, 1)
+            if count < 0, errno == EINTR { continue }
+            guard count == 1 else { return nil }
+            if byte == UInt8(ascii: "\n") { return String(decoding: line, as: UTF8.self) }
+            line.append(byte)
+        }
+        return nil
+    }
+}
+
+/// One request to a loopback admin endpoint, answered in full (small bodies only).
+enum AdminRequest {
+    static func send(_ method: HTTPMethod, _ target: String, to address: String) throws -> [UInt8] {
+        let stream = PlainStream(socket: try TCPConnector.connect(to: SocketAddress(parsing: address)))
+        defer { stream.close() }
+        let deadline = ContinuousClock.now + .seconds(10)
+        let head = RequestHead(
+            method: method, target: target, fields: ["Host": address, "Content-Length": "0", "Connection": "close"])
+        try stream.writeAll(try HTTP1Serializer.serialize(head), deadline: deadline)
+        var parser = HTTP1Parser(role: .client)
+        parser.expectResponse(to: method)
+        var body: [UInt8] = []
+        var status = 0
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: 8)
+        defer { buffer.deallocate() }
+        while true {
+            let count = try stream.readSome(into: buffer, deadline: deadline)
+            let events = count == 0 ? try parser.finish() : try parser.feed(Array(buffer[0..<count]))
+            for event in events {
+                switch event {
+                case .responseHead(let response) where !response.isInformational: status = response.status
+                case .body(let bytes): body += bytes
+                case .end:
+                    guard (200..<300).contains(status) else {
+                        throw HarnessError("\(method) \(target) answered \(status)")
+                    }
+                    return body
+                default: break
+                }
+            }
+            if count == 0 { throw HarnessError("\(method) \(target): the connection closed early") }
+        }
+    }
+}
