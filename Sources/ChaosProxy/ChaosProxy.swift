@@ -132,31 +132,41 @@ public final class ChaosProxy: ProxyRuntime, Sendable {
     }
 
     public func addFaultRules(_ rules: [FaultRule]) throws(ControlAPIError) {
-        var names = Set(main.engine.rules.map(\.name))
-        for rule in rules {
-            guard names.insert(rule.name).inserted else {
+        try changeMainRules { (current: [FaultRule]) throws(ControlAPIError) -> [FaultRule] in
+            var names = Set(current.map(\.name))
+            for rule in rules where !names.insert(rule.name).inserted {
                 throw ControlAPIError(.alreadyExists, "a fault named \(rule.name) exists")
             }
+            return current + rules
         }
-        update(main, rules: main.engine.rules + rules)
     }
 
     public func removeFaultRule(named name: String) throws(ControlAPIError) {
-        let rules = main.engine.rules
-        guard rules.contains(where: { $0.name == name }) else {
-            throw ControlAPIError(.notFound, "no fault named \(name)")
+        try changeMainRules { (current: [FaultRule]) throws(ControlAPIError) -> [FaultRule] in
+            guard current.contains(where: { $0.name == name }) else {
+                throw ControlAPIError(.notFound, "no fault named \(name)")
+            }
+            return current.filter { $0.name != name }
         }
-        update(main, rules: rules.filter { $0.name != name })
     }
 
     public func replaceFaultRules(_ rules: [FaultRule], seed: UInt64?) {
-        if let seed {
-            main.engine.reset(rules: rules, seed: seed)
-            let names = Set(rules.map(\.name))
-            for handle in shared.registry.all(listener: main.settings.name) { handle.send(.keepRules(names)) }
-        } else {
-            update(main, rules: rules)
+        guard let seed else {
+            changeMainRules { _ in rules }
+            return
         }
+        let decisions = main.engine.restart(rules: rules, seed: seed, time: shared.now)
+        let names = Set(rules.map(\.name))
+        for handle in shared.registry.all(listener: main.settings.name) { handle.send(.keepRules(names)) }
+        shared.registry.deliver(decisions)
+    }
+
+    /// Changes the main listener's rules in one locked step, then tells its live connections.
+    private func changeMainRules<E: Error>(_ change: ([FaultRule]) throws(E) -> [FaultRule]) throws(E) {
+        let (rules, decisions) = try main.engine.updateRules(time: shared.now, change)
+        let names = Set(rules.map(\.name))
+        for handle in shared.registry.all(listener: main.settings.name) { handle.send(.keepRules(names)) }
+        shared.registry.deliver(decisions)
     }
 
     public func fire(

@@ -31,9 +31,25 @@ final class EngineBox: Sendable {
         return decisions
     }
 
-    /// Starts over with new rules and seed (a scenario loaded): counts and draws restart.
-    func reset(rules: [FaultRule], seed: UInt64) {
-        engine.withLock { $0 = FaultEngine(rules: rules, seed: seed) }
+    /// Starts over with new rules and seed (a scenario loaded): counts and draws restart, live connections stay
+    /// known (see `FaultEngine.restart`); returns the decisions for them.
+    func restart(rules: [FaultRule], seed: UInt64, time: Duration) -> [FaultDecision] {
+        let decisions = engine.withLock { $0.restart(with: rules, seed: seed, time: time) }
+        metrics.countFired(decisions)
+        return decisions
+    }
+
+    /// Reads the rules and replaces them in one step under the lock (concurrent API changes cannot interleave);
+    /// `change` may throw to change nothing.
+    func updateRules<E: Error>(
+        time: Duration, _ change: ([FaultRule]) throws(E) -> [FaultRule]
+    ) throws(E) -> (rules: [FaultRule], decisions: [FaultDecision]) {
+        let result = try engine.withLock { (engine: inout FaultEngine) throws(E) -> ([FaultRule], [FaultDecision]) in
+            let rules = try change(engine.rules)
+            return (rules, engine.replaceRules(with: rules, time: time))
+        }
+        metrics.countFired(result.1)
+        return result
     }
 
     var neverFired: [String] { engine.withLock { $0.neverFired } }

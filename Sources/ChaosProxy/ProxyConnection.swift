@@ -67,6 +67,8 @@ final class ProxyConnection {
         let ending = loop()
         transcript.append(flow.takeEvents())
         switch ending.kind {
+        case .fin where ending.side == .proxy:
+            closeLingering()
         case .fin:
             client.close()
             upstream.close()
@@ -91,6 +93,46 @@ final class ProxyConnection {
         }
     }
 
+    /// A close the proxy decides (a fault, an answer that closes): FIN on both sides, then what the peers still
+    /// send is read and dropped (at most a second, 1 MiB a side) before the sockets close, so that unread bytes do
+    /// not turn the FIN into an RST while a client is still sending its body.
+    private func closeLingering() {
+        for stream in [client, upstream] { _ = try? stream.shutdownWrite() }
+        let deadline = ContinuousClock.now + .seconds(1)
+        var open = BothSides(true)
+        var drained = BothSides(0)
+        let scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: 8)
+        defer { scratch.deallocate() }
+        while open.client || open.upstream, ContinuousClock.now < deadline {
+            var entries = Self.sides.map { side in
+                pollfd(fd: open[side] ? stream(side).fileDescriptor : -1, events: Int16(POLLIN), revents: 0)
+            }
+            var pause = timespec(tv_sec: 0, tv_nsec: 50_000_000)
+            _ = ppoll(&entries, nfds_t(entries.count), &pause, nil)
+            for (index, side) in Self.sides.enumerated() where open[side] && entries[index].revents != 0 {
+                switch try? stream(side).read(into: scratch) {
+                case .done(let count)?:
+                    drained[side] += count
+                    if drained[side] >= 1 << 20 { open[side] = false }
+                case .wouldBlock?:
+                    continue
+                default:
+                    open[side] = false
+                }
+            }
+        }
+        client.close()
+        upstream.close()
+    }
+
+    private static func heldForever(_ lane: Lane, _ now: Duration) -> Bool {
+        !lane.isEmpty && lane.nextRelease(after: now) == nil
+    }
+
+    private func stream(_ side: FlowSide) -> any ByteStream {
+        side == .client ? client : upstream
+    }
+
     private func loop() -> Ending {
         while true {
             if let stop = readInbox() { return stop }
@@ -100,8 +142,15 @@ final class ProxyConnection {
             if let end = flow.immediateEnd { return Ending(side: .proxy, kind: end == .reset ? .rst : .fin) }
             if let ending = pump(\.toUpstream, to: upstream, side: .upstream) { return ending }
             if let ending = pump(\.toClient, to: client, side: .client) { return ending }
-            if ended.client, ended.upstream, flow.toUpstream.isEmpty, flow.toClient.isEmpty {
-                return Ending(side: CloseSide(rawValue: (firstEnd ?? .client).rawValue) ?? .client, kind: .fin)
+            if ended.client, ended.upstream {
+                if flow.toUpstream.isEmpty, flow.toClient.isEmpty {
+                    return Ending(side: CloseSide(rawValue: (firstEnd ?? .client).rawValue) ?? .client, kind: .fin)
+                }
+                // Both peers are done sending and what is left is held forever: nothing can change any more (as
+                // Toxiproxy's timeout closes on EOF); end rather than keep a thread for nobody.
+                if Self.heldForever(flow.toUpstream, now) || Self.heldForever(flow.toClient, now) {
+                    return Ending(side: .proxy, kind: .fin)
+                }
             }
             let ready: BothSides<Bool>
             do {
@@ -189,7 +238,10 @@ final class ProxyConnection {
                 buffered[side] = streams[side].bufferedReadableCount > 0
             }
             if let wait = writeWait[side] { interest.formUnion(wait) }
-            entries.append(pollfd(fd: streams[side].fileDescriptor, events: Self.events(interest), revents: 0))
+            // A side with nothing to wait for is left out (fd -1): a hung-up socket would report POLLHUP at once
+            // and forever.
+            let descriptor = interest.isEmpty ? -1 : streams[side].fileDescriptor
+            entries.append(pollfd(fd: descriptor, events: Self.events(interest), revents: 0))
         }
         entries.append(pollfd(fd: handle.wakeDescriptor, events: Int16(POLLIN), revents: 0))
         let deadline = buffered.client || buffered.upstream ? now : nextDeadline()
@@ -209,12 +261,13 @@ final class ProxyConnection {
         return ready
     }
 
+    /// The next time something becomes due: a lane's release (unless its destination is blocked, when only
+    /// writability can help) or a delayed trigger.
     private func nextDeadline() -> Duration? {
         let current = now
-        return [
-            flow.toUpstream.nextRelease(after: current), flow.toClient.nextRelease(after: current),
-            engine.nextDue(on: handle.id),
-        ].compactMap { $0 }.min()
+        let toUpstream = writeWait.upstream == nil ? flow.toUpstream.nextRelease(after: current) : nil
+        let toClient = writeWait.client == nil ? flow.toClient.nextRelease(after: current) : nil
+        return [toUpstream, toClient, engine.nextDue(on: handle.id)].compactMap { $0 }.min()
     }
 
     private static func events(_ interest: IOInterest) -> Int16 {

@@ -79,6 +79,7 @@ final class ProxyListener: Sendable {
         for decision in engine.handle(.connectionOpened(connection: id, nth: nth, time: shared.now)) {
             flow.apply(decision, at: shared.now)
         }
+        shared.transcript.append(flow.takeEvents())
         let ending = connect(socket, id: id, flow: &flow).map { streams in
             ProxyConnection(
                 handle: handle, flow: flow, client: streams.client, upstream: streams.upstream, engine: engine,

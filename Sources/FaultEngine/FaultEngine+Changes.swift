@@ -25,7 +25,10 @@ extension FaultEngine {
             state.requestArms = state.requestArms.compactMap(remap)
             return state
         }
-        let added = newRules.indices.filter { oldIndexByName[newRules[$0].name] == nil }
+        // A rule whose definition changed (a Toxiproxy toxic updated) arms again, replacing its live effects.
+        let added = newRules.indices.filter { index in
+            oldIndexByName[newRules[index].name].map { rules[$0] != newRules[index] } ?? true
+        }
         rules = newRules
         let addedForLiveConnections = added.filter { rules[$0].action != .refuse }
         var decisions: [FaultDecision] = []
@@ -36,13 +39,32 @@ extension FaultEngine {
         return decisions
     }
 
-    /// When the next delayed (`after`) arm of connection `id` is due, or nil when none waits: the driver sends a
-    /// `tick` then.
+    /// Starts over with `newRules` and a new seed (a scenario loaded): counts and draws restart, but the open
+    /// connections stay known and get the new per-connection rules at `time` (except `refuse`). Returns the
+    /// decisions that fire at once.
+    public mutating func restart(with newRules: [FaultRule], seed: UInt64, time: Duration) -> [FaultDecision] {
+        var fresh = FaultEngine(rules: newRules, seed: seed)
+        let eligible = newRules.indices.filter { newRules[$0].action != .refuse }
+        var decisions: [FaultDecision] = []
+        for id in connections.keys.sorted() {
+            guard let nth = connections[id]?.nth else { continue }
+            fresh.connections[id] = ConnectionState(nth: nth)
+            decisions += fresh.armConnectionRules(eligible, on: id, nth: nth, time: time)
+        }
+        self = fresh
+        return decisions
+    }
+
+    /// When the next delayed arm of connection `id` is due (an `after` delay, or a window's start), or nil when
+    /// none waits: the driver sends a `tick` then.
     public func nextDue(on id: Int) -> Duration? {
         guard let state = connections[id] else { return nil }
         return (state.connectionArms + state.requestArms).compactMap { arm -> Duration? in
-            guard case .after(let delay) = rules[arm.rule].trigger else { return nil }
-            return arm.since + delay
+            switch rules[arm.rule].trigger {
+            case .after(let delay): arm.since + delay
+            case .window(let from, _): from
+            default: nil
+            }
         }.min()
     }
 

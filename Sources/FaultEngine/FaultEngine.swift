@@ -100,6 +100,11 @@ public struct FaultEngine: Sendable {
         for index in indices where rules[index].armsPerConnection {
             let rule = rules[index]
             if let wanted = rule.match.nthConnection, wanted != nth { continue }
+            // A window still ahead arms now and fires at its start (see `due`), so long-lived connections get it.
+            if case .window(let from, _) = rule.trigger, time < from {
+                connections[id]?.connectionArms.append(Arm(rule: index, since: time))
+                continue
+            }
             guard Self.inWindow(rule.trigger, time), roll(index) else { continue }
             if case .after = rule.trigger {
                 connections[id]?.connectionArms.append(Arm(rule: index, since: time))
@@ -110,18 +115,28 @@ public struct FaultEngine: Sendable {
         return decisions
     }
 
-    /// Fires the delayed (`after`) arms of connection `id` that are due at `time`.
+    /// Fires the delayed arms of connection `id` that are due at `time`: `after` delays that passed, and
+    /// connection windows that opened (rolled then; a window already over is dropped).
     private mutating func due(on id: Int, time: Duration) -> [FaultDecision] {
         guard var state = connections[id] else { return [] }
         var ready: [Int] = []
+        var windows: [Int] = []
         for keyPath in [\ConnectionState.connectionArms, \ConnectionState.requestArms] {
             state[keyPath: keyPath].removeAll { arm in
-                guard case .after(let delay) = rules[arm.rule].trigger, time >= arm.since + delay else { return false }
-                ready.append(arm.rule)
-                return true
+                switch rules[arm.rule].trigger {
+                case .after(let delay) where time >= arm.since + delay:
+                    ready.append(arm.rule)
+                    return true
+                case .window(let from, let until) where time >= from:
+                    if time < until { windows.append(arm.rule) }
+                    return true
+                default:
+                    return false
+                }
             }
         }
         connections[id] = state
+        ready += windows.filter { roll($0) }
         return ready.sorted().compactMap { fire($0, on: id, time: time) }
     }
 

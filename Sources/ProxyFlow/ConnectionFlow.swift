@@ -152,11 +152,23 @@ public struct ConnectionFlow: Sendable {
         switch decision.action {
         case .reset, .refuse: immediateEnd = .reset
         case .close: immediateEnd = .close
-        case .respond(let response): answer(response, at: now, close: true)
+        case .respond(let response): answerIfAwaited(response, at: now)
         case .expireAuth(let challenge):
             let header = FaultHeader(name: "WWW-Authenticate", value: challenge)
-            answer(FaultResponse(status: 401, fields: [header]), at: now, close: true)
+            answerIfAwaited(FaultResponse(status: 401, fields: [header]), at: now)
         default: startEffect(decision, at: now)
+        }
+    }
+
+    /// Answers for the server when a request waits for its final response and none was forwarded yet (then the
+    /// connection closes after the answer); otherwise an answer would corrupt the framing, and the connection
+    /// just closes.
+    mutating func answerIfAwaited(_ response: FaultResponse, at now: Duration) {
+        let awaiting = (request != nil || !unanswered.isEmpty) && self.response == nil && !toClient.isCut
+        if awaiting, mode == .http {
+            answer(response, at: now, close: true)
+        } else {
+            toClient.pushMarker(.close, at: now)
         }
     }
 
@@ -193,6 +205,8 @@ public struct ConnectionFlow: Sendable {
             toClientLane ? toClient.pushMarker(marker, at: now) : toUpstream.pushMarker(marker, at: now)
         case .truncateResponse:
             toClient.pushMarker(.close, at: now)
+        case .respond(let response):
+            answerIfAwaited(response, at: now)
         default:
             startEffect(decision, at: now)
         }

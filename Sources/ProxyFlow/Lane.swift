@@ -30,7 +30,12 @@ public struct Lane: Sendable {
     private struct Entry: Sendable {
         var item: FlowItem
         var release: Duration
+        /// Counts the entries ever appended to the lane.
+        var sequence: Int
     }
+
+    /// The sequence number the next appended entry gets.
+    private var nextSequence = 0
 
     /// The largest piece a bandwidth limit releases at once, so that pacing stays smooth.
     static let bandwidthQuantum: Int64 = 16 * 1024
@@ -48,6 +53,8 @@ public struct Lane: Sendable {
 
     /// Starts an effect, replacing one the same rule started before.
     mutating func add(_ effect: LaneEffect, at now: Duration) {
+        var effect = effect
+        effect.holdsFrom = nextSequence
         effects.removeAll { $0.rule == effect.rule }
         effects.append(effect)
         if case .bandwidth = effect.kind { bandwidthNext = max(bandwidthNext, now) }
@@ -105,15 +112,18 @@ public struct Lane: Sendable {
     /// The next item to carry out at `now`, left in the lane until `consume` or `pop`; nil when nothing is due.
     public mutating func next(at now: Duration) -> FlowItem? {
         pruneExpired(now)
-        if let closing = closingStall(), now >= closing {
+        if let closing = closingStall(), now >= closing.until {
             effects.removeAll { if case .stall(_, true) = $0.kind { true } else { false } }
-            droppedBytes += Int64(queuedBytes)
-            entries = []
+            let kept = entries[head...].filter { $0.sequence < closing.from }
+            droppedBytes += Int64(queuedBytes - kept.reduce(0) { $0 + Self.size($1.item) })
+            entries = Array(kept)
             head = 0
-            queuedBytes = 0
+            queuedBytes = kept.reduce(0) { $0 + Self.size($1.item) }
             pushMarker(.close, at: now)
         }
-        guard head < entries.count, entries[head].release <= now, !isHeld(now) else { return nil }
+        guard head < entries.count, entries[head].release <= now, !isHeld(entries[head].sequence, now) else {
+            return nil
+        }
         return entries[head].item
     }
 
@@ -137,10 +147,12 @@ public struct Lane: Sendable {
     /// The earliest time after `now` at which `next` may give something: nil when the lane is empty, or held
     /// forever.
     public func nextRelease(after now: Duration) -> Duration? {
-        if let closing = closingStall() { return closing }
+        if let closing = closingStall(), head == entries.count || entries[head].sequence >= closing.from {
+            return closing.until
+        }
         guard head < entries.count else { return nil }
         var release = entries[head].release
-        for effect in effects where effect.isLive(at: now) {
+        for effect in effects where effect.isLive(at: now) && entries[head].sequence >= effect.holdsFrom {
             guard case .stall(let until, _) = effect.kind else { continue }
             guard let until else { return effect.expires.map { max($0, release) } }
             release = max(release, until)
@@ -159,8 +171,13 @@ public struct Lane: Sendable {
         }
     }
 
+    private static func size(_ item: FlowItem) -> Int {
+        if case .bytes(let bytes) = item { bytes.count } else { 0 }
+    }
+
     private mutating func append(_ item: FlowItem, release: Duration) {
-        entries.append(Entry(item: item, release: release))
+        entries.append(Entry(item: item, release: release, sequence: nextSequence))
+        nextSequence += 1
         lastRelease = release
         if case .bytes(let bytes) = item { queuedBytes += bytes.count }
     }
@@ -214,10 +231,10 @@ public struct Lane: Sendable {
         }
     }
 
-    /// Whether a stall holds the queue at `now`.
-    private func isHeld(_ now: Duration) -> Bool {
+    /// Whether a stall holds the entry numbered `sequence` at `now`.
+    private func isHeld(_ sequence: Int, _ now: Duration) -> Bool {
         effects.contains { effect in
-            guard case .stall(let until, false) = effect.kind else { return false }
+            guard case .stall(let until, false) = effect.kind, sequence >= effect.holdsFrom else { return false }
             return until.map { now < $0 } ?? true
         }
     }
@@ -227,8 +244,11 @@ public struct Lane: Sendable {
         closingStall() != nil
     }
 
-    private func closingStall() -> Duration? {
-        for effect in effects { if case .stall(let until?, true) = effect.kind { return until } }
+    /// The closing stall's end and first held entry.
+    private func closingStall() -> (until: Duration, from: Int)? {
+        for effect in effects {
+            if case .stall(let until?, true) = effect.kind { return (until, effect.holdsFrom) }
+        }
         return nil
     }
 }

@@ -24,6 +24,9 @@ struct LaneEffect: Sendable, Hashable {
     var kind: Kind
     /// When it stops (a window's end); nil: while the connection lives.
     var expires: Duration?
+    /// For a stall: the lane's first entry it holds (entries queued before it started still leave), so that a
+    /// stall fired at an offset lets the bytes before the offset through.
+    var holdsFrom = 0
 
     func isLive(at now: Duration) -> Bool {
         expires.map { now < $0 } ?? true

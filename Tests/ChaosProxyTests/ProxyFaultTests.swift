@@ -85,11 +85,13 @@ import Testing
     @Test func refuseResetsNewConnectionsBeforeAnyByte() throws {
         let refuse = try Self.rule(#"{"name": "down", "action": "refuse"}"#)
         let fixture = try ProxyFixture(rules: [refuse])
-        let stream = try fixture.connect()
-        let outcome = WireExchange.send(ProxyForwardingTests.creation(length: 1), body: [1], over: stream)
-        stream.close()
-        #expect(outcome.final == nil)
-        #expect(outcome.failure != nil)
+        // The RST can beat the connect's own completion check; either way no request gets through.
+        if let stream = try? fixture.connect() {
+            let outcome = WireExchange.send(ProxyForwardingTests.creation(length: 1), body: [1], over: stream)
+            stream.close()
+            #expect(outcome.final == nil)
+            #expect(outcome.failure != nil)
+        }
         Self.waitForCloses(fixture.proxy)
         #expect(fixture.server.uploads().isEmpty)
         #expect(Self.fired(fixture.proxy.transcript).map(\.action) == ["refuse"])

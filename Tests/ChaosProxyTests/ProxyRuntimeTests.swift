@@ -48,6 +48,41 @@ import Testing
         stream.close()
     }
 
+    @Test func aScenarioLoadedWithASeedAppliesToLiveConnections() throws {
+        let fixture = try ProxyFixture()
+        let stream = try fixture.connect()
+        let head = RequestHead(method: .get, target: "/_squall/uploads", fields: ["Host": "127.0.0.1"])
+        #expect(WireExchange.send(head, over: stream).final?.status == 200)
+        let busy = try ProxyFaultTests.rule(
+            #"{"name": "busy", "match": {"method": "GET"}, "action": "respond", "status": 503}"#)
+        fixture.proxy.replaceFaultRules([busy], seed: 99)
+        #expect(WireExchange.send(head, over: stream).final?.status == 503)
+        stream.close()
+    }
+
+    @Test func aBlackholeEndsOnceBothPeersAreDone() throws {
+        let echo = try LoopbackServer.echo()
+        defer { echo.stop() }
+        var configuration = ChaosProxyConfiguration(
+            listen: try SocketAddress(parsing: "127.0.0.1:0"),
+            upstream: UpstreamTarget(host: "127.0.0.1", port: echo.address.port, tls: false))
+        configuration.mode = .tcp
+        configuration.rules = [
+            try ProxyFaultTests.rule(#"{"name": "hole", "action": "stall", "direction": "downstream"}"#)
+        ]
+        let proxy = try ChaosProxy(configuration: configuration)
+        defer { proxy.stop() }
+        let stream = PlainStream(socket: try TCPConnector.connect(to: proxy.address))
+        try stream.writeAll(Array("ping".utf8))
+        try stream.shutdownWrite(deadline: .now + .seconds(20))
+        // The echo answers and ends; the answer is held forever, so once both ends are done the proxy closes.
+        #expect(try stream.readToEnd(limit: 100, deadline: .now + .seconds(20)).isEmpty)
+        stream.close()
+        ProxyFaultTests.waitForCloses(proxy)
+        #expect(proxy.liveConnections().isEmpty)
+        #expect(ProxyFaultTests.closes(proxy.transcript).first.map { $0.0 == .proxy && $0.1 == .fin } == true)
+    }
+
     @Test func fireResetsALiveConnectionNow() throws {
         let fixture = try ProxyFixture()
         let stream = try fixture.connect()

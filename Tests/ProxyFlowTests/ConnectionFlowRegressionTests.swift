@@ -1,0 +1,64 @@
+import FaultEngine
+import ProxyFlow
+import Testing
+
+@Suite struct ConnectionFlowRegressionTests {
+    static func drain(_ lane: inout Lane) -> (bytes: [UInt8], markers: [FlowItem]) {
+        var bytes: [UInt8] = []
+        var markers: [FlowItem] = []
+        while let item = lane.next(at: .seconds(100)) {
+            if case .bytes(let b) = item {
+                bytes += b
+                lane.consume(b.count)
+            } else {
+                markers.append(item)
+                lane.pop()
+            }
+        }
+        return (bytes, markers)
+    }
+
+    /// A respond applied outside the byte stream (API fire, `after` trigger) once the final response head went
+    /// out cannot answer any more: the connection closes after what was forwarded, nothing lands inside the body.
+    @Test func respondDuringResponseBodyKeepsFraming() {
+        var flow = ConnectionFlow(id: 1, mode: .http, seed: 1)
+        let none: FaultOracle = { _ in [] }
+        flow.received(Array("GET /big HTTP/1.1\r\nHost: x\r\n\r\n".utf8)[...], from: .client, at: .zero, oracle: none)
+        flow.received(
+            Array("HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\n0123456789".utf8)[...], from: .upstream,
+            at: .milliseconds(1), oracle: none)
+        flow.apply(
+            FaultDecision(
+                rule: "fire", connection: 1, action: .respond(FaultResponse(status: 503)), direction: .both,
+                time: .milliseconds(2)),
+            at: .milliseconds(2))
+        let out = Self.drain(&flow.toClient)
+        let text = String(decoding: out.bytes, as: UTF8.self)
+        #expect(text == "HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\n0123456789")
+        #expect(out.markers == [.close])
+    }
+
+    /// A stall fired at an upload offset holds the bytes from that offset on, not the bytes before it that arrived
+    /// in the same read.
+    @Test func stallAtOffsetForwardsBytesBeforeTheOffset() {
+        var flow = ConnectionFlow(id: 1, mode: .http, seed: 1)
+        let oracle: FaultOracle = { event in
+            guard case .requestBody = event else { return [] }
+            return [
+                FaultDecision(
+                    rule: "hold", connection: 1, action: .stall(duration: nil, thenClose: false), direction: .upstream,
+                    afterBytes: 1000, offset: 1000, time: .zero)
+            ]
+        }
+        let head = "POST /u HTTP/1.1\r\nHost: x\r\nContent-Length: 4000\r\n\r\n"
+        flow.received(
+            (Array(head.utf8) + [UInt8](repeating: 1, count: 4000))[...], from: .client, at: .zero, oracle: oracle)
+        var forwarded = 0
+        while let item = flow.toUpstream.next(at: .seconds(1)) {
+            guard case .bytes(let b) = item else { break }
+            forwarded += b.count
+            flow.toUpstream.consume(b.count)
+        }
+        #expect(forwarded == head.utf8.count + 1000)
+    }
+}
