@@ -8,7 +8,7 @@ import ProxyTranscript
 /// Walks the events in order. A HEAD's final response sets the resource's reported offset from its
 /// `Upload-Offset`; a PATCH's 2xx final response moves it to its `Upload-Offset` (or, without one, to the
 /// PATCH's offset plus the body bytes the server accepted), so chunked appends after a resume are judged too.
-/// Only PATCHes to a resource after a HEAD to it are judged: before the first offset retrieval the client's
+/// Only PATCHes to a resource after a HEAD to it are judged (and only their responses move the offset): before the first offset retrieval the client's
 /// offset comes from its own creation request. Resources are keyed by the request target's path.
 struct AppendOffsetCheck {
     /// One judged PATCH whose `Upload-Offset` differed from the server's last reported offset.
@@ -66,7 +66,7 @@ struct AppendOffsetCheck {
         let by = "conn \(key.connection) #\(key.exchange) \(request.method)"
         if request.method == .head, let offset = Self.offset(response.fields) {
             reported[resource] = (offset, by)
-        } else if request.method == .patch, (200..<300).contains(response.status),
+        } else if request.method == .patch, reported[resource] != nil, (200..<300).contains(response.status),
             let offset = Self.offset(response.fields)
                 ?? Self.offset(request.fields).map({ $0 + (bodyBytes[key] ?? 0) })
         {
