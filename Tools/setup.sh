@@ -57,3 +57,12 @@ if ! python3 -c 'import toxiproxy' >/dev/null 2>&1; then
         fail "pip could not install toxiproxy-python"
     python3 -c 'import toxiproxy' >/dev/null 2>&1 || fail "toxiproxy-python installed but python3 cannot import it"
 fi
+
+# junitparser, which the reports test uses to read the JUnit XML as CI systems do (from PyPI).
+if ! python3 -c 'import junitparser' >/dev/null 2>&1; then
+    echo "setup.sh: installing junitparser from PyPI" >&2
+    python3 -m pip install --quiet --disable-pip-version-check junitparser >/dev/null 2>&1 ||
+        python3 -m pip install --quiet --disable-pip-version-check --break-system-packages junitparser ||
+        fail "pip could not install junitparser"
+    python3 -c 'import junitparser' >/dev/null 2>&1 || fail "junitparser installed but python3 cannot import it"
+fi

@@ -1,8 +1,48 @@
 import Scenario
 
-/// Placeholder until the oracle lands: judges nothing.
+/// Judges a run against its scenario (issue 6 "Oracle"): one `Verdict` per expectation, in the scenario's order,
+/// from the client's ledger, the proxy's transcript and the server's state; then a failed `fault.<name>` verdict
+/// per declared fault that never fired, then a failed `timeout` verdict when the run was stopped at its timeout.
+///
+/// ```
+/// Scenario.expect ──┐
+///                   ├─▶ ScenarioOracle.judge ──▶ [Verdict]  (key, passed/failed/skipped, expected, observed,
+/// RunObservation ───┘                                       evidence: jobs, requests, offsets, faults)
+/// ```
+///
+/// Pure: no clock, no I/O. Expectations that need the reference server's state (`server-objects-intact`,
+/// `server-resource-ids-recorded`) are `skipped`, never passed, when `serverUploads` is nil (`--upstream`).
 public enum ScenarioOracle {
+    /// The verdicts of `observation` against `scenario`'s expectations, declared faults and timeout.
     public static func judge(_ scenario: Scenario, _ observation: RunObservation) -> [Verdict] {
-        observation.neverFired.map { Verdict(key: "fault.\($0)", status: .failed, expected: "fired", observed: "never") }
+        let context = OracleContext(scenario: scenario, observation: observation)
+        return scenario.expect.map { context.verdict(for: $0) } + runVerdicts(scenario, observation)
+    }
+
+    /// The verdicts every run gets besides its expectations: faults that never fired, and the timeout.
+    private static func runVerdicts(_ scenario: Scenario, _ observation: RunObservation) -> [Verdict] {
+        var verdicts = observation.neverFired.map { name in
+            Verdict(
+                key: "fault.\(name)", status: .failed, expected: "fired at least once", observed: "never fired",
+                evidence: ["declared fault \(name) never fired"])
+        }
+        if observation.timedOut {
+            verdicts.append(
+                Verdict(
+                    key: "timeout", status: .failed, expected: "finished within \(seconds(scenario.timeout))",
+                    observed: "stopped at the timeout after \(seconds(observation.wallTime))",
+                    evidence: ["the run did not complete within the scenario's timeout"]))
+        }
+        return verdicts
+    }
+
+    /// `d` in seconds with millisecond precision: `1.234s`.
+    static func seconds(_ duration: Duration) -> String {
+        let (whole, atto) = duration.components
+        let millis = whole * 1000 + atto / 1_000_000_000_000_000
+        let sign = millis < 0 ? "-" : ""
+        let magnitude = millis.magnitude
+        let fraction = String(magnitude % 1000)
+        return "\(sign)\(magnitude / 1000).\(String(repeating: "0", count: 3 - fraction.count))\(fraction)s"
     }
 }

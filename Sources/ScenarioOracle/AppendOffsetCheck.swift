@@ -1,0 +1,101 @@
+import HTTPWire
+import ProxyTranscript
+
+/// Checks, from the proxy's transcript, that every append (PATCH) to an upload resource starts at the offset
+/// the server last reported for it (draft-ietf-httpbis-resumable-upload §4.4 offset retrieval, §4.5 upload
+/// append: a client resumes at the `Upload-Offset` of the HEAD response).
+///
+/// Walks the events in order. A HEAD's final response sets the resource's reported offset from its
+/// `Upload-Offset`; a PATCH's 2xx final response moves it to its `Upload-Offset` (or, without one, to the
+/// PATCH's offset plus the body bytes the server accepted), so chunked appends after a resume are judged too.
+/// Only PATCHes to a resource after a HEAD to it are judged (and only their responses move the offset): before the first offset retrieval the client's
+/// offset comes from its own creation request. Resources are keyed by the request target's path.
+struct AppendOffsetCheck {
+    /// One judged PATCH whose `Upload-Offset` differed from the server's last reported offset.
+    struct Mismatch: Equatable {
+        var request: String
+        var sent: Int64?
+        var reported: Int64
+        var reportedBy: String
+    }
+
+    /// The PATCHes judged (those following a HEAD on their resource).
+    private(set) var judged = 0
+    private(set) var mismatches: [Mismatch] = []
+
+    private var requests: [ExchangeKey: RequestHead] = [:]
+    private var bodyBytes: [ExchangeKey: Int64] = [:]
+    /// The last offset the server reported per resource, and the request whose response reported it.
+    private var reported: [String: (offset: Int64, by: String)] = [:]
+
+    /// Judges every PATCH in `transcript`.
+    init(_ transcript: Transcript) {
+        for event in transcript.events {
+            observe(event)
+        }
+    }
+
+    private mutating func observe(_ event: TranscriptEvent) {
+        switch event.kind {
+        case .requestHead(let exchange, let head):
+            let key = ExchangeKey(connection: event.connection, exchange: exchange)
+            requests[key] = head
+            if head.method == .patch { judge(head, key) }
+        case .requestBody(let exchange, _, let length, _):
+            bodyBytes[ExchangeKey(connection: event.connection, exchange: exchange), default: 0] += length
+        case .finalResponse(let exchange, let response):
+            record(response, ExchangeKey(connection: event.connection, exchange: exchange))
+        default:
+            break
+        }
+    }
+
+    private mutating func judge(_ head: RequestHead, _ key: ExchangeKey) {
+        guard let last = reported[Self.resource(head.target)] else { return }
+        judged += 1
+        let sent = Self.offset(head.fields)
+        if sent != last.offset {
+            let request = Evidence.request(head, connection: key.connection, exchange: key.exchange)
+            mismatches.append(Mismatch(request: request, sent: sent, reported: last.offset, reportedBy: last.by))
+        }
+    }
+
+    private mutating func record(_ response: ResponseHead, _ key: ExchangeKey) {
+        guard let request = requests[key] else { return }
+        let resource = Self.resource(request.target)
+        let by = "conn \(key.connection) #\(key.exchange) \(request.method)"
+        if request.method == .head, let offset = Self.offset(response.fields) {
+            reported[resource] = (offset, by)
+        } else if request.method == .patch, reported[resource] != nil, (200..<300).contains(response.status),
+            let offset = Self.offset(response.fields)
+                ?? Self.offset(request.fields).map({ $0 + (bodyBytes[key] ?? 0) })
+        {
+            reported[resource] = (offset, by)
+        }
+    }
+
+    /// The `Upload-Offset` field's value (a Structured Fields integer, RFC 9651 §3.3.1), if it parses.
+    private static func offset(_ fields: HTTPFields) -> Int64? {
+        guard let value = fields["Upload-Offset"] else { return nil }
+        let isSpace: (Character) -> Bool = { $0 == " " || $0 == "\t" }
+        guard let first = value.firstIndex(where: { !isSpace($0) }), let last = value.lastIndex(where: { !isSpace($0) })
+        else { return nil }
+        return Int64(value[first...last])
+    }
+
+    /// The path of a request target (origin or absolute form), without its query.
+    static func resource(_ target: String) -> String {
+        var path = Substring(target)
+        if !path.hasPrefix("/"), let colon = path.firstIndex(of: ":") {
+            let afterScheme = path[path.index(after: colon)...].drop { $0 == "/" }
+            path = afterScheme.firstIndex(of: "/").map { afterScheme[$0...] } ?? "/"
+        }
+        return String(path.prefix { $0 != "?" })
+    }
+}
+
+/// A request on a connection: the connection id and the exchange number.
+private struct ExchangeKey: Hashable {
+    var connection: Int
+    var exchange: Int
+}

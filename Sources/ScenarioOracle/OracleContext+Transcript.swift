@@ -1,0 +1,38 @@
+import HTTPWire
+import ProxyTranscript
+import Scenario
+
+/// The expectations judged from the proxy's transcript.
+extension OracleContext {
+    /// `appends-at-server-offset`: every PATCH after an offset retrieval starts at the server's reported offset.
+    func appendsAtServerOffset(_ key: String, _ wanted: Bool) -> Verdict {
+        let check = AppendOffsetCheck(observation.transcript)
+        let problems = check.mismatches.map { mismatch in
+            "\(mismatch.request): sent \(mismatch.sent.map(String.init) ?? "no Upload-Offset"), server reported "
+                + "\(mismatch.reported) (\(mismatch.reportedBy))"
+        }
+        var verdict = holds(key, wanted, problems: problems, judged: "\(check.judged) appends after a HEAD")
+        if verdict.status == .failed { verdict.evidence += faultEvidence }
+        return verdict
+    }
+
+    /// `auth-refreshes`: requests for a token (`…/_squall/token`) after the first.
+    func authRefreshes(_ key: String, _ count: Expectation.Count) -> Verdict {
+        let tokens = requestHeads.filter { AppendOffsetCheck.resource($0.head.target).hasSuffix("/_squall/token") }
+        return counted(key, count, Int64(max(0, tokens.count - 1)), evidence: Evidence.capped(tokens.map(\.text)))
+    }
+
+    /// `requests.<METHOD>`: request heads with `method` (case-sensitive, RFC 9110 §9.1) the proxy saw.
+    func requests(_ key: String, method: String, _ count: Expectation.Count) -> Verdict {
+        let matching = requestHeads.filter { $0.head.method.rawValue == method }
+        return counted(key, count, Int64(matching.count), evidence: Evidence.capped(matching.map(\.text)))
+    }
+
+    /// Every request head in the transcript, in order, with its evidence text.
+    private var requestHeads: [(head: RequestHead, text: String)] {
+        observation.transcript.events.compactMap { event in
+            guard case .requestHead(let exchange, let head) = event.kind else { return nil }
+            return (head, Evidence.request(head, connection: event.connection, exchange: exchange))
+        }
+    }
+}

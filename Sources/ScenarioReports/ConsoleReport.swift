@@ -1,0 +1,55 @@
+import Scenario
+
+/// The console's lines (DESIGN.md "Reports and artifacts"): one per scenario with verdict and time, the unmet
+/// expectations of a failure, a progress line during long runs, and the closing summary. Returns text only;
+/// the CLI prints it (and passes `color: false` under `NO_COLOR` or when stdout is not a terminal).
+///
+/// ```
+/// PASS resume-after-reset 1.23s
+/// FAIL retry-limit-exhaustion 0.87s
+///   ✗ attempts: expected 4 per job, observed 3 per job
+///       job-1 (photo): 3 attempts
+/// 40 scenarios: 39 passed, 1 failed in 52.1s
+/// ```
+public enum ConsoleReport {
+    /// `PASS name 1.23s`, `FAIL name 1.23s`, or `SKIP name 1.23s` when every verdict was skipped.
+    public static func line(for result: ScenarioResult, color: Bool) -> String {
+        let (label, code) =
+            switch Outcome(result) {
+            case .passed: ("PASS", "32")
+            case .failed: ("FAIL", "31")
+            case .skipped: ("SKIP", "33")
+            }
+        let verdict = color ? "\u{1B}[\(code)m\(label)\u{1B}[0m" : label
+        return "\(verdict) \(result.name) \(ReportText.seconds(result.duration))s"
+    }
+
+    /// For each failed verdict its key, expected, observed and evidence; then the runner's error and the debug
+    /// bundle's path, when there are. Empty for a passing result.
+    public static func failureDetails(for result: ScenarioResult) -> [String] {
+        var lines: [String] = []
+        for verdict in result.verdicts where verdict.status == .failed {
+            lines.append("  ✗ \(verdict.key): expected \(verdict.expected), observed \(verdict.observed)")
+            lines += verdict.evidence.map { "      \($0)" }
+        }
+        if let error = result.error { lines.append("  error: \(error)") }
+        if let bundle = result.bundle, !result.passed { lines.append("  bundle: \(bundle)") }
+        return lines
+    }
+
+    /// `40 scenarios: 39 passed, 1 failed in 52.1s` (`, N skipped` before ` in` when any were); the time is
+    /// `elapsed` when given, else the results' durations added up.
+    public static func summary(_ results: [ScenarioResult], elapsed: Duration? = nil) -> String {
+        let (passed, failed, skipped) = Outcome.counts(results)
+        let noun = results.count == 1 ? "scenario" : "scenarios"
+        let skippedText = skipped > 0 ? ", \(skipped) skipped" : ""
+        let time = ReportText.seconds(elapsed ?? ReportText.total(results), digits: 1)
+        return "\(results.count) \(noun): \(passed) passed, \(failed) failed\(skippedText) in \(time)s"
+    }
+
+    /// `[12/40] 30% 14.2s`: scenarios done of the total, and the time since the run began.
+    public static func progress(done: Int, total: Int, elapsed: Duration) -> String {
+        let percent = total > 0 ? done * 100 / total : 100
+        return "[\(done)/\(total)] \(percent)% \(ReportText.seconds(elapsed, digits: 1))s"
+    }
+}

@@ -1,0 +1,44 @@
+import Scenario
+
+/// Wording shared by the reports: durations in seconds and what a result's outcome is.
+enum ReportText {
+    /// `duration` in seconds with `digits` (0…18) decimals, rounded half up: `1.23`. Negative durations read 0.
+    static func seconds(_ duration: Duration, digits: Int = 2) -> String {
+        let (whole, atto) = max(duration, .zero).components
+        let unit = (0..<digits).reduce(Int64(1)) { value, _ in value * 10 }
+        let step = 1_000_000_000_000_000_000 / unit
+        let scaled = whole * unit + (atto + step / 2) / step
+        guard digits > 0 else { return "\(scaled)" }
+        let fraction = String(scaled % unit)
+        return "\(scaled / unit).\(String(repeating: "0", count: digits - fraction.count))\(fraction)"
+    }
+
+    /// The total wall time of `results` when no elapsed time is given.
+    static func total(_ results: [ScenarioResult]) -> Duration {
+        results.reduce(.zero) { $0 + $1.duration }
+    }
+}
+
+/// A result's outcome as the reports count it.
+enum Outcome {
+    case passed
+    case failed
+    /// Passed with every verdict skipped: nothing was judged (e.g. only server expectations behind --upstream).
+    case skipped
+
+    init(_ result: ScenarioResult) {
+        if !result.passed {
+            self = .failed
+        } else if !result.verdicts.isEmpty && result.verdicts.allSatisfy({ $0.status == .skipped }) {
+            self = .skipped
+        } else {
+            self = .passed
+        }
+    }
+
+    /// Counts of passed, failed and skipped results.
+    static func counts(_ results: [ScenarioResult]) -> (passed: Int, failed: Int, skipped: Int) {
+        let outcomes = results.map(Outcome.init)
+        return (outcomes.count { $0 == .passed }, outcomes.count { $0 == .failed }, outcomes.count { $0 == .skipped })
+    }
+}

@@ -1,1 +1,0 @@
-// Placeholder: the reports arrive with issue 6.
