@@ -57,3 +57,13 @@ if ! python3 -c 'import toxiproxy' >/dev/null 2>&1; then
         fail "pip could not install toxiproxy-python"
     python3 -c 'import toxiproxy' >/dev/null 2>&1 || fail "toxiproxy-python installed but python3 cannot import it"
 fi
+
+# Python's jsonschema, which checks Scenarios/schema.json against the scenario loader (from PyPI).
+if ! python3 -c 'from jsonschema import Draft202012Validator' >/dev/null 2>&1; then
+    echo "setup.sh: installing jsonschema from PyPI" >&2
+    python3 -m pip install --quiet --disable-pip-version-check jsonschema >/dev/null 2>&1 ||
+        python3 -m pip install --quiet --disable-pip-version-check --break-system-packages jsonschema ||
+        fail "pip could not install jsonschema"
+    python3 -c 'from jsonschema import Draft202012Validator' >/dev/null 2>&1 ||
+        fail "jsonschema installed but python3 cannot import Draft202012Validator"
+fi

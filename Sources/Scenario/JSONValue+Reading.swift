@@ -22,7 +22,8 @@ extension JSONValue {
         _ value: JSONValue, _ path: String, in range: ClosedRange<Int64>
     ) throws(ScenarioError) -> Int64 {
         let expected =
-            range.upperBound == .max ? "a whole number ≥ \(range.lowerBound)" : "a whole number in \(range.lowerBound)…\(range.upperBound)"
+            range.upperBound == .max
+            ? "a whole number ≥ \(range.lowerBound)" : "a whole number in \(range.lowerBound)…\(range.upperBound)"
         guard case .integer(let number) = value else { throw wrongType(value, path, expected) }
         guard range.contains(number) else {
             throw ScenarioError(.invalidValue, path: path, "expected \(expected), found \(number)")

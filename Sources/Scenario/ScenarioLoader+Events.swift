@@ -52,13 +52,15 @@ extension ScenarioLoader {
         let hasTime = object.fields["at"] != nil
         let hasProgress = object.fields["at-progress"] != nil
         guard hasTime != hasProgress else {
-            let message = hasTime ? "has both \"at\" and \"at-progress\"" : "missing; expected \"at\" or \"at-progress\""
+            let message =
+                hasTime ? "has both \"at\" and \"at-progress\"" : "missing; expected \"at\" or \"at-progress\""
             diagnostics.report(hasTime ? .invalidValue : .missingKey, path: object.path("at"), message)
             return nil
         }
         if hasTime {
             if object.fields["asset"] != nil {
-                diagnostics.report(.invalidValue, path: object.path("asset"), "\"asset\" goes only with \"at-progress\"")
+                diagnostics.report(
+                    .invalidValue, path: object.path("asset"), "\"asset\" goes only with \"at-progress\"")
             }
             return object.read("at", into: &diagnostics, JSONValue.duration).map { .time($0) }
         }

@@ -17,7 +17,8 @@ extension ScenarioLoader {
             return nil
         }
         for key in object.fields.keys.sorted() where !Expectation.keys.contains(key) {
-            diagnostics.report(JSONValue.unknownName(key, object.path(key), what: "expectation", vocabulary: Expectation.keys))
+            diagnostics.report(
+                JSONValue.unknownName(key, object.path(key), what: "expectation", vocabulary: Expectation.keys))
         }
         var expectations: [Expectation] = []
         var failed = false
@@ -81,15 +82,22 @@ extension ScenarioLoader {
         let expected = "a count: a whole number ≥ 0, \"all\", or {\"min\": N, \"max\": M}"
         switch value {
         case .integer(let number) where number >= 0: return .exactly(number)
-        case .integer(let number): throw ScenarioError(.invalidValue, path: path, "expected \(expected), found \(number)")
+        case .integer(let number):
+            throw ScenarioError(.invalidValue, path: path, "expected \(expected), found \(number)")
         case .string("all"): return .all
         case .object(let fields):
             for key in fields.keys.sorted() where key != "min" && key != "max" {
                 throw ScenarioError(.unknownKey, path: "\(path).\(key)", "unknown key in a count; expected min, max")
             }
-            guard !fields.isEmpty else { throw ScenarioError(.invalidValue, path: path, "expected \(expected), found {}") }
-            let low = try fields["min"].map { v throws(ScenarioError) in try JSONValue.integer(v, "\(path).min", in: 0...Int64.max) }
-            let high = try fields["max"].map { v throws(ScenarioError) in try JSONValue.integer(v, "\(path).max", in: 0...Int64.max) }
+            guard !fields.isEmpty else {
+                throw ScenarioError(.invalidValue, path: path, "expected \(expected), found {}")
+            }
+            let low = try fields["min"].map { v throws(ScenarioError) in
+                try JSONValue.integer(v, "\(path).min", in: 0...Int64.max)
+            }
+            let high = try fields["max"].map { v throws(ScenarioError) in
+                try JSONValue.integer(v, "\(path).max", in: 0...Int64.max)
+            }
             if let low, let high, low > high {
                 throw ScenarioError(.invalidValue, path: path, "min \(low) is greater than max \(high)")
             }
@@ -104,7 +112,9 @@ extension ScenarioLoader {
         for key in fields.keys.sorted() where key != "max" {
             throw ScenarioError(.unknownKey, path: "\(path).\(key)", "unknown key in wall-time; expected max")
         }
-        guard let max = fields["max"] else { throw ScenarioError(.missingKey, path: "\(path).max", "missing; expected a duration") }
+        guard let max = fields["max"] else {
+            throw ScenarioError(.missingKey, path: "\(path).max", "missing; expected a duration")
+        }
         return try JSONValue.duration(max, "\(path).max")
     }
 }

@@ -40,7 +40,8 @@ extension ScenarioLoader {
         object.rejectUnknownKeys(clientKeys, context: "client", into: &diagnostics)
         var client = ClientSpec()
         if let interop = object.read("interop", into: &diagnostics, clientInterop) { client.interop = interop }
-        client.retryLimit = object.read("retry-limit", into: &diagnostics, JSONValue.int(in: 0...1000))
+        client.retryLimit =
+            object.read("retry-limit", into: &diagnostics, JSONValue.int(in: 0...1000))
             ?? client.retryLimit
         client.inflightLimit =
             object.read("inflight-limit", into: &diagnostics, JSONValue.int(in: 1...1000))
@@ -151,7 +152,9 @@ extension ScenarioLoader {
 
     private static func clientInterop(_ value: JSONValue, _ path: String) throws(ScenarioError) -> Int? {
         if case .string("none") = value { return nil }
-        guard case .integer = value else { throw JSONValue.wrongType(value, path, "an interop version (3…8) or \"none\"") }
+        guard case .integer = value else {
+            throw JSONValue.wrongType(value, path, "an interop version (3…8) or \"none\"")
+        }
         return Int(try JSONValue.integer(value, path, in: 3...8))
     }
 

@@ -52,7 +52,10 @@ struct ScenarioLoaderTests {
         client.permanentErrors = ["badServerResponse"]
         #expect(scenario.client == client)
 
-        #expect(scenario.assets == [AssetSpec(name: "photo", size: 3 << 20, count: 2), AssetSpec(name: "video", size: 1000)])
+        #expect(
+            scenario.assets == [
+                AssetSpec(name: "photo", size: 3 << 20, count: 2), AssetSpec(name: "video", size: 1000),
+            ])
         #expect(scenario.assetCount == 6)
 
         #expect(scenario.faults.map(\.name) == ["cut-at-40", "slow", "busy"])
@@ -62,7 +65,8 @@ struct ScenarioLoaderTests {
         #expect(scenario.faults[1].action == .bandwidth(bytesPerSecond: 65536))
         #expect(scenario.faults[1].direction == .upstream)
         #expect(scenario.faults[1].optional)
-        let busy = #"{"name": "busy", "match": {"nth-request": 2}, "action": "respond", "status": 503, "#
+        let busy =
+            #"{"name": "busy", "match": {"nth-request": 2}, "action": "respond", "status": 503, "#
             + #""headers": {"Retry-After": "1"}, "body": "busy"}"#
         #expect(scenario.faults[2] == (try JSONDecoder().decode(FaultRule.self, from: Data(busy.utf8))))
 
@@ -70,8 +74,10 @@ struct ScenarioLoaderTests {
             scenario.events == [
                 ScenarioEvent(action: .killClient, trigger: .time(.seconds(2))),
                 ScenarioEvent(
-                    action: .switchNetwork, trigger: .progress(.fraction(numerator: 25, denominator: 100), asset: "photo")),
-                ScenarioEvent(action: .addAssets(AssetSpec(name: "late", size: 2000, count: 3)), trigger: .time(.seconds(1))),
+                    action: .switchNetwork,
+                    trigger: .progress(.fraction(numerator: 25, denominator: 100), asset: "photo")),
+                ScenarioEvent(
+                    action: .addAssets(AssetSpec(name: "late", size: 2000, count: 3)), trigger: .time(.seconds(1))),
                 ScenarioEvent(action: .relaunchClient, trigger: .progress(.bytes(4096), asset: nil)),
             ])
 
@@ -97,7 +103,8 @@ struct ScenarioLoaderTests {
         #expect(scenario.faults.isEmpty)
         #expect(scenario.events.isEmpty)
         #expect(scenario.file == nil)
-        let plain = try ScenarioLoader.load(Array(Self.scenario(#""client": {"interop": "none"}"#).utf8), file: nil).get()
+        let plain = try ScenarioLoader.load(Array(Self.scenario(#""client": {"interop": "none"}"#).utf8), file: nil)
+            .get()
         #expect(plain.client.interop == nil)
     }
 
@@ -110,14 +117,23 @@ struct ScenarioLoaderTests {
         (#""timeout": 30"#, .wrongType, "timeout", "expected a duration string"),
         (#""server": {"max-size": "8mb"}"#, .invalidValue, "server.max-size", #"found "8mb""#),
         (#""client": {"append-size": -5}"#, .invalidValue, "client.append-size", "negative size -5"),
-        (#""faults": [{"name": "f", "action": "explode"}]"#, .unknownName, "faults[0].action", #"unknown action "explode""#),
+        (
+            #""faults": [{"name": "f", "action": "explode"}]"#, .unknownName, "faults[0].action",
+            #"unknown action "explode""#
+        ),
         (#""faults": [{"name": "f", "action": "bandwidth", "rate": 0}]"#, .invalidValue, "faults[0].rate", "above 0"),
-        (#""faults": [{"name": "f", "action": "reset", "rate": 1}]"#, .unknownKey, "faults[0].rate", #"a "reset" fault"#),
+        (
+            #""faults": [{"name": "f", "action": "reset", "rate": 1}]"#, .unknownKey, "faults[0].rate",
+            #"a "reset" fault"#
+        ),
         (
             #""faults": [{"name": "f", "action": "reset"}, {"name": "f", "action": "close"}]"#, .duplicate,
             "faults[1].name", #"fault name "f" is used twice"#
         ),
-        (#""events": [{"event": "explode", "at": "1s"}]"#, .unknownName, "events[0].event", #"unknown event "explode""#),
+        (
+            #""events": [{"event": "explode", "at": "1s"}]"#, .unknownName, "events[0].event",
+            #"unknown event "explode""#
+        ),
         (#""events": [{"event": "kill-client"}]"#, .missingKey, "events[0].at", #"expected "at" or "at-progress""#),
         (
             #""events": [{"event": "kill-client", "at-progress": "10%", "asset": "b"}]"#, .unknownName,
@@ -126,7 +142,10 @@ struct ScenarioLoaderTests {
         (#""events": [{"event": "kill-client", "at": "1s", "at-progress": 5}]"#, .invalidValue, "events[0].at", "both"),
         (#""server": {"interop": [2]}"#, .invalidValue, "server.interop[0]", "expected a whole number in 3…8, found 2"),
         (#""client": {"interop": 9}"#, .invalidValue, "client.interop", "in 3…8, found 9"),
-        (#""client": {"permanent-errors": ["oops"]}"#, .unknownName, "client.permanent-errors[0]", #"unknown error code "oops""#),
+        (
+            #""client": {"permanent-errors": ["oops"]}"#, .unknownName, "client.permanent-errors[0]",
+            #"unknown error code "oops""#
+        ),
         (#""server": {"upstream": "example.com"}"#, .invalidValue, "server.upstream", "http:// or https://"),
     ]
 
@@ -144,22 +163,67 @@ struct ScenarioLoaderTests {
 
     /// Mistakes in the required keys and the expectations (replacing the minimal scenario's own).
     static let documents: [(String, ScenarioError.Code, String, String)] = [
-        (#"{"description": "d", "assets": [{"name": "a", "size": 1}], "expect": {"attempts": 1}}"#, .missingKey, "name", "missing"),
-        (#"{"name": "Bad_Name", "description": "d", "assets": [{"name": "a", "size": 1}], "expect": {"attempts": 1}}"#, .invalidValue, "name", #"found "Bad_Name""#),
-        (#"{"name": "x", "assets": [{"name": "a", "size": 1}], "expect": {"attempts": 1}}"#, .missingKey, "description", "missing"),
-        (#"{"name": "x", "description": "d", "assets": [], "expect": {"attempts": 1}}"#, .invalidValue, "assets", "at least one asset"),
+        (
+            #"{"description": "d", "assets": [{"name": "a", "size": 1}], "expect": {"attempts": 1}}"#, .missingKey,
+            "name", "missing"
+        ),
+        (
+            #"{"name": "Bad_Name", "description": "d", "assets": [{"name": "a", "size": 1}], "expect": {"attempts": 1}}"#,
+            .invalidValue, "name", #"found "Bad_Name""#
+        ),
+        (
+            #"{"name": "x", "assets": [{"name": "a", "size": 1}], "expect": {"attempts": 1}}"#, .missingKey,
+            "description", "missing"
+        ),
+        (
+            #"{"name": "x", "description": "d", "assets": [], "expect": {"attempts": 1}}"#, .invalidValue, "assets",
+            "at least one asset"
+        ),
         (#"{"name": "x", "description": "d", "assets": [{"name": "a", "size": 1}]}"#, .missingKey, "expect", "missing"),
-        (#"{"name": "x", "description": "d", "assets": [{"name": "a", "size": 1}], "expect": {}}"#, .invalidValue, "expect", "at least one expectation"),
-        (#"{"name": "x", "description": "d", "assets": [{"name": "a", "size": 1}], "expect": {"speed": 1}}"#, .unknownName, "expect.speed", #"unknown expectation "speed""#),
-        (#"{"name": "x", "description": "d", "assets": [{"name": "a", "size": 1}], "expect": {"jobs": {"done": 1}}}"#, .unknownName, "expect.jobs.done", #"unknown job state "done""#),
-        (#"{"name": "x", "description": "d", "assets": [{"name": "a", "size": 1}], "expect": {"job-errors": {"x": 1}}}"#, .unknownName, "expect.job-errors.x", "unknown error code"),
-        (#"{"name": "x", "description": "d", "assets": [{"name": "a", "size": 1}], "expect": {"process-jobs-results": {"done": 1}}}"#, .unknownName, "expect.process-jobs-results.done", "unknown processJobs result"),
-        (#"{"name": "x", "description": "d", "assets": [{"name": "a", "size": 1}], "expect": {"requests": {"FETCH": 1}}}"#, .unknownName, "expect.requests.FETCH", "unknown method"),
-        (#"{"name": "x", "description": "d", "assets": [{"name": "a", "size": 1}], "expect": {"attempts": -1}}"#, .invalidValue, "expect.attempts", "found -1"),
-        (#"{"name": "x", "description": "d", "assets": [{"name": "a", "size": 1}], "expect": {"attempts": "many"}}"#, .wrongType, "expect.attempts", #"found the string "many""#),
-        (#"{"name": "x", "description": "d", "assets": [{"name": "a", "size": 1}], "expect": {"attempts": {"min": 3, "max": 1}}}"#, .invalidValue, "expect.attempts", "min 3 is greater than max 1"),
-        (#"{"name": "x", "description": "d", "assets": [{"name": "a", "size": 1}], "expect": {"attempts": {"least": 1}}}"#, .unknownKey, "expect.attempts.least", "expected min, max"),
-        (#"{"name": "x", "description": "d", "assets": [{"name": "a", "size": -1}], "expect": {"attempts": 1}}"#, .invalidValue, "assets[0].size", "negative size -1"),
+        (
+            #"{"name": "x", "description": "d", "assets": [{"name": "a", "size": 1}], "expect": {}}"#, .invalidValue,
+            "expect", "at least one expectation"
+        ),
+        (
+            #"{"name": "x", "description": "d", "assets": [{"name": "a", "size": 1}], "expect": {"speed": 1}}"#,
+            .unknownName, "expect.speed", #"unknown expectation "speed""#
+        ),
+        (
+            #"{"name": "x", "description": "d", "assets": [{"name": "a", "size": 1}], "expect": {"jobs": {"done": 1}}}"#,
+            .unknownName, "expect.jobs.done", #"unknown job state "done""#
+        ),
+        (
+            #"{"name": "x", "description": "d", "assets": [{"name": "a", "size": 1}], "expect": {"job-errors": {"x": 1}}}"#,
+            .unknownName, "expect.job-errors.x", "unknown error code"
+        ),
+        (
+            #"{"name": "x", "description": "d", "assets": [{"name": "a", "size": 1}], "expect": {"process-jobs-results": {"done": 1}}}"#,
+            .unknownName, "expect.process-jobs-results.done", "unknown processJobs result"
+        ),
+        (
+            #"{"name": "x", "description": "d", "assets": [{"name": "a", "size": 1}], "expect": {"requests": {"FETCH": 1}}}"#,
+            .unknownName, "expect.requests.FETCH", "unknown method"
+        ),
+        (
+            #"{"name": "x", "description": "d", "assets": [{"name": "a", "size": 1}], "expect": {"attempts": -1}}"#,
+            .invalidValue, "expect.attempts", "found -1"
+        ),
+        (
+            #"{"name": "x", "description": "d", "assets": [{"name": "a", "size": 1}], "expect": {"attempts": "many"}}"#,
+            .wrongType, "expect.attempts", #"found the string "many""#
+        ),
+        (
+            #"{"name": "x", "description": "d", "assets": [{"name": "a", "size": 1}], "expect": {"attempts": {"min": 3, "max": 1}}}"#,
+            .invalidValue, "expect.attempts", "min 3 is greater than max 1"
+        ),
+        (
+            #"{"name": "x", "description": "d", "assets": [{"name": "a", "size": 1}], "expect": {"attempts": {"least": 1}}}"#,
+            .unknownKey, "expect.attempts.least", "expected min, max"
+        ),
+        (
+            #"{"name": "x", "description": "d", "assets": [{"name": "a", "size": -1}], "expect": {"attempts": 1}}"#,
+            .invalidValue, "assets[0].size", "negative size -1"
+        ),
         (#"[1, 2]"#, .wrongType, "", "expected a scenario object, found an array"),
         (#"{"name": "x""#, .unreadable, "", "not valid JSON"),
     ]
@@ -195,16 +259,23 @@ struct ScenarioLoaderTests {
         #expect(failure.errors.allSatisfy { $0.file == "many.json" })
         let lines = failure.description.split(separator: "\n")
         #expect(lines.count == 12)
-        #expect(lines.first == "many.json: colour: unknown key in a scenario; expected one of: name, description, seed, timeout, server, client, assets, faults, events, expect")
+        #expect(
+            lines.first
+                == "many.json: colour: unknown key in a scenario; expected one of: name, description, seed, timeout, server, client, assets, faults, events, expect"
+        )
     }
 
     @Test func aCatalogIsEveryJSONFileButTheSchemaInPathOrder() throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("catalog-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: folder) }
-        try FileManager.default.createDirectory(at: folder.appendingPathComponent("nested"), withIntermediateDirectories: true)
-        try Self.scenario(name: "b").write(to: folder.appendingPathComponent("b.json"), atomically: true, encoding: .utf8)
-        try Self.scenario(name: "a").write(to: folder.appendingPathComponent("nested/a.json"), atomically: true, encoding: .utf8)
-        try Self.scenario(name: "b").write(to: folder.appendingPathComponent("c.json"), atomically: true, encoding: .utf8)
+        try FileManager.default.createDirectory(
+            at: folder.appendingPathComponent("nested"), withIntermediateDirectories: true)
+        try Self.scenario(name: "b").write(
+            to: folder.appendingPathComponent("b.json"), atomically: true, encoding: .utf8)
+        try Self.scenario(name: "a").write(
+            to: folder.appendingPathComponent("nested/a.json"), atomically: true, encoding: .utf8)
+        try Self.scenario(name: "b").write(
+            to: folder.appendingPathComponent("c.json"), atomically: true, encoding: .utf8)
         try "{}".write(to: folder.appendingPathComponent("schema.json"), atomically: true, encoding: .utf8)
         try "not json".write(to: folder.appendingPathComponent("notes.txt"), atomically: true, encoding: .utf8)
 
