@@ -84,7 +84,8 @@ let package = Package(
             name: "SquallCLI",
             dependencies: [
                 "SquallCore", "Harness", "SquallNet", "TLSKit", "Capture", "UploadServer", "UploadClient", "UploadJobs",
-                "ResumableUpload", "ChaosProxy", "ControlAPI", "FaultEngine", "ProxyTranscript", "HTTPWire",
+                "ResumableUpload", "ChaosProxy", "ControlAPI", "FaultEngine", "ProxyTranscript", "HTTPWire", "Scenario",
+                "ScenarioReports",
             ]),
         .executableTarget(name: "squall", dependencies: ["SquallCLI"]),
 
@@ -122,7 +123,8 @@ let package = Package(
                 "UploadServer", "TestSupport",
             ]
         ),
-        .testTarget(name: "ScenarioTests", dependencies: ["Scenario", "FaultEngine", "TestSupport"]),
+        .testTarget(
+            name: "ScenarioTests", dependencies: ["Scenario", "FaultEngine", "TestSupport"], exclude: ["Fixtures"]),
         .testTarget(
             name: "ScenarioOracleTests",
             dependencies: ["ScenarioOracle", "Scenario", "FaultEngine", "UploadJobs", "ProxyTranscript", "HTTPWire"]),

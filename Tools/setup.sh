@@ -48,21 +48,20 @@ fi
 
 pkg-config --exists openssl libpcap || fail "pkg-config cannot find openssl and libpcap after installing them"
 
-# Toxiproxy's Python client, which the control API's compatibility test drives unchanged (from PyPI).
-command -v python3 >/dev/null 2>&1 || fail "no python3 on PATH (needed for the toxiproxy-python compatibility test)"
-if ! python3 -c 'import toxiproxy' >/dev/null 2>&1; then
-    echo "setup.sh: installing toxiproxy-python from PyPI" >&2
-    python3 -m pip install --quiet --disable-pip-version-check toxiproxy-python >/dev/null 2>&1 ||
-        python3 -m pip install --quiet --disable-pip-version-check --break-system-packages toxiproxy-python ||
-        fail "pip could not install toxiproxy-python"
-    python3 -c 'import toxiproxy' >/dev/null 2>&1 || fail "toxiproxy-python installed but python3 cannot import it"
-fi
+# Python packages from PyPI the tests drive: toxiproxy-python (the control API's compatibility), junitparser (the
+# JUnit report, read as CI systems do) and jsonschema (Scenarios/schema.json against the scenario loader).
+command -v python3 >/dev/null 2>&1 || fail "no python3 on PATH (the compatibility and report tests need it)"
 
-# junitparser, which the reports test uses to read the JUnit XML as CI systems do (from PyPI).
-if ! python3 -c 'import junitparser' >/dev/null 2>&1; then
-    echo "setup.sh: installing junitparser from PyPI" >&2
-    python3 -m pip install --quiet --disable-pip-version-check junitparser >/dev/null 2>&1 ||
-        python3 -m pip install --quiet --disable-pip-version-check --break-system-packages junitparser ||
-        fail "pip could not install junitparser"
-    python3 -c 'import junitparser' >/dev/null 2>&1 || fail "junitparser installed but python3 cannot import it"
-fi
+# pip_install PACKAGE IMPORT: installs PACKAGE unless `python3 -c IMPORT` already works.
+pip_install() {
+    local package="$1" check="$2"
+    python3 -c "$check" >/dev/null 2>&1 && return 0
+    echo "setup.sh: installing $package from PyPI" >&2
+    python3 -m pip install --quiet --disable-pip-version-check "$package" >/dev/null 2>&1 ||
+        python3 -m pip install --quiet --disable-pip-version-check --break-system-packages "$package" ||
+        fail "pip could not install $package"
+    python3 -c "$check" >/dev/null 2>&1 || fail "$package installed but python3 cannot run: $check"
+}
+pip_install toxiproxy-python 'import toxiproxy'
+pip_install junitparser 'import junitparser'
+pip_install jsonschema 'from jsonschema import Draft202012Validator'

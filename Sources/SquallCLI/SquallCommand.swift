@@ -34,6 +34,7 @@ public enum SquallCommand {
         FaultConnectionsCommand.self,
         CAInitCommand.self,
         CAShowCommand.self,
+        ValidateCommand.self,
         VersionCommand.self,
     ]
 

@@ -1,0 +1,142 @@
+import FaultEngine
+import Foundation
+
+/// Reads scenario files (DESIGN.md "Scenario files") strictly, collecting every mistake: unknown keys at every
+/// level, wrong types, bad units, names outside the vocabularies, and the rules a run depends on (at least one
+/// asset and one expectation, unique fault names, a progress event's asset that exists). `Scenarios/schema.json`
+/// describes the same format for editors and other tools.
+///
+/// ```json
+/// {"name": "cut-at-40", "description": "A reset at 40 % is resumed from the server's offset.",
+///  "assets": [{"name": "photo", "size": "8MiB"}],
+///  "faults": [{"name": "cut", "trigger": {"at-offset": "40%"}, "action": "reset", "times": 1}],
+///  "expect": {"jobs": {"succeeded": "all"}, "appends-at-server-offset": true}}
+/// ```
+public enum ScenarioLoader {
+    static let topKeys = [
+        "name", "description", "seed", "timeout", "server", "client", "assets", "faults", "events", "expect",
+    ]
+
+    /// The scenario in `bytes` (the contents of `file`, which only names it in errors), or every mistake in it.
+    public static func load(_ bytes: [UInt8], file: String?) -> Result<Scenario, ScenarioErrors> {
+        var diagnostics = Diagnostics(file: file)
+        let document: JSONValue
+        do {
+            document = try JSONDecoder().decode(JSONValue.self, from: Data(bytes))
+        } catch {
+            diagnostics.report(.unreadable, path: "", "not valid JSON")
+            return .failure(ScenarioErrors(diagnostics.errors))
+        }
+        let scenario = read(document, into: &diagnostics)
+        guard var scenario, diagnostics.errors.isEmpty else { return .failure(ScenarioErrors(diagnostics.errors)) }
+        scenario.file = file
+        return .success(scenario)
+    }
+
+    /// The scenario in the file at `path`, or every mistake in it.
+    public static func loadFile(_ path: String) -> Result<Scenario, ScenarioErrors> {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            return .failure(ScenarioErrors([ScenarioError(.unreadable, file: path, path: "", "cannot read the file")]))
+        }
+        return load([UInt8](data), file: path)
+    }
+
+    /// Every scenario in `paths` (files, or folders searched recursively for `*.json` other than `schema.json`,
+    /// in path order), and every mistake in them; a scenario name used by two files is a mistake in the second.
+    public static func loadCatalog(paths: [String]) -> ([Scenario], [ScenarioError]) {
+        var scenarios: [Scenario] = []
+        var errors: [ScenarioError] = []
+        var owners: [String: String] = [:]
+        for file in scenarioFiles(paths, errors: &errors) {
+            switch loadFile(file) {
+            case .failure(let failure):
+                errors += failure.errors
+            case .success(let scenario):
+                if let owner = owners[scenario.name] {
+                    errors.append(
+                        ScenarioError(
+                            .duplicate, file: file, path: "name",
+                            "scenario name \"\(scenario.name)\" is already used by \(owner)"))
+                } else {
+                    owners[scenario.name] = file
+                    scenarios.append(scenario)
+                }
+            }
+        }
+        return (scenarios, errors)
+    }
+
+    /// The files `paths` name: files as given, folders expanded to their `*.json` files except `schema.json`.
+    static func scenarioFiles(_ paths: [String], errors: inout [ScenarioError]) -> [String] {
+        var files: [String] = []
+        for path in paths {
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+                errors.append(ScenarioError(.unreadable, file: path, path: "", "no such file or folder"))
+                continue
+            }
+            guard isDirectory.boolValue else {
+                files.append(path)
+                continue
+            }
+            let base = path.hasSuffix("/") ? String(path.dropLast()) : path
+            let found = (FileManager.default.subpaths(atPath: path) ?? []).filter { relative in
+                relative.hasSuffix(".json") && (relative as NSString).lastPathComponent != "schema.json"
+            }
+            files += found.sorted().map { "\(base)/\($0)" }
+        }
+        return files
+    }
+
+    private static func read(_ document: JSONValue, into diagnostics: inout Diagnostics) -> Scenario? {
+        guard let top = ObjectReader(document, path: "", expected: "a scenario object", into: &diagnostics) else {
+            return nil
+        }
+        top.rejectUnknownKeys(topKeys, context: "a scenario", into: &diagnostics)
+        top.require("name", expected: "a name such as \"cut-at-40\"", into: &diagnostics)
+        top.require("description", expected: "a string saying what the scenario proves", into: &diagnostics)
+        top.require("assets", expected: "an array of assets", into: &diagnostics)
+        top.require("expect", expected: "an object of expectations", into: &diagnostics)
+        let name = top.read("name", into: &diagnostics, identifier)
+        let description = top.read("description", into: &diagnostics, nonEmptyString)
+        let seed = top.read("seed", into: &diagnostics) { value, path throws(ScenarioError) in
+            UInt64(try JSONValue.integer(value, path, in: 0...Int64.max))
+        }
+        let timeout = top.read("timeout", into: &diagnostics, JSONValue.duration)
+        let server = top.fields["server"].flatMap { readServer($0, path: "server", into: &diagnostics) }
+        let client = top.fields["client"].flatMap { readClient($0, path: "client", into: &diagnostics) }
+        let assets = top.fields["assets"].flatMap { readAssets($0, path: "assets", into: &diagnostics) }
+        let faults = top.fields["faults"].flatMap { readFaults($0, path: "faults", into: &diagnostics) }
+        let events = top.fields["events"].flatMap {
+            readEvents($0, path: "events", assets: assets ?? [], into: &diagnostics)
+        }
+        let expect = top.fields["expect"].flatMap { readExpectations($0, path: "expect", into: &diagnostics) }
+        guard let name, let description, let assets, let expect else { return nil }
+        return Scenario(
+            name: name, description: description, seed: seed ?? 1, timeout: timeout ?? .seconds(30),
+            server: server ?? ServerSpec(), client: client ?? ClientSpec(), assets: assets, faults: faults ?? [],
+            events: events ?? [], expect: expect)
+    }
+
+    /// A scenario or asset name: `[a-z0-9][a-z0-9-]*`.
+    static func identifier(_ value: JSONValue, _ path: String) throws(ScenarioError) -> String {
+        let text = try JSONValue.string(value, path)
+        guard let first = text.utf8.first, first != UInt8(ascii: "-"), text.utf8.allSatisfy(isNameByte) else {
+            throw ScenarioError(
+                .invalidValue, path: path,
+                "expected a name of lowercase letters, digits and '-' (not first), found \"\(text)\"")
+        }
+        return text
+    }
+
+    private static func isNameByte(_ byte: UInt8) -> Bool {
+        (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
+            || byte == UInt8(ascii: "-")
+    }
+
+    static func nonEmptyString(_ value: JSONValue, _ path: String) throws(ScenarioError) -> String {
+        let text = try JSONValue.string(value, path)
+        guard !text.isEmpty else { throw ScenarioError(.invalidValue, path: path, "expected a non-empty string") }
+        return text
+    }
+}

@@ -1,0 +1,80 @@
+import Foundation
+import Testing
+
+@testable import SquallCLI
+
+struct ValidateCommandTests {
+    func squall(_ arguments: [String]) -> (Int32, String, String) {
+        let console = Console.capturing()
+        let status = SquallCommand.run(
+            arguments: arguments, context: CommandContext(console: console, environment: [:]))
+        return (status, console.standardOutput, console.standardError)
+    }
+
+    /// A folder holding `files` (name → contents), removed by the caller.
+    func folder(_ files: [String: String]) throws -> String {
+        let path = NSTemporaryDirectory() + "squall-validate-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        for (name, text) in files {
+            try text.write(toFile: "\(path)/\(name)", atomically: true, encoding: .utf8)
+        }
+        return path
+    }
+
+    func scenario(_ name: String, _ extra: String = "") -> String {
+        """
+        {"name": "\(name)", "description": "d", "assets": [{"name": "a", "size": "1KiB"}],
+         "expect": {"jobs": {"succeeded": "all"}}\(extra)}
+        """
+    }
+
+    @Test func validFilesAndFoldersExitZero() throws {
+        let path = try folder(["one.json": scenario("one"), "two.json": scenario("two"), "schema.json": "{}"])
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let (status, out, err) = squall(["validate", path])
+        #expect(status == 0)
+        #expect(out == "2 scenarios valid\n")
+        #expect(err == "")
+        let (single, singleOut, _) = squall(["validate", "\(path)/one.json"])
+        #expect(single == 0)
+        #expect(singleOut == "1 scenario valid\n")
+    }
+
+    @Test func everyErrorInEveryFileIsPrinted() throws {
+        let path = try folder([
+            "a.json": scenario("a", #", "seed": "x", "faults": [{"name": "f", "action": "explode"}]"#),
+            "b.json": scenario("b", #", "client": {"retry-limt": 1}"#),
+            "c.json": scenario("c"),
+        ])
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let (status, out, err) = squall(["validate", path])
+        #expect(status == 1)
+        #expect(out == "")
+        let lines = err.split(separator: "\n").map(String.init)
+        #expect(lines.count == 4)
+        #expect(lines[0].hasPrefix("\(path)/a.json: seed: expected a whole number ≥ 0, found the string \"x\""))
+        #expect(lines[1].hasPrefix("\(path)/a.json: faults[0].action: unknown action \"explode\""))
+        #expect(lines[2].hasPrefix("\(path)/b.json: client.retry-limt: unknown key in client"))
+        #expect(lines[3] == "3 errors in 2 files")
+    }
+
+    @Test func aMissingPathAndADuplicateNameAreErrors() throws {
+        let path = try folder(["a.json": scenario("same"), "b.json": scenario("same")])
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let (status, _, err) = squall(["validate", path, "\(path)/nowhere.json"])
+        #expect(status == 1)
+        #expect(err.contains("\(path)/b.json: name: scenario name \"same\" is already used by \(path)/a.json"))
+        #expect(err.contains("\(path)/nowhere.json: no such file or folder"))
+        #expect(err.hasSuffix("2 errors in 2 files\n"))
+    }
+
+    @Test func noPathIsAUsageMistake() {
+        let (status, out, err) = squall(["validate"])
+        #expect(status == 2)
+        #expect(out == "")
+        #expect(err.contains("name at least one scenario file or folder"))
+        let (help, helpOut, _) = squall(["validate", "--help"])
+        #expect(help == 0)
+        #expect(helpOut.contains("Usage: squall validate PATH…"))
+    }
+}
