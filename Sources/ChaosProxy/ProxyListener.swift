@@ -76,6 +76,7 @@ final class ProxyListener: Sendable {
         record(id, .opened(client: client, listener: address.description))
         var flow = ConnectionFlow(
             id: id, mode: settings.mode, seed: settings.seed ^ (UInt64(id) &* 0x9e37_79b9_7f4a_7c15))
+        flow.forwardedProto = settings.mode == .http ? (settings.clientTLS == nil ? "http" : "https") : nil
         for decision in engine.handle(.connectionOpened(connection: id, nth: nth, time: shared.now)) {
             flow.apply(decision, at: shared.now)
         }

@@ -41,6 +41,10 @@ extension ConnectionFlow {
         let exchange = requests
         emit(.requestHead(exchange: exchange, head), at: now)
         var forwarded = head
+        if let proto = forwardedProto, !head.fields.contains("Forwarded") {
+            let host = head.fields["Host"].map { ";host=\"\($0)\"" } ?? ""
+            forwarded.fields.append(name: "Forwarded", value: "proto=\(proto)\(host)")
+        }
         var local: FaultResponse?
         for decision in oracle(.requestHead(connection: id, head: head, time: now)) {
             switch decision.action {

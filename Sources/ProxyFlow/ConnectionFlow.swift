@@ -32,6 +32,10 @@ public struct ConnectionFlow: Sendable {
     public var toClient: Lane
     /// Requests seen so far.
     public internal(set) var requests = 0
+    /// The scheme clients used (`https` or `http`): a request without `Forwarded` gets `Forwarded: proto=…;host=…`
+    /// (RFC 7239) so that the server's `Location` points back through the proxy with the right scheme. Nil adds
+    /// nothing.
+    public var forwardedProto: String?
     /// Set when a fault ends the connection at once (not after queued bytes): the driver does it first.
     public internal(set) var immediateEnd: FlowItem?
     var events: [TranscriptEvent] = []
