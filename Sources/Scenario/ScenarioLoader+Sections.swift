@@ -9,7 +9,7 @@ extension ScenarioLoader {
     ]
     static let clientKeys = [
         "interop", "retry-limit", "inflight-limit", "append-size", "resume-attempts", "developer-mode", "refresh-auth",
-        "permanent-errors",
+        "permanent-errors", "read-timeout",
     ]
     static let assetKeys = ["name", "size", "count"]
     /// The client's job error codes (`permanent-errors`, `job-errors`).
@@ -54,6 +54,7 @@ extension ScenarioLoader {
         client.refreshAuth = object.read("refresh-auth", into: &diagnostics, JSONValue.bool) ?? client.refreshAuth
         client.permanentErrors =
             object.read("permanent-errors", into: &diagnostics, permanentErrors) ?? client.permanentErrors
+        client.readTimeout = object.read("read-timeout", into: &diagnostics, JSONValue.duration) ?? client.readTimeout
         return client
     }
 

@@ -1,68 +1,162 @@
+import Foundation
 import Harness
+import Scenario
+import ScenarioReports
 import SquallNet
 
-/// `squall run`: today the built-in smoke check; the scenario harness (issue 6) replaces it.
+/// `squall run`: runs scenario files (default `Scenarios/`) against the embedded reference server (or
+/// `--upstream`), with reports; `--smoke` runs the built-in end-to-end smoke check instead.
 enum RunCommand: Subcommand {
     static let spec = CommandSpec(
         path: ["run"],
-        summary: "Run the built-in end-to-end smoke check (scenario files need the harness, not built yet).",
-        usage: "[--size SIZE] [--seed N] [--interop N] [--keep DIR]",
+        summary: "Run scenario files (default Scenarios/) through the chaos proxy and judge what happened.",
+        usage: "[PATH...] [--filter TEXT] [--seed N] [--repeat N] [--shard I/N] [--upstream URL] [--junit FILE] ...",
         options: [
-            .value(
-                "--size", "SIZE", help: "Upload body size: bytes, or with a unit (512KiB, 8MiB, 1GB). Default 8MiB."),
-            .value("--seed", "N", help: "Seed of the upload's content. Default 1."),
-            .value("--interop", "N", help: "Upload-Draft-Interop-Version the client sends (3 to 8). Default 6."),
-            .value("--keep", "DIR", help: "Keep the CA and the TLS key log in DIR instead of a removed temp folder."),
+            .value("--filter", "TEXT", help: "Run only scenarios whose name contains TEXT."),
+            .value("--seed", "N", help: "Replace every scenario's seed."),
+            .value("--repeat", "N", help: "Run each scenario N times; report scenarios whose verdict varies."),
+            .value("--shard", "I/N", help: "Run the I-th of N deterministic parts of the catalog (1 ≤ I ≤ N)."),
+            .value("--upstream", "URL", help: "Run against this server; expectations on its state are skipped."),
+            .value("--junit", "FILE", help: "Write a JUnit XML report (one testcase per scenario)."),
+            .value("--json", "FILE", help: "Write the full results as JSON (verdicts, fault timeline, ledgers)."),
+            .value("--out", "DIR", help: "Keep scenario folders here (CA, store, journal, transcript)."),
+            .value("--capture", "MODE", help: "Keep folders never, on-failure (default with --out) or always."),
+            .flag("--smoke", help: "Run the built-in smoke check instead (with --size, --seed, --interop, --keep)."),
+            .value("--size", "SIZE", help: "Smoke check: upload body size. Default 8MiB."),
+            .value("--interop", "N", help: "Smoke check: the interop version the client sends (3 to 8). Default 6."),
+            .value("--keep", "DIR", help: "Smoke check: keep the CA and the TLS key log in DIR."),
         ],
-        maxPositionals: 1,
+        maxPositionals: Int.max,
         discussion: """
-            The smoke check uploads seeded content over TLS 1.3 through a TLS-terminating relay (a leaf minted
-            by a fresh local CA for SNI localhost) to a plain HTTP/1.1 endpoint on 127.0.0.1, which answers
-            104 Upload Resumption Supported and then 201 with Upload-Offset, Upload-Complete and Repr-Digest.
-            It checks the handshake, both responses, the SHA-256 of what arrived, the relay's byte counts and
-            the key log. Exit status 0 when every step passed, 1 otherwise.
-
-            Running scenario files (squall run PATH) needs the scenario harness, which is not built yet.
+            Each scenario starts the reference server, the chaos proxy and the reference client on loopback
+            ports with a fresh CA and store, plays its faults and events, and judges its expectations from the
+            client's ledger, the proxy's transcript and the server's state. One line per scenario (PASS or FAIL
+            and its time); each failure lists the unmet expectations with expected vs observed and the evidence.
+            Exit status 0 only when every scenario passed (and, with --repeat, every run agreed); 1 otherwise; 2
+            for a usage mistake or an invalid scenario file (every error is listed, as by 'squall validate').
             """
     )
 
     static func run(_ arguments: ParsedArguments, context: CommandContext) throws -> Int32 {
-        if let path = arguments.positionals.first {
-            throw UsageError(
-                "cannot run '\(path)': running scenario files needs the scenario harness, which is not built yet; "
-                    + "'squall run' without a path runs the built-in smoke check",
-                command: spec.path)
+        if arguments.has("--smoke") { return try SmokeRun.run(arguments, context: context) }
+        let options = try RunOptions(arguments)
+        let (loaded, errors) = ScenarioLoader.loadCatalog(
+            paths: arguments.positionals.isEmpty ? ["Scenarios"] : arguments.positionals)
+        guard errors.isEmpty else {
+            for error in errors { context.console.printError("\(error)") }
+            context.console.printError("squall run: \(errors.count) errors in the scenario files; nothing was run")
+            return 2
         }
-        var configuration = SmokeCheck.Configuration()
-        if let size = arguments["--size"] {
-            configuration.bodySize = try ByteSizeOption.parse(size, option: "--size", command: spec.path)
+        let scenarios = options.select(loaded)
+        guard !scenarios.isEmpty else {
+            context.console.printError("squall run: no scenario matches")
+            return 1
         }
-        if let seed = arguments["--seed"] {
-            guard let value = UInt64(seed) else {
-                throw UsageError("--seed must be a whole number from 0 to 2^64-1, not '\(seed)'", command: spec.path)
+        let started = ContinuousClock.now
+        var results: [ScenarioResult] = []
+        var flaky: [String] = []
+        for (index, scenario) in scenarios.enumerated() {
+            var runs: [ScenarioResult] = []
+            for _ in 0..<options.repeats {
+                runs.append(ScenarioRunner.run(scenario, options: options.runner))
             }
-            configuration.seed = value
-        }
-        if let interop = arguments["--interop"] {
-            guard let value = Int(interop), (3...8).contains(value) else {
-                throw UsageError(
-                    "--interop must be an interop version from 3 to 8, not '\(interop)'", command: spec.path)
+            let result = runs[0]
+            options.discardBundle(of: result)
+            if Set(runs.map { $0.verdicts.map(\.status) + [$0.passed ? .passed : .failed] }).count > 1 {
+                flaky.append(scenario.name)
             }
-            configuration.interopVersion = value
+            results.append(result)
+            context.console.print(ConsoleReport.line(for: result, color: context.console.usesColor))
+            for line in ConsoleReport.failureDetails(for: result) { context.console.print("    " + line) }
+            if context.console.isTerminal, index + 1 < scenarios.count {
+                context.console.redraw(
+                    ConsoleReport.progress(done: index + 1, total: scenarios.count, elapsed: .now - started))
+            }
         }
-        configuration.artifactsDirectory = arguments["--keep"]
-        return report(SmokeCheck.run(configuration), console: context.console)
+        if context.console.isTerminal { context.console.redraw("") }
+        let elapsed = ContinuousClock.now - started
+        try options.writeReports(results, elapsed: elapsed)
+        context.console.print(ConsoleReport.summary(results, elapsed: elapsed))
+        for name in flaky { context.console.print("FLAKY \(name): the verdicts differed between runs") }
+        return results.allSatisfy(\.passed) && flaky.isEmpty ? 0 : 1
+    }
+}
+
+/// The flags of `squall run` as values; each mistake is a `UsageError` naming the flag.
+struct RunOptions {
+    var filter: String?
+    var repeats = 1
+    var shard: (index: Int, count: Int)?
+    var junit: String?
+    var json: String?
+    var capture = "never"
+    var runner = ScenarioRunOptions()
+
+    init(_ arguments: ParsedArguments) throws(UsageError) {
+        let path = RunCommand.spec.path
+        filter = arguments["--filter"]
+        if let text = arguments["--seed"] {
+            guard let seed = UInt64(text) else {
+                throw UsageError("--seed must be a whole number from 0 to 2^64-1, not '\(text)'", command: path)
+            }
+            runner.seed = seed
+        }
+        if let text = arguments["--repeat"] {
+            guard let count = Int(text), (1...100).contains(count) else {
+                throw UsageError("--repeat must be a count from 1 to 100, not '\(text)'", command: path)
+            }
+            repeats = count
+        }
+        if let text = arguments["--shard"] {
+            let parts = text.split(separator: "/").compactMap { Int($0) }
+            guard parts.count == 2, parts[1] >= 1, (1...parts[1]).contains(parts[0]) else {
+                throw UsageError("--shard must be I/N with 1 ≤ I ≤ N, such as 2/4, not '\(text)'", command: path)
+            }
+            shard = (parts[0], parts[1])
+        }
+        runner.upstream = arguments["--upstream"]
+        junit = arguments["--junit"]
+        json = arguments["--json"]
+        runner.keepFolder = arguments["--out"]
+        if runner.keepFolder != nil { capture = "on-failure" }
+        if let mode = arguments["--capture"] {
+            guard ["never", "on-failure", "always"].contains(mode) else {
+                throw UsageError("--capture must be never, on-failure or always, not '\(mode)'", command: path)
+            }
+            guard runner.keepFolder != nil || mode == "never" else {
+                throw UsageError("--capture \(mode) needs --out DIR", command: path)
+            }
+            capture = mode
+        }
+        runner.squallBinary = Self.executablePath()
     }
 
-    private static func report(_ report: SmokeReport, console: Console) -> Int32 {
-        console.print("squall run: no scenario harness yet; running the built-in smoke check")
-        for step in report.steps {
-            let mark = step.passed ? console.styled("✓", .green) : console.styled("✗", .red)
-            console.print("  \(mark) \(step.name.padding(to: 8)) \(step.detail)")
+    /// The scenarios to run: by name filter, then the shard (every N-th by sorted name, from the I-th).
+    func select(_ scenarios: [Scenario]) -> [Scenario] {
+        let sorted = scenarios.filter { filter.map($0.name.contains) ?? true }.sorted { $0.name < $1.name }
+        guard let shard else { return sorted }
+        return sorted.enumerated().filter { $0.offset % shard.count == shard.index - 1 }.map(\.element)
+    }
+
+    /// Removes a kept folder the capture mode does not want.
+    func discardBundle(of result: ScenarioResult) {
+        guard let bundle = result.bundle else { return }
+        if capture == "never" || (capture == "on-failure" && result.passed) {
+            try? FileManager.default.removeItem(atPath: bundle)
         }
-        let milliseconds = report.duration.milliseconds
-        console.print("time: \(milliseconds / 1000).\(String(milliseconds % 1000 / 10).leftPadded(to: 2)) s")
-        console.print("smoke: \(report.passedCount) passed, \(report.failedCount) failed")
-        return report.passed ? 0 : 1
+    }
+
+    func writeReports(_ results: [ScenarioResult], elapsed: Duration) throws {
+        if let json {
+            try JSONReport.render(results, elapsed: elapsed).write(toFile: json, atomically: true, encoding: .utf8)
+        }
+        if let junit {
+            try JUnitReport.render(results, suiteName: "squall").write(toFile: junit, atomically: true, encoding: .utf8)
+        }
+    }
+
+    /// This process's executable, for the child processes of kill events.
+    static func executablePath() -> String? {
+        (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments.first
     }
 }

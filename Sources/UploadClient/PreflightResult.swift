@@ -1,3 +1,4 @@
+import Dispatch
 import HTTPWire
 import ResumableUpload
 import Synchronization
@@ -56,6 +57,8 @@ public final class PreflightCache: Sendable {
     }
 
     private let answers = Mutex<[Key: PreflightResult]>([:])
+    /// Preflights under way, with the transfers waiting for their answer.
+    private let asking = Mutex<[Key: [DispatchSemaphore]]>([:])
 
     public init() {}
 
@@ -68,5 +71,33 @@ public final class PreflightCache: Sendable {
     public func store(_ answer: PreflightResult, for url: String, version: InteropVersion) {
         guard answer.isCacheable else { return }
         answers.withLock { $0[Key(url: url, version: version.rawValue)] = answer }
+    }
+
+    /// The cached answer, or `ask()`'s — asked once however many transfers start together: the others wait for
+    /// it (at most `patience`) and use it, so an endpoint sees one OPTIONS. A waiter that finds no definite
+    /// answer afterwards asks itself.
+    public func answer(
+        for url: String, version: InteropVersion, patience: Duration = .seconds(30), ask: () -> PreflightResult
+    ) -> PreflightResult {
+        let key = Key(url: url, version: version.rawValue)
+        if let known = answer(for: url, version: version) { return known }
+        let waiter = DispatchSemaphore(value: 0)
+        let first = asking.withLock { (table: inout [Key: [DispatchSemaphore]]) -> Bool in
+            if let waiting = table[key] {
+                table[key] = waiting + [waiter]
+                return false
+            }
+            table[key] = []
+            return true
+        }
+        if !first {
+            _ = waiter.wait(timeout: .now() + .nanoseconds(Int(patience / .nanoseconds(1))))
+            if let known = answer(for: url, version: version) { return known }
+            return ask()
+        }
+        let result = ask()
+        store(result, for: url, version: version)
+        for waiting in asking.withLock({ $0.removeValue(forKey: key) ?? [] }) { waiting.signal() }
+        return result
     }
 }

@@ -25,20 +25,17 @@ struct TransferSession {
     /// The cached preflight answer for the creation URL, or an OPTIONS request's (not-found answers count as
     /// `unknown`, and so does a preflight that could not reach the server: the creation will say more).
     mutating func preflight(version: InteropVersion) -> PreflightResult {
-        let key = transfer.url.description
-        if let known = transfer.preflightCache.answer(for: key, version: version) { return known }
         var fields = TransferRequest.carriedFields(configuration.headerFields)
         fields.append(name: InteropVersion.fieldName, value: String(version.rawValue))
         let head = RequestHead(method: .options, target: transfer.url.target, fields: fields)
-        let answer: PreflightResult
-        do {
-            let response = try exchange(head, on: transfer.url.endpoint, body: nil, retryStale: true) { _ in true }
-            answer = PreflightResult(response: response.head, version: version)
-        } catch {
-            answer = .unknown(status: nil)
+        return transfer.preflightCache.answer(for: transfer.url.description, version: version) {
+            do {
+                let response = try exchange(head, on: transfer.url.endpoint, body: nil, retryStale: true) { _ in true }
+                return PreflightResult(response: response.head, version: version)
+            } catch {
+                return .unknown(status: nil)
+            }
         }
-        transfer.preflightCache.store(answer, for: key, version: version)
-        return answer
     }
 
     /// Sends `request`, feeding interim responses and progress to `machine` as they come, and returns the

@@ -37,7 +37,7 @@ struct SquallBinaryTests {
     }
 
     @Test func missingValueExitsWithStatusTwo() throws {
-        let (status, _, err) = try run(["run", "--size"])
+        let (status, _, err) = try run(["run", "--smoke", "--size"])
         #expect(status == 2)
         #expect(err.contains("option '--size' needs a value"))
     }
@@ -50,7 +50,7 @@ struct SquallBinaryTests {
     }
 
     @Test func smokeRunThroughAPipePassesWithoutColour() throws {
-        let (status, out, _) = try run(["run", "--size", "64KiB"], environment: ["NO_COLOR": "1"])
+        let (status, out, _) = try run(["run", "--smoke", "--size", "64KiB"], environment: ["NO_COLOR": "1"])
         #expect(status == 0)
         #expect(out.contains("smoke: 7 passed, 0 failed"))
         #expect(!out.contains("\u{1B}["))
