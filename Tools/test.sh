@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The whole test suite: set-up, format lint, warnings-as-errors build, and every test. CI runs exactly this.
+# The whole test suite: set-up, format lint, warnings-as-errors build, every test, and the determinism check of
+# the scenario catalog (Tools/determinism.sh). CI runs exactly this.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -12,3 +13,6 @@ swift format lint --strict --recursive Package.swift Sources Tests Tools
 echo "== build (warnings are errors) and test"
 swift build --build-tests -Xswiftc -warnings-as-errors
 swift test --skip-build
+
+echo "== determinism: the scenario catalog, run 5 times, gives the same verdicts and fault timelines"
+Tools/determinism.sh .build/debug/squall

@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# Determinism check (issue 6): runs the whole scenario catalog DETERMINISM_RUNS times (default 5) with each
+# scenario's own seed and compares the runs: every scenario's verdicts (key and status) and its fault timeline
+# (rule, action, connection, offset; times are left out) must be identical in every run. Exit 0 when they are,
+# 1 with the first difference otherwise. The test command (Tools/test.sh) runs it.
+#
+#   Tools/determinism.sh [SQUALL_BINARY]     default .build/debug/squall (built by the caller)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+squall="${1:-.build/debug/squall}"
+runs="${DETERMINISM_RUNS:-5}"
+[[ -x "$squall" ]] || {
+    echo "determinism.sh: no squall binary at $squall (build it first: swift build --product squall)" >&2
+    exit 2
+}
+work=$(mktemp -d "${TMPDIR:-/tmp}/squall-determinism.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+
+for ((run = 1; run <= runs; run++)); do
+    # The exit status says whether scenarios passed; determinism is judged from the reports either way.
+    "$squall" run Scenarios --json "$work/run-$run.json" >"$work/run-$run.out" 2>&1 || true
+    [[ -s "$work/run-$run.json" ]] || {
+        echo "determinism.sh: run $run wrote no report:" >&2
+        cat "$work/run-$run.out" >&2
+        exit 1
+    }
+done
+
+python3 - "$work" "$runs" <<'PY'
+import json, sys
+
+folder, runs = sys.argv[1], int(sys.argv[2])
+
+def digest(path):
+    report = json.load(open(path))
+    result = {}
+    for scenario in report["scenarios"]:
+        verdicts = [(v["key"], v["status"]) for v in scenario["verdicts"]]
+        timeline = [(f["rule"], f["action"], f["connection"], f["offset"]) for f in scenario["faultTimeline"]]
+        result[scenario["name"]] = (scenario["outcome"], verdicts, timeline)
+    return result
+
+first = digest(f"{folder}/run-1.json")
+for run in range(2, runs + 1):
+    other = digest(f"{folder}/run-{run}.json")
+    for name in sorted(set(first) | set(other)):
+        if first.get(name) != other.get(name):
+            print(f"determinism: scenario {name} differs between run 1 and run {run}:")
+            print(f"  run 1:    {first.get(name)}")
+            print(f"  run {run}: {other.get(name)}")
+            sys.exit(1)
+print(f"determinism: {len(first)} scenarios gave identical verdicts and fault timelines in {runs} runs")
+PY
