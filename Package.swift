@@ -128,7 +128,7 @@ let package = Package(
         .testTarget(
             name: "ScenarioOracleTests",
             dependencies: ["ScenarioOracle", "Scenario", "FaultEngine", "UploadJobs", "ProxyTranscript", "HTTPWire"]),
-        .testTarget(name: "ScenarioReportsTests", dependencies: ["ScenarioReports", "Scenario"]),
+        .testTarget(name: "ScenarioReportsTests", dependencies: ["ScenarioReports", "Scenario", "TestSupport"]),
         .testTarget(name: "JobJournalTests", dependencies: ["JobJournal", "UploadJobs", "TestSupport"]),
         .testTarget(
             name: "UploadClientTests",

@@ -95,12 +95,7 @@ struct RunOptions {
     init(_ arguments: ParsedArguments) throws(UsageError) {
         let path = RunCommand.spec.path
         filter = arguments["--filter"]
-        if let text = arguments["--seed"] {
-            guard let seed = UInt64(text) else {
-                throw UsageError("--seed must be a whole number from 0 to 2^64-1, not '\(text)'", command: path)
-            }
-            runner.seed = seed
-        }
+        runner.seed = try arguments["--seed"].map(Self.seed)
         if let text = arguments["--repeat"] {
             guard let count = Int(text), (1...100).contains(count) else {
                 throw UsageError("--repeat must be a count from 1 to 100, not '\(text)'", command: path)
@@ -129,6 +124,15 @@ struct RunOptions {
             capture = mode
         }
         runner.squallBinary = Self.executablePath()
+    }
+
+    /// A `--seed` value: a whole number from 0 to 2^64-1.
+    static func seed(_ text: String) throws(UsageError) -> UInt64 {
+        guard let seed = UInt64(text) else {
+            throw UsageError(
+                "--seed must be a whole number from 0 to 2^64-1, not '\(text)'", command: RunCommand.spec.path)
+        }
+        return seed
     }
 
     /// The scenarios to run: by name filter, then the shard (every N-th by sorted name, from the I-th).

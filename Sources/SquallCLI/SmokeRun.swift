@@ -9,12 +9,7 @@ enum SmokeRun {
         if let size = arguments["--size"] {
             configuration.bodySize = try ByteSizeOption.parse(size, option: "--size", command: path)
         }
-        if let seed = arguments["--seed"] {
-            guard let value = UInt64(seed) else {
-                throw UsageError("--seed must be a whole number from 0 to 2^64-1, not '\(seed)'", command: path)
-            }
-            configuration.seed = value
-        }
+        if let seed = arguments["--seed"] { configuration.seed = try RunOptions.seed(seed) }
         if let interop = arguments["--interop"] {
             guard let value = Int(interop), (3...8).contains(value) else {
                 throw UsageError("--interop must be an interop version from 3 to 8, not '\(interop)'", command: path)

@@ -73,7 +73,7 @@ import Testing
         let api = try ControlServer(address: SocketAddress(parsing: "127.0.0.1:0"), handler: handler)
         defer { api.stop() }
         let scriptPath = try fixture.folder.write(Self.script, to: "toxiproxy_client.py")
-        let output = try Self.python([scriptPath, "127.0.0.1", String(api.address.port)])
+        let output = try PythonTool.run([scriptPath, "127.0.0.1", String(api.address.port)], needs: "toxiproxy-python")
         let values = Dictionary(
             output.split(separator: "\n").compactMap { line -> (String, String)? in
                 let parts = line.split(separator: "=", maxSplits: 1).map(String.init)
@@ -88,32 +88,5 @@ import Testing
         #expect(slowed - base >= 290)
         #expect(after < 290)
         #expect(values["proxies"] == "0")
-    }
-
-    /// Runs python3 with `arguments`; throws with its stderr when it fails or takes over a minute.
-    static func python(_ arguments: [String]) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3"] + arguments
-        let output = Pipe()
-        let errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        let done = DispatchSemaphore(value: 0)
-        process.terminationHandler = { _ in done.signal() }
-        try process.run()
-        // The script prints a few lines, far below a pipe's buffer: waiting before reading cannot block it.
-        if done.wait(timeout: .now() + 60) == .timedOut {
-            process.terminate()
-            throw TLSFixtures.Failure("python3 took over a minute")
-        }
-        let stdout = output.fileHandleForReading.readDataToEndOfFile()
-        let stderr = errors.fileHandleForReading.readDataToEndOfFile()
-        guard process.terminationStatus == 0 else {
-            throw TLSFixtures.Failure(
-                "python3 \(arguments.joined(separator: " ")) failed (Tools/setup.sh installs toxiproxy-python): "
-                    + String(decoding: stderr, as: UTF8.self))
-        }
-        return String(decoding: stdout, as: UTF8.self)
     }
 }

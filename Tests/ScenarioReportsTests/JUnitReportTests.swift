@@ -1,5 +1,6 @@
 import Foundation
 import Scenario
+import TestSupport
 import Testing
 
 @testable import ScenarioReports
@@ -67,38 +68,7 @@ struct JUnitReportTests {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("junit-\(UUID().uuidString).xml").path
         try Data(xml.utf8).write(to: URL(fileURLWithPath: path))
         defer { try? FileManager.default.removeItem(atPath: path) }
-        let output = try python(["-c", reader, path])
+        let output = try PythonTool.run(["-c", reader, path], needs: "junitparser")
         return output.split(separator: "\n", omittingEmptySubsequences: true).map(String.init)
-    }
-
-    struct PythonFailure: Error, CustomStringConvertible {
-        var description: String
-    }
-
-    /// Runs python3 with `arguments`; throws with its stderr when it fails or takes over a minute.
-    private static func python(_ arguments: [String]) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3"] + arguments
-        let output = Pipe()
-        let errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        let done = DispatchSemaphore(value: 0)
-        process.terminationHandler = { _ in done.signal() }
-        try process.run()
-        // The reader prints a few lines, far below a pipe's buffer: waiting before reading cannot block it.
-        if done.wait(timeout: .now() + 60) == .timedOut {
-            process.terminate()
-            throw PythonFailure(description: "python3 took over a minute")
-        }
-        let stdout = output.fileHandleForReading.readDataToEndOfFile()
-        let stderr = errors.fileHandleForReading.readDataToEndOfFile()
-        guard process.terminationStatus == 0 else {
-            throw PythonFailure(
-                description: "python3 failed (Tools/setup.sh installs junitparser): "
-                    + String(decoding: stderr, as: UTF8.self))
-        }
-        return String(decoding: stdout, as: UTF8.self)
     }
 }
