@@ -88,6 +88,8 @@ final class ProxyListener: Sendable {
                 origin: shared.origin, laneCapacity: shared.laneCapacity
             ).run()
         }
+        // Gone from the live list before its close is recorded: whoever waits on the transcript sees both.
+        shared.registry.remove(id)
         if let ending { record(id, .closed(side: ending.side, kind: ending.kind)) }
         _ = engine.handle(.connectionClosed(connection: id, time: shared.now))
     }
