@@ -2,7 +2,8 @@
 # Determinism check (issue 6): runs the whole scenario catalog DETERMINISM_RUNS times (default 5) with each
 # scenario's own seed and compares the runs: every scenario's verdicts (key and status) and its fault timeline
 # (rule, action, connection, offset; times are left out) must be identical in every run. Exit 0 when they are,
-# 1 with the first difference otherwise. The test command (Tools/test.sh) runs it.
+# 1 with the first difference otherwise. It also fails when the runs leave a scenario folder behind in the temporary
+# folder. The test command (Tools/test.sh) runs it.
 #
 #   Tools/determinism.sh [SQUALL_BINARY]     default .build/debug/squall (built by the caller)
 set -euo pipefail
@@ -16,6 +17,9 @@ runs="${DETERMINISM_RUNS:-5}"
 }
 work=$(mktemp -d "${TMPDIR:-/tmp}/squall-determinism.XXXXXX")
 trap 'rm -rf "$work"' EXIT
+# Scenario folders (squall-run-NAME-XXXXXX) left in the temporary folder by anything before this script.
+leftovers() { find "${TMPDIR:-/tmp}" -maxdepth 1 -name 'squall-run-*' | sort; }
+leftovers >"$work/before.txt"
 
 for ((run = 1; run <= runs; run++)); do
     # The exit status says whether scenarios passed; determinism is judged from the reports either way.
@@ -26,6 +30,13 @@ for ((run = 1; run <= runs; run++)); do
         exit 1
     }
 done
+
+leftovers >"$work/after.txt"
+if ! cmp -s "$work/before.txt" "$work/after.txt"; then
+    echo "determinism.sh: the runs left scenario folders behind:" >&2
+    comm -13 "$work/before.txt" "$work/after.txt" >&2
+    exit 1
+fi
 
 python3 - "$work" "$runs" <<'PY'
 import json, sys
