@@ -108,7 +108,7 @@ public struct UploadResourceStateMachine: Sendable, Hashable {
         }
         let response = UploadResponse.offsetRetrieval(
             version: version, offset: offset, complete: isComplete, length: length, limits: limits(now: now),
-            preferredStatus: configuration.headStatus)
+            preferredStatus: configuration.headStatus, resourceID: id)
         actions.append(.send(response))
         return actions
     }

@@ -65,10 +65,11 @@ public struct UploadResponse: Sendable, Hashable {
 
     /// The offset retrieval response (HEAD): `preferredStatus` (200 or 204) when the version allows it (200 from
     /// interop 5), else 204; `Upload-Offset`, the completion field, `Upload-Length` when known and `Upload-Limit`
-    /// (interop 6+), `Cache-Control: no-store`; no content.
+    /// (interop 6+), `Cache-Control: no-store`, and `x-server-resource-id` once complete (so a client that lost the
+    /// final response still learns it); no content.
     public static func offsetRetrieval(
         version: InteropVersion, offset: Int64, complete: Bool, length: Int64?, limits: UploadLimits,
-        preferredStatus: Int = 204
+        preferredStatus: Int = 204, resourceID: String? = nil
     ) -> UploadResponse {
         let status = version.headSuccessStatuses.contains(preferredStatus) ? preferredStatus : 204
         var head = start(status: status, version: version)
@@ -79,6 +80,7 @@ public struct UploadResponse: Sendable, Hashable {
         }
         if let limit = limits.field(for: version) { head.fields.append(name: UploadLimits.fieldName, value: limit) }
         head.fields.append(name: UploadFields.cacheControl, value: "no-store")
+        if complete, let resourceID { head.fields.append(name: UploadFields.resourceID, value: resourceID) }
         return UploadResponse(head: head)
     }
 

@@ -74,7 +74,7 @@ struct UploadResponseTests {
     @Test(arguments: InteropVersion.all)
     func offsetRetrieval(_ version: InteropVersion) {
         let response = UploadResponse.offsetRetrieval(
-            version: version, offset: 25, complete: false, length: 100, limits: Self.limits)
+            version: version, offset: 25, complete: false, length: 100, limits: Self.limits, resourceID: "t")
         var expected = [
             "Upload-Draft-Interop-Version": String(version.rawValue), "Upload-Offset": "25",
             version.completionFieldName: version.rawValue == 3 ? "?1" : "?0", "Cache-Control": "no-store",
@@ -91,8 +91,10 @@ struct UploadResponseTests {
     @Test(arguments: InteropVersion.all)
     func headMayAnswer200FromFive(_ version: InteropVersion) {
         let response = UploadResponse.offsetRetrieval(
-            version: version, offset: 0, complete: true, length: nil, limits: UploadLimits(), preferredStatus: 200)
+            version: version, offset: 0, complete: true, length: nil, limits: UploadLimits(), preferredStatus: 200,
+            resourceID: "t")
         #expect(response.head.status == (version.rawValue >= 5 ? 200 : 204))
+        #expect(Self.fields(response.head)["x-server-resource-id"] == "t")
         #expect(Self.fields(response.head)[version.completionFieldName] == (version.rawValue == 3 ? "?0" : "?1"))
         #expect(Self.fields(response.head)["Upload-Length"] == nil)
     }
