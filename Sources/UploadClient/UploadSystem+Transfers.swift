@@ -70,12 +70,14 @@ extension UploadSystem {
         let thread = Thread { [self] in
             let outcome = transfer.run()
             recorder.flush()
-            transfers.withLock { if $0[job.localID] === transfer { $0[job.localID] = nil } }
+            // Settled before it leaves the running set: the scheduler, woken by another transfer in between,
+            // must not see the job pending with nothing running (it would give up on it).
             do {
                 try settle(job.localID, outcome)
             } catch {
                 fail(with: error)
             }
+            transfers.withLock { if $0[job.localID] === transfer { $0[job.localID] = nil } }
             wake.signal()
         }
         thread.name = "upload-\(job.localID)"
