@@ -100,7 +100,10 @@ let package = Package(
         ),
 
         // Tests.
-        .target(name: "TestSupport", dependencies: ["SquallCore", "SquallNet", "TLSKit", "HTTPWire"]),
+        .target(
+            name: "TestSupport",
+            dependencies: ["SquallCore", "SquallNet", "TLSKit", "HTTPWire", "ControlAPI", "FaultEngine"]
+        ),
         .testTarget(name: "HTTPWireTests", dependencies: ["HTTPWire", "TestSupport"]),
         .testTarget(name: "StructuredFieldsTests", dependencies: ["StructuredFields", "TestSupport"]),
         .testTarget(name: "SquallNetTests", dependencies: ["SquallNet", "TestSupport"]),
@@ -110,7 +113,7 @@ let package = Package(
         .testTarget(name: "UploadJobsTests", dependencies: ["UploadJobs", "TestSupport"]),
         .testTarget(name: "FaultEngineTests", dependencies: ["FaultEngine", "HTTPWire", "TestSupport"]),
         .testTarget(name: "ProxyTranscriptTests", dependencies: ["ProxyTranscript", "FaultEngine", "HTTPWire"]),
-        .testTarget(name: "ControlAPITests", dependencies: ["ControlAPI", "FaultEngine", "HTTPWire"]),
+        .testTarget(name: "ControlAPITests", dependencies: ["ControlAPI", "FaultEngine", "HTTPWire", "TestSupport"]),
         .testTarget(
             name: "ProxyFlowTests",
             dependencies: ["ProxyFlow", "FaultEngine", "ProxyTranscript", "HTTPWire", "TestSupport"]

@@ -2,6 +2,7 @@ import ControlAPI
 import FaultEngine
 import Foundation
 import HTTPWire
+import TestSupport
 import Testing
 
 /// The native endpoints under `/squall/` and `/metrics`, against a `FakeRuntime`.

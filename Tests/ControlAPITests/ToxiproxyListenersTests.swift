@@ -1,4 +1,5 @@
 import ControlAPI
+import TestSupport
 import Testing
 
 /// With a runtime attached, Toxiproxy proxies get listeners, started and stopped inside each change before it

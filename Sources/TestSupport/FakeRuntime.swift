@@ -2,48 +2,55 @@ import ControlAPI
 import FaultEngine
 import Synchronization
 
-/// A `ProxyRuntime` without sockets: keeps rules in memory, records every call, hands out made-up listener ports
+/// A `ProxyRuntime` without sockets, for control-API and `squall fault` tests: keeps rules in memory, records every call, hands out made-up listener ports
 /// (40001, 40002, …) and fails to bind the addresses in `failingListens`.
-final class FakeRuntime: ProxyRuntime {
+public final class FakeRuntime: ProxyRuntime {
     /// One `fire` call.
-    struct Fired: Hashable {
-        var action: FaultAction
-        var direction: FaultDirection
-        var connection: Int
-        var name: String
+    public struct Fired: Hashable, Sendable {
+        public var action: FaultAction
+        public var direction: FaultDirection
+        public var connection: Int
+        public var name: String
+
+        public init(action: FaultAction, direction: FaultDirection, connection: Int, name: String) {
+            self.action = action
+            self.direction = direction
+            self.connection = connection
+            self.name = name
+        }
     }
 
-    struct State {
-        var rules: [FaultRule] = []
-        var seed: UInt64?
-        var connections: [LiveConnection] = []
-        var fired: [Fired] = []
+    public struct State: Sendable {
+        public var rules: [FaultRule] = []
+        public var seed: UInt64?
+        public var connections: [LiveConnection] = []
+        public var fired: [Fired] = []
         /// Listener calls in order: "start NAME LISTEN UPSTREAM -> BOUND", "start NAME … failed", "stop NAME".
-        var listenerCalls: [String] = []
-        var failingListens: Set<String> = []
-        var nextPort = 40001
-        var transcript: [String] = []
-        var metrics = ProxyMetrics()
+        public var listenerCalls: [String] = []
+        public var failingListens: Set<String> = []
+        public var nextPort = 40001
+        public var transcript: [String] = []
+        public var metrics = ProxyMetrics()
     }
 
-    let state = Mutex(State())
+    public let state = Mutex(State())
 
-    init(connections: [LiveConnection] = [], transcript: [String] = []) {
+    public init(connections: [LiveConnection] = [], transcript: [String] = []) {
         state.withLock {
             $0.connections = connections
             $0.transcript = transcript
         }
     }
 
-    var rules: [FaultRule] { state.withLock { $0.rules } }
-    var listenerCalls: [String] { state.withLock { $0.listenerCalls } }
-    var fired: [Fired] { state.withLock { $0.fired } }
+    public var rules: [FaultRule] { state.withLock { $0.rules } }
+    public var listenerCalls: [String] { state.withLock { $0.listenerCalls } }
+    public var fired: [Fired] { state.withLock { $0.fired } }
 
-    func liveConnections() -> [LiveConnection] { state.withLock { $0.connections } }
+    public func liveConnections() -> [LiveConnection] { state.withLock { $0.connections } }
 
-    func faultRules() -> [FaultRule] { rules }
+    public func faultRules() -> [FaultRule] { rules }
 
-    func addFaultRules(_ rules: [FaultRule]) throws(ControlAPIError) {
+    public func addFaultRules(_ rules: [FaultRule]) throws(ControlAPIError) {
         try state.withLock { (state: inout State) throws(ControlAPIError) in
             let names = Set(state.rules.map(\.name))
             if let taken = rules.first(where: { names.contains($0.name) }) {
@@ -53,7 +60,7 @@ final class FakeRuntime: ProxyRuntime {
         }
     }
 
-    func removeFaultRule(named name: String) throws(ControlAPIError) {
+    public func removeFaultRule(named name: String) throws(ControlAPIError) {
         try state.withLock { (state: inout State) throws(ControlAPIError) in
             guard let index = state.rules.firstIndex(where: { $0.name == name }) else {
                 throw ControlAPIError(.notFound, "no fault named \"\(name)\"")
@@ -62,14 +69,14 @@ final class FakeRuntime: ProxyRuntime {
         }
     }
 
-    func replaceFaultRules(_ rules: [FaultRule], seed: UInt64?) {
+    public func replaceFaultRules(_ rules: [FaultRule], seed: UInt64?) {
         state.withLock {
             $0.rules = rules
             $0.seed = seed
         }
     }
 
-    func fire(_ action: FaultAction, direction: FaultDirection, on connection: Int, name: String)
+    public func fire(_ action: FaultAction, direction: FaultDirection, on connection: Int, name: String)
         throws(ControlAPIError)
     {
         try state.withLock { (state: inout State) throws(ControlAPIError) in
@@ -80,16 +87,16 @@ final class FakeRuntime: ProxyRuntime {
         }
     }
 
-    func transcriptLines(from: Int) -> (lines: String, next: Int) {
+    public func transcriptLines(from: Int) -> (lines: String, next: Int) {
         state.withLock { state in
             let lines = state.transcript.dropFirst(from).map { $0 + "\n" }.joined()
             return (lines, state.transcript.count)
         }
     }
 
-    func metrics() -> ProxyMetrics { state.withLock { $0.metrics } }
+    public func metrics() -> ProxyMetrics { state.withLock { $0.metrics } }
 
-    func startListener(proxy name: String, listen: String, upstream: String) throws(ControlAPIError) -> String {
+    public func startListener(proxy name: String, listen: String, upstream: String) throws(ControlAPIError) -> String {
         try state.withLock { (state: inout State) throws(ControlAPIError) -> String in
             guard !state.failingListens.contains(listen) else {
                 state.listenerCalls.append("start \(name) \(listen) \(upstream) failed")
@@ -102,7 +109,7 @@ final class FakeRuntime: ProxyRuntime {
         }
     }
 
-    func stopListener(proxy name: String) {
+    public func stopListener(proxy name: String) {
         state.withLock { $0.listenerCalls.append("stop \(name)") }
     }
 }
