@@ -1,8 +1,9 @@
-/// A parsed JSON document as a tree, so the loader can report every mistake rather than stop at the first.
+/// A parsed JSON document as a tree, so the loader can report every mistake rather than stop at the first (and
+/// `squall fault` builds and reads control-API bodies with it).
 ///
 /// Numbers keep the distinction JSON Schema makes: an `integer` is any number with no fractional part that fits
 /// in 64 bits (`3`, `3.0`, `1e3`), every other number is a `number`.
-enum JSONValue: Sendable, Hashable {
+public enum JSONValue: Sendable, Hashable {
     case null
     case bool(Bool)
     case integer(Int64)
@@ -26,7 +27,7 @@ enum JSONValue: Sendable, Hashable {
 }
 
 extension JSONValue: Codable {
-    init(from decoder: any Decoder) throws {
+    public init(from decoder: any Decoder) throws {
         let single = try decoder.singleValueContainer()
         if single.decodeNil() {
             self = .null
@@ -45,7 +46,7 @@ extension JSONValue: Codable {
         }
     }
 
-    func encode(to encoder: any Encoder) throws {
+    public func encode(to encoder: any Encoder) throws {
         var single = encoder.singleValueContainer()
         switch self {
         case .null: try single.encodeNil()

@@ -1,4 +1,5 @@
 import Foundation
+import Scenario
 
 /// `squall fault add`: builds a fault object in the scenario vocabulary from flags (or reads one from a file) and
 /// posts it; the server validates it.

@@ -1,4 +1,5 @@
 import Foundation
+import Scenario
 
 /// What every `squall fault` command shares: `--api URL` (required) and `--api-token T`, and printing a fault as
 /// one line.

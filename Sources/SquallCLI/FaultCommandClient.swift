@@ -1,5 +1,6 @@
 import Foundation
 import HTTPWire
+import Scenario
 import SquallNet
 
 /// A small blocking HTTP/1.1 client of the control API's native endpoints: one connection per request
