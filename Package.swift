@@ -11,7 +11,7 @@
 //   pure         SquallCore, HTTPWire,                no sockets, no threads, no clock reads
 //                StructuredFields, ResumableUpload, UploadJobs,
 //                FaultEngine, ProxyTranscript, ProxyFlow, Scenario, ScenarioOracle,
-//                ScenarioReports
+//                ScenarioReports, PacketSynthesis
 //   C shims      COpenSSL, CPcap, CSystem
 import PackageDescription
 
@@ -40,11 +40,12 @@ let package = Package(
             name: "ScenarioOracle",
             dependencies: ["Scenario", "FaultEngine", "UploadJobs", "ProxyTranscript", "HTTPWire"]),
         .target(name: "ScenarioReports", dependencies: ["Scenario"]),
+        .target(name: "PacketSynthesis"),
 
         // I/O.
         .target(name: "SquallNet", dependencies: ["CSystem"]),
         .target(name: "TLSKit", dependencies: ["COpenSSL", "SquallNet"]),
-        .target(name: "Capture", dependencies: ["CPcap"]),
+        .target(name: "Capture", dependencies: ["CPcap", "CSystem", "PacketSynthesis"]),
         .target(name: "UploadStore", dependencies: ["SquallCore", "SquallNet", "TLSKit"]),
         .target(name: "JobJournal", dependencies: ["UploadJobs", "SquallCore", "SquallNet"]),
 
@@ -58,7 +59,7 @@ let package = Package(
             name: "ChaosProxy",
             dependencies: [
                 "ProxyFlow", "FaultEngine", "ProxyTranscript", "ControlAPI", "HTTPWire", "SquallCore", "SquallNet",
-                "TLSKit",
+                "TLSKit", "Capture",
             ]
         ),
         .target(
@@ -75,7 +76,7 @@ let package = Package(
             dependencies: [
                 "SquallCore", "HTTPWire", "StructuredFields", "SquallNet", "TLSKit", "Scenario", "ScenarioOracle",
                 "ScenarioReports", "ChaosProxy", "FaultEngine", "ProxyTranscript", "UploadServer", "UploadClient",
-                "UploadJobs", "JobJournal", "ResumableUpload", "UploadStore",
+                "UploadJobs", "JobJournal", "ResumableUpload", "UploadStore", "Capture",
             ]
         ),
 
@@ -105,6 +106,8 @@ let package = Package(
             dependencies: ["SquallCore", "SquallNet", "TLSKit", "HTTPWire", "ControlAPI", "FaultEngine"]
         ),
         .testTarget(name: "HTTPWireTests", dependencies: ["HTTPWire", "TestSupport"]),
+        .testTarget(name: "PacketSynthesisTests", dependencies: ["PacketSynthesis", "TestSupport"]),
+        .testTarget(name: "CaptureTests", dependencies: ["Capture", "PacketSynthesis", "SquallNet", "TestSupport"]),
         .testTarget(name: "StructuredFieldsTests", dependencies: ["StructuredFields", "TestSupport"]),
         .testTarget(name: "SquallNetTests", dependencies: ["SquallNet", "TestSupport"]),
         .testTarget(name: "TLSKitTests", dependencies: ["TLSKit", "SquallNet", "TestSupport"]),

@@ -1,0 +1,2 @@
+/// Placeholder: replaced by the packet synthesis helper.
+enum PacketSynthesisPlaceholder {}

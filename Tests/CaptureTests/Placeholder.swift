@@ -1,0 +1,5 @@
+import Testing
+
+struct PlaceholderTests {
+    @Test func placeholder() {}
+}
