@@ -1,5 +1,6 @@
 import FaultEngine
 import Glibc
+import HTTPWire
 import ProxyFlow
 import ProxyTranscript
 import SquallNet
@@ -145,18 +146,59 @@ final class ProxyListener: Sendable {
     }
 
     /// The upstream could not be reached: an http-mode client gets a 502 naming the problem, a tcp one an RST.
+    ///
+    /// As a gateway does, the proxy reads the request head first (at most 64 KiB, for at most two seconds): the
+    /// answer to a HEAD has no body (RFC 9110 §9.3.2), and a body a client did not ask for would be read as the next
+    /// response. The exchange goes into the transcript; what the client still sends is drained before the close.
     private func refuseUpstream(_ client: any ByteStream, id: Int, error: any Error) {
         guard settings.mode == .http else {
             client.abort()
             record(id, .closed(side: .upstream, kind: .rst))
             return
         }
-        let text = "squall proxy: upstream \(settings.upstream) unreachable: \(error)\n"
-        let head =
-            "HTTP/1.1 502 Bad Gateway\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: \(text.utf8.count)\r\nConnection: close\r\n\r\n"
-        try? client.writeAll(Array((head + text).utf8), deadline: .now + .seconds(5))
+        let deadline = ContinuousClock.now + .seconds(2)
+        let request = Self.readRequestHead(client, deadline: deadline)
+        if let request { record(id, .requestHead(exchange: 1, request)) }
+        let text = Array("squall proxy: upstream \(settings.upstream) unreachable: \(error)\n".utf8)
+        let fields: HTTPFields = [
+            "Content-Type": "text/plain; charset=utf-8", "Content-Length": "\(text.count)", "Connection": "close",
+        ]
+        let head = ResponseHead(status: 502, reason: "Bad Gateway", fields: fields)
+        record(id, .finalResponse(exchange: 1, head))
+        var bytes = (try? HTTP1Serializer.serialize(head)) ?? []
+        if request?.method != .head { bytes += text }
+        try? client.writeAll(bytes, deadline: deadline)
+        _ = try? client.shutdownWrite()
+        Self.drain(client, deadline: deadline)
         client.close()
         record(id, .closed(side: .upstream, kind: .rst))
+    }
+
+    /// The request head the client sends first; nil when it sends none in time or not a valid one.
+    private static func readRequestHead(_ client: any ByteStream, deadline: ContinuousClock.Instant) -> RequestHead? {
+        var parser = HTTP1Parser(role: .server)
+        let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: 16 * 1024, alignment: 1)
+        defer { chunk.deallocate() }
+        var total = 0
+        while total < 64 * 1024 {
+            guard let count = try? client.readSome(into: chunk, deadline: deadline), count > 0,
+                let events = try? parser.feed(Array(UnsafeRawBufferPointer(rebasing: chunk[..<count])))
+            else { return nil }
+            total += count
+            for case .requestHead(let head) in events { return head }
+        }
+        return nil
+    }
+
+    /// Reads and drops what the client still sends (a request body), so that unread bytes do not turn the close
+    /// into an RST that could overtake the answer; at most 1 MiB, until `deadline`.
+    private static func drain(_ client: any ByteStream, deadline: ContinuousClock.Instant) {
+        let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: 1)
+        defer { chunk.deallocate() }
+        var drained = 0
+        while drained < 1 << 20, let count = try? client.readSome(into: chunk, deadline: deadline), count > 0 {
+            drained += count
+        }
     }
 
     private func record(_ id: Int, _ kind: TranscriptEvent.Kind) {

@@ -56,7 +56,9 @@ extension TransferStateMachine {
     }
 
     /// The answer to HEAD (§3.4, §3.10): complete → done (the final response was lost); else append from its
-    /// offset. After a cancellation, the answer is only reported; on a resume location, 404 or 410 start over.
+    /// offset; a 5xx is one more resume attempt (HEAD is safe and retried on 5xx, §3.11: a gateway answers 502 while
+    /// the server restarts). After a cancellation, the answer is only reported; on a resume location, 404 or 410
+    /// start over.
     mutating func offsetResponse(_ head: ResponseHead, afterCancel: Bool) -> [Action] {
         let version = version!
         if reconciling && !afterCancel {
@@ -67,6 +69,9 @@ extension TransferStateMachine {
             if afterCancel { return finish(.cancelled, head: head) }
             if head.status == 401 || head.status == 403 {
                 return fail(TransferError(.userAuthenticationRequired, "HEAD answered \(head.status)"), head: head)
+            }
+            if (500...599).contains(head.status) {
+                return scheduleResume(after: TransferError(.badServerResponse, "HEAD answered \(head.status)"), head: head)
             }
             return fail(TransferError(.badServerResponse, "HEAD answered \(head.status) without an offset"), head: head)
         }

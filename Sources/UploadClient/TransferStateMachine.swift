@@ -239,8 +239,8 @@ public struct TransferStateMachine: Sendable {
         }
     }
 
-    mutating func scheduleResume(after error: TransferError) -> [Action] {
-        guard resumeAttempts < configuration.maximumResumeAttempts else { return fail(error) }
+    mutating func scheduleResume(after error: TransferError, head: ResponseHead? = nil) -> [Action] {
+        guard resumeAttempts < configuration.maximumResumeAttempts else { return fail(error, head: head) }
         resumeAttempts += 1
         let delay = configuration.backoff(beforeAttempt: resumeAttempts)
         guard delay > .zero else {

@@ -173,6 +173,31 @@ import Testing
         #expect(String(decoding: outcome.body, as: UTF8.self).contains("127.0.0.1:\(port)"))
     }
 
+    /// A gateway answers a HEAD without a body (RFC 9110 §9.3.2): a body would be read as the next response.
+    @Test func anUnreachableUpstreamAnswersAHeadWithoutABodyAndRecordsTheExchange() throws {
+        let unused = try TCPListener(address: SocketAddress(parsing: "127.0.0.1:0"))
+        let port = unused.address.port
+        unused.close()
+        let proxy = try ChaosProxy(
+            configuration: ChaosProxyConfiguration(
+                listen: try SocketAddress(parsing: "127.0.0.1:0"),
+                upstream: UpstreamTarget(host: "127.0.0.1", port: port, tls: false)))
+        defer { proxy.stop() }
+        let stream = PlainStream(socket: try TCPConnector.connect(to: proxy.address))
+        defer { stream.close() }
+        try stream.writeAll(Array("HEAD /upload/1 HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".utf8))
+        let answer = String(decoding: try stream.readToEnd(limit: 1 << 16, deadline: .now + .seconds(10)), as: UTF8.self)
+        #expect(answer.hasPrefix("HTTP/1.1 502 Bad Gateway\r\n") && answer.hasSuffix("\r\n\r\n"))
+        #expect(!answer.contains("unreachable"))
+        let recorded = proxy.waitForTranscript(timeout: .seconds(10)) { transcript in
+            transcript.events.contains { if case .closed = $0.kind { true } else { false } }
+        }
+        #expect(recorded)
+        let kinds = proxy.transcript.events.map(\.kind)
+        #expect(kinds.contains { if case .requestHead(1, let head) = $0 { head.method == .head } else { false } })
+        #expect(kinds.contains { if case .finalResponse(1, let head) = $0 { head.status == 502 } else { false } })
+    }
+
     @Test func upstreamTargetsParseAndRejectClearly() throws {
         #expect(
             try UpstreamTarget(parsing: "https://example.com")

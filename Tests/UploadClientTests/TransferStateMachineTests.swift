@@ -194,6 +194,24 @@ struct TransferStateMachineTests {
         #expect(outcome?.error?.code == .networkConnectionLost && outcome?.resumeAttempts == 2)
     }
 
+    @Test func aServerErrorToTheHeadIsOneMoreResumeAttemptWhileAttemptsLast() throws {
+        var (machine, _) = Self.interrupted(sent: 6000)
+        let again = machine.handle(.response(ResponseHead(status: 502)))
+        #expect(again.contains(.report(.resumeAttempt(2))))
+        #expect(try #require(Self.requests(again).first).kind == .offsetRetrieval)
+        for attempt in 3...5 {
+            #expect(machine.handle(.response(ResponseHead(status: 503))).contains(.report(.resumeAttempt(attempt))))
+        }
+        let outcome = Self.outcome(machine.handle(.response(ResponseHead(status: 504))))
+        #expect(outcome?.error?.code == .badServerResponse && outcome?.status == 504 && outcome?.resumeAttempts == 5)
+    }
+
+    @Test func aClientErrorToTheHeadEndsTheTransfer() {
+        var (machine, _) = Self.interrupted(sent: 6000)
+        let outcome = Self.outcome(machine.handle(.response(ResponseHead(status: 400))))
+        #expect(outcome?.error?.code == .badServerResponse && outcome?.status == 400 && outcome?.resumeAttempts == 1)
+    }
+
     @Test func theAppendSizeSplitsAndThePartialResponseGoesOn() throws {
         var machine = Self.machine(6) { $0.appendSize = 4000 }
         let creation = try #require(Self.requests(machine.handle(.start)).first)
