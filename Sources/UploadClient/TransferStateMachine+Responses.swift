@@ -71,7 +71,8 @@ extension TransferStateMachine {
                 return fail(TransferError(.userAuthenticationRequired, "HEAD answered \(head.status)"), head: head)
             }
             if (500...599).contains(head.status) {
-                return scheduleResume(after: TransferError(.badServerResponse, "HEAD answered \(head.status)"), head: head)
+                return scheduleResume(
+                    after: TransferError(.badServerResponse, "HEAD answered \(head.status)"), head: head)
             }
             return fail(TransferError(.badServerResponse, "HEAD answered \(head.status) without an offset"), head: head)
         }

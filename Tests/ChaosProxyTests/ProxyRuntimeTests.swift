@@ -186,7 +186,8 @@ import Testing
         let stream = PlainStream(socket: try TCPConnector.connect(to: proxy.address))
         defer { stream.close() }
         try stream.writeAll(Array("HEAD /upload/1 HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".utf8))
-        let answer = String(decoding: try stream.readToEnd(limit: 1 << 16, deadline: .now + .seconds(10)), as: UTF8.self)
+        let answer = String(
+            decoding: try stream.readToEnd(limit: 1 << 16, deadline: .now + .seconds(10)), as: UTF8.self)
         #expect(answer.hasPrefix("HTTP/1.1 502 Bad Gateway\r\n") && answer.hasSuffix("\r\n\r\n"))
         #expect(!answer.contains("unreachable"))
         let recorded = proxy.waitForTranscript(timeout: .seconds(10)) { transcript in
