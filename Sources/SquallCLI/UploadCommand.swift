@@ -1,3 +1,4 @@
+import FaultEngine
 import Foundation
 import Glibc
 import ResumableUpload
@@ -13,7 +14,9 @@ enum UploadCommand: Subcommand {
         path: ["upload"],
         summary: "Upload files or folders with the reference client (PhotoKit job model, resumable uploads).",
         usage: "--to URL [--ca FILE] [--interop N] [--retry-limit N] [--inflight-limit N] [--append-size SIZE] "
-            + "[--token T | --token-url URL] [--journal DIR] [--production] FILE|DIR...",
+            + "[--token T | --token-url URL] [--journal DIR] [--production] [--resume-attempts N] [--backoff D] "
+            + "[--backoff-limit D] [--connect-timeout D] [--read-timeout D] [--permanent-errors LIST] "
+            + "[--no-refresh-auth] FILE|DIR...",
         options: [
             .value("--to", "URL", help: "The creation URL, e.g. http://127.0.0.1:8080/upload (required)."),
             .value("--ca", "FILE", help: "PEM file of the CAs to trust for https (e.g. the local CA's ca.pem)."),
@@ -29,6 +32,17 @@ enum UploadCommand: Subcommand {
                 "--journal", "DIR",
                 help: "Keep the job journal here; rerunning after a crash continues. Default: a temporary one."),
             .flag("--production", help: "Runtime limit and backoff between invocations (default: developer mode)."),
+            .value("--resume-attempts", "N", help: "Automatic resumes per transfer after a 104. Default 5."),
+            .value(
+                "--backoff", "D", help: "Backoff before the first resume, doubling after (--production). Default 1s."),
+            .value("--backoff-limit", "D", help: "The longest backoff between resumes. Default 30s."),
+            .value("--connect-timeout", "D", help: "Connecting (and TLS) gives up after D. Default 10s."),
+            .value("--read-timeout", "D", help: "A request with no byte from the server for D times out. Default 60s."),
+            .value(
+                "--permanent-errors", "LIST",
+                help: "Job errors acknowledged, not retried: comma-separated names, or 'none'. "
+                    + "Default badServerResponse,userAuthenticationRequired."),
+            .flag("--no-refresh-auth", help: "Give up on a 401 instead of retrying with a refreshed token."),
         ],
         maxPositionals: Int.max,
         discussion: """
@@ -56,7 +70,7 @@ enum UploadCommand: Subcommand {
         let policy = try DefaultUploadPolicy(
             assets: assets.map(\.id),
             destination: UploadDestinationTemplate(url: options.url, tokens: options.tokens),
-            statePath: journal + "/extension.json")
+            statePath: journal + "/extension.json", configuration: options.policy)
         let finished = Set(policy.outcomes.uploaded.keys).union(policy.outcomes.failed.keys)
         let progress = UploadProgress(console: context.console, assets: assets, done: finished)
         let system = try UploadSystem(
@@ -106,6 +120,7 @@ struct UploadOptions {
     var tokens: (any TokenSource)?
     var journal: String?
     var system: UploadSystemConfiguration
+    var policy: UploadPolicyConfiguration
 
     init(_ arguments: ParsedArguments) throws(UsageError) {
         let path = UploadCommand.spec.path
@@ -147,7 +162,48 @@ struct UploadOptions {
         journal = arguments["--journal"]
         let production = arguments.has("--production")
         transfer.developerMode = !production
+        try Self.readTiming(arguments, into: &transfer)
         system = UploadSystemConfiguration(jobs: jobs, transfer: transfer, developerMode: !production)
+        policy = UploadPolicyConfiguration(refreshAuthentication: !arguments.has("--no-refresh-auth"))
+        if let list = arguments["--permanent-errors"] { policy.permanentErrors = try Self.jobErrors(list) }
+    }
+
+    /// The resume attempts, backoff and timeouts of a transfer.
+    private static func readTiming(
+        _ arguments: ParsedArguments, into transfer: inout TransferConfiguration
+    ) throws(UsageError) {
+        transfer.maximumResumeAttempts =
+            try count(arguments, "--resume-attempts", minimum: 0) ?? transfer.maximumResumeAttempts
+        transfer.backoffBase = try duration(arguments, "--backoff") ?? transfer.backoffBase
+        transfer.backoffLimit = try duration(arguments, "--backoff-limit") ?? transfer.backoffLimit
+        transfer.connectTimeout = try duration(arguments, "--connect-timeout") ?? transfer.connectTimeout
+        transfer.readTimeout = try duration(arguments, "--read-timeout") ?? transfer.readTimeout
+    }
+
+    private static func duration(_ arguments: ParsedArguments, _ option: String) throws(UsageError) -> Duration? {
+        guard let text = arguments[option] else { return nil }
+        do {
+            return try DurationText.parse(text)
+        } catch {
+            throw UsageError(
+                "\(option) must be a duration such as 250ms or 2s, not '\(text)'", command: UploadCommand.spec.path)
+        }
+    }
+
+    /// `none`, or comma-separated job error names (`badServerResponse,timedOut`).
+    private static func jobErrors(_ list: String) throws(UsageError) -> Set<JobError> {
+        guard list != "none" else { return [] }
+        var errors: Set<JobError> = []
+        for name in list.split(separator: ",", omittingEmptySubsequences: false) {
+            guard let error = JobError(rawValue: String(name)) else {
+                let known = JobError.allCases.map(\.rawValue).joined(separator: ", ")
+                throw UsageError(
+                    "--permanent-errors: unknown job error '\(name)' (expected 'none' or names among \(known))",
+                    command: UploadCommand.spec.path)
+            }
+            errors.insert(error)
+        }
+        return errors
     }
 
     private static func count(_ arguments: ParsedArguments, _ option: String, minimum: Int) throws(UsageError) -> Int? {

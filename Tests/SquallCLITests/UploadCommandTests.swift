@@ -46,6 +46,13 @@ struct UploadCommandTests {
             "exclude each other"
         ),
         (["--to", "http://127.0.0.1:1/upload", "/no/such/file"], "no such file or folder: /no/such/file"),
+        (["--to", "http://127.0.0.1:1/upload", "--read-timeout", "5", "f"], "--read-timeout must be a duration"),
+        (["--to", "http://127.0.0.1:1/upload", "--backoff", "1x", "f"], "--backoff must be a duration"),
+        (["--to", "http://127.0.0.1:1/upload", "--resume-attempts", "x", "f"], "--resume-attempts must be a whole"),
+        (
+            ["--to", "http://127.0.0.1:1/upload", "--permanent-errors", "timedOut,bogus", "f"],
+            "unknown job error 'bogus'"
+        ),
     ])
     func flagMistakesExitWithStatus2(arguments: [String], message: String) {
         let (status, out, err) = squall(["upload"] + arguments)
@@ -53,6 +60,26 @@ struct UploadCommandTests {
         #expect(out.isEmpty)
         #expect(err.hasPrefix("squall upload: "))
         #expect(err.contains(message), "\(err)")
+    }
+
+    @Test func transferAndPolicyFlagsReachTheConfiguration() throws {
+        let spec = UploadCommand.spec
+        let flags = [
+            "--to", "http://127.0.0.1:1/upload", "--resume-attempts", "2", "--backoff", "50ms", "--backoff-limit",
+            "500ms", "--connect-timeout", "3s", "--read-timeout", "250ms", "--permanent-errors",
+            "timedOut,badServerResponse", "--no-refresh-auth", "f",
+        ]
+        let options = try UploadOptions(try CommandLineParser.parse(flags, for: spec))
+        let transfer = options.system.transfer
+        #expect(transfer.maximumResumeAttempts == 2 && transfer.backoffBase == .milliseconds(50))
+        #expect(transfer.backoffLimit == .milliseconds(500) && transfer.connectTimeout == .seconds(3))
+        #expect(transfer.readTimeout == .milliseconds(250))
+        #expect(options.policy.permanentErrors == [.timedOut, .badServerResponse])
+        #expect(!options.policy.refreshAuthentication)
+        let plain = try UploadOptions(
+            try CommandLineParser.parse(["--to", "http://127.0.0.1:1/u", "--permanent-errors", "none", "f"], for: spec))
+        #expect(plain.policy.permanentErrors.isEmpty && plain.policy.refreshAuthentication)
+        #expect(plain.system.transfer.readTimeout == .seconds(60))
     }
 
     @Test func aFolderIsUploadedFileByFileWithASummary() throws {

@@ -152,6 +152,12 @@ final class ScenarioClient: @unchecked Sendable {
             })
     }
 
+    /// `duration` in whole microseconds, as `squall upload` reads it.
+    private static func durationText(_ duration: Duration) -> String {
+        let (seconds, attoseconds) = duration.components
+        return "\(seconds * 1_000_000 + attoseconds / 1_000_000_000_000)us"
+    }
+
     private func spawn(_ binary: String) throws -> Process {
         var arguments = [
             "upload", "--journal", target.journal, "--to", target.creationURL, "--ca", target.caFile, "--interop",
@@ -161,6 +167,13 @@ final class ScenarioClient: @unchecked Sendable {
         if let size = spec.appendSize { arguments += ["--append-size", String(size)] }
         if let tokenURL = target.tokenURL { arguments += ["--token-url", tokenURL] }
         if !spec.developerMode { arguments.append("--production") }
+        // The same transfer and policy settings as an in-process session (`makeSystem`, `init`).
+        arguments += [
+            "--resume-attempts", String(spec.resumeAttempts), "--backoff", "50ms", "--backoff-limit", "500ms",
+            "--connect-timeout", "5s", "--read-timeout", Self.durationText(spec.readTimeout), "--permanent-errors",
+            spec.permanentErrors.isEmpty ? "none" : spec.permanentErrors.joined(separator: ","),
+        ]
+        if !spec.refreshAuth { arguments.append("--no-refresh-auth") }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: binary)
         process.arguments = arguments + assetIDs
