@@ -1,3 +1,4 @@
+import Capture
 import ControlAPI
 import FaultEngine
 import ProxyFlow
@@ -26,12 +27,24 @@ public final class ChaosProxy: ProxyRuntime, Sendable {
     private let toxiproxyListeners = Mutex<[String: ProxyListener]>([:])
     private let ruleSource = Mutex<ControlAPIHandler?>(nil)
     private let stopped = Atomic<Bool>(false)
+    /// The live capture of the loopback traffic, when asked for and permitted.
+    private let wire: LiveCapture?
+    /// Why the live capture asked for did not start.
+    private let wireProblem: String?
 
     public init(configuration: ChaosProxyConfiguration) throws {
         self.configuration = configuration
+        let capture: DecryptedCapture?
+        do {
+            capture = try configuration.decryptedCapturePath.map { path throws(CaptureError) in
+                try DecryptedCapture(path: path)
+            }
+        } catch {
+            throw ChaosProxyError(.captureFile, "cannot write the decrypted capture: \(error)")
+        }
         let shared = ProxyShared(
             transcript: try TranscriptStore(cap: configuration.transcriptCap, path: configuration.transcriptPath),
-            laneCapacity: configuration.laneCapacity)
+            laneCapacity: configuration.laneCapacity, capture: capture)
         self.shared = shared
         var settings = ListenerSettings(
             name: Self.mainListenerName, upstream: configuration.upstream, mode: configuration.mode,
@@ -50,6 +63,28 @@ public final class ChaosProxy: ProxyRuntime, Sendable {
         }
         let engine = EngineBox(rules: configuration.rules, seed: configuration.seed, metrics: shared.counters)
         self.main = try ProxyListener(address: configuration.listen, settings: settings, engine: engine, shared: shared)
+        (wire, wireProblem) = Self.startWireCapture(configuration, listening: main.address.port)
+    }
+
+    /// Starts the live capture of the listener's port and a loopback upstream's; a capture that cannot start is a
+    /// problem to report, not a reason to refuse to proxy.
+    private static func startWireCapture(
+        _ configuration: ChaosProxyConfiguration, listening port: UInt16
+    ) -> (LiveCapture?, String?) {
+        guard let path = configuration.wireCapturePath else { return (nil, nil) }
+        var ports = [port]
+        if let upstream = try? SocketAddress(host: configuration.upstream.host, port: configuration.upstream.port),
+            upstream.isLoopback
+        {
+            ports.append(configuration.upstream.port)
+        }
+        do {
+            let capture = try LiveCapture.start(
+                device: configuration.wireCaptureDevice, filter: LiveCapture.filter(ports: ports), path: path)
+            return (capture, nil)
+        } catch {
+            return (nil, "wire capture: \(error)")
+        }
     }
 
     deinit {
@@ -97,6 +132,17 @@ public final class ChaosProxy: ProxyRuntime, Sendable {
         }
         for listener in listeners { listener.stop() }
         shared.transcript.close()
+        shared.capture?.close()
+        _ = wire?.stop()
+    }
+
+    /// What went wrong with the captures: the wire capture that could not start (e.g. not permitted), a write
+    /// that failed. Empty when every capture asked for works (or none was asked for).
+    public var captureProblems: [String] {
+        var problems: [String] = []
+        if let problem = wireProblem { problems.append(problem) }
+        if let error = shared.capture?.firstError { problems.append("decrypted capture: \(error)") }
+        return problems
     }
 
     /// Takes the Toxiproxy-compatible proxies' toxics from `handler`; call `toxiproxyRulesChanged` from its

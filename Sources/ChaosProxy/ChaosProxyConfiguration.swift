@@ -80,6 +80,14 @@ public struct ChaosProxyConfiguration: Sendable {
     public var laneCapacity = 256 * 1024
     /// Most connections at once; more wait in the listen queue.
     public var maximumConnections = 4096
+    /// A pcap file of both legs' plaintext as synthesized TCP/IPv4 (created or truncated; flushed as it is
+    /// written). Default nil: none.
+    public var decryptedCapturePath: String?
+    /// A pcap file of the real, encrypted loopback traffic of the listener's and the upstream's ports (live
+    /// capture; needs root or CAP_NET_RAW, else `ChaosProxy.captureProblems` says so). Default nil: none.
+    public var wireCapturePath: String?
+    /// The device the wire capture listens on. Default `lo`.
+    public var wireCaptureDevice = "lo"
 
     public init(listen: SocketAddress, upstream: UpstreamTarget) {
         self.listen = listen
@@ -96,6 +104,8 @@ public struct ChaosProxyError: Error, Sendable, Hashable, CustomStringConvertibl
         case badListen
         /// The transcript file cannot be written.
         case transcriptFile
+        /// The decrypted capture file cannot be written.
+        case captureFile
     }
 
     public var code: Code

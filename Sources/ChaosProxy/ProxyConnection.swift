@@ -28,6 +28,8 @@ final class ProxyConnection {
     let counters: ProxyCounters
     let origin: ContinuousClock.Instant
     let laneCapacity: Int
+    /// The decrypted capture of both legs; nil when the proxy captures nothing.
+    let capture: ConnectionCapture?
     private var ended = BothSides(false)
     private var readInterest = BothSides<IOInterest>(.read)
     private var writeWait = BothSides<IOInterest?>(nil)
@@ -45,7 +47,7 @@ final class ProxyConnection {
     init(
         handle: ConnectionHandle, flow: ConnectionFlow, client: any ByteStream, upstream: any ByteStream,
         engine: EngineBox, registry: ConnectionRegistry, transcript: TranscriptStore, counters: ProxyCounters,
-        origin: ContinuousClock.Instant, laneCapacity: Int
+        origin: ContinuousClock.Instant, laneCapacity: Int, capture: ConnectionCapture?
     ) {
         self.handle = handle
         self.flow = flow
@@ -57,6 +59,7 @@ final class ProxyConnection {
         self.counters = counters
         self.origin = origin
         self.laneCapacity = laneCapacity
+        self.capture = capture
     }
 
     var now: Duration { ContinuousClock.now - origin }
@@ -66,6 +69,7 @@ final class ProxyConnection {
         for stream in [client, upstream] { try? Socket.setNonBlocking(stream.fileDescriptor, true) }
         let ending = loop()
         transcript.append(flow.takeEvents())
+        recordInCapture(ending)
         switch ending.kind {
         case .fin where ending.side == .proxy:
             closeLingering()
@@ -78,6 +82,24 @@ final class ProxyConnection {
             upstream.abort()
         }
         return ending
+    }
+
+    /// How the connection ended, in the capture: the proxy's FINs or RSTs on both legs, or a side's failure (its
+    /// peer's reset) and the proxy's RST on the other leg. Ends the peers passed on were recorded as they came.
+    private func recordInCapture(_ ending: Ending) {
+        guard let capture else { return }
+        switch (ending.side, ending.kind) {
+        case (.proxy, .fin):
+            for side in Self.sides { capture.proxyFinished(side) }
+        case (.proxy, .rst):
+            for side in Self.sides { capture.proxyReset(side) }
+        case (let failed, .rst):
+            let side: FlowSide = failed == .client ? .client : .upstream
+            capture.peerReset(side)
+            capture.proxyReset(side == .client ? .upstream : .client)
+        case (_, .fin):
+            return
+        }
     }
 
     /// Before a fault's RST, waits (at most a second) until the peers acknowledged what was written, so that the
@@ -187,7 +209,13 @@ final class ProxyConnection {
             case .bytes(let bytes):
                 let outcome: IOOutcome
                 do {
-                    outcome = try bytes.withUnsafeBytes { try stream.write($0) }
+                    outcome = try bytes.withUnsafeBytes { raw in
+                        let outcome = try stream.write(raw)
+                        if let capture, case .done(let count) = outcome {
+                            capture.sent(UnsafeRawBufferPointer(rebasing: raw[..<count]), to: side)
+                        }
+                        return outcome
+                    }
                 } catch {
                     return Ending(side: CloseSide(rawValue: side.rawValue) ?? .proxy, kind: .rst)
                 }
@@ -199,6 +227,7 @@ final class ProxyConnection {
                 account(count, to: side)
             case .endStream:
                 _ = try? stream.shutdownWrite()
+                capture?.proxyFinished(side)
                 flow[keyPath: lane].pop()
             case .close:
                 return Ending(side: .proxy, kind: .fin)
@@ -311,6 +340,9 @@ final class ProxyConnection {
                 }
             }
         }
+        if filled > 0, let capture {
+            buffer.withUnsafeBytes { capture.received(UnsafeRawBufferPointer(rebasing: $0[..<filled]), from: side) }
+        }
         if filled > 0 {
             let chunk: ArraySlice<UInt8>
             if filled >= Self.readSize / 4 {
@@ -327,6 +359,7 @@ final class ProxyConnection {
         }
         if let failure { return failure }
         if endOfStream {
+            capture?.peerFinished(side)
             ended[side] = true
             if firstEnd == nil { firstEnd = side }
             flow.ended(side, at: now, oracle: engine.handle)

@@ -1,3 +1,4 @@
+import Capture
 import FaultEngine
 import Glibc
 import HTTPWire
@@ -15,6 +16,8 @@ struct ProxyShared: Sendable {
     let counters = ProxyCounters()
     let origin = ContinuousClock.now
     let laneCapacity: Int
+    /// The pcap of every connection's decrypted legs; nil captures nothing.
+    let capture: DecryptedCapture?
 
     var now: Duration { ContinuousClock.now - origin }
 }
@@ -82,11 +85,12 @@ final class ProxyListener: Sendable {
             flow.apply(decision, at: shared.now)
         }
         shared.transcript.append(flow.takeEvents())
-        let ending = connect(socket, id: id, flow: &flow).map { streams in
+        let capture = shared.capture.flatMap { ConnectionCapture(capture: $0, accepted: socket) }
+        let ending = connect(socket, id: id, flow: &flow, capture: capture).map { streams in
             ProxyConnection(
                 handle: handle, flow: flow, client: streams.client, upstream: streams.upstream, engine: engine,
                 registry: shared.registry, transcript: shared.transcript, counters: shared.counters,
-                origin: shared.origin, laneCapacity: shared.laneCapacity
+                origin: shared.origin, laneCapacity: shared.laneCapacity, capture: capture
             ).run()
         }
         // Gone from the live list before its close is recorded: whoever waits on the transcript sees both.
@@ -97,9 +101,10 @@ final class ProxyListener: Sendable {
 
     /// Sets up both legs; nil when the connection ended during set-up (refused, a handshake or connect failure).
     private func connect(
-        _ socket: Socket, id: Int, flow: inout ConnectionFlow
+        _ socket: Socket, id: Int, flow: inout ConnectionFlow, capture: ConnectionCapture?
     ) -> (client: any ByteStream, upstream: any ByteStream)? {
         if let end = flow.immediateEnd {
+            end == .reset ? capture?.proxyReset(.client) : capture?.proxyFinished(.client)
             shared.transcript.append(flow.takeEvents())
             end == .reset ? socket.abort() : socket.close()
             record(id, .closed(side: .proxy, kind: end == .reset ? .rst : .fin))
@@ -113,6 +118,7 @@ final class ProxyListener: Sendable {
                 client = stream
             } catch {
                 record(id, .tlsFailed(leg: .client, reason: "\(error)"))
+                capture?.proxyReset(.client)
                 socket.abort()
                 record(id, .closed(side: .proxy, kind: .rst))
                 return nil
@@ -121,17 +127,18 @@ final class ProxyListener: Sendable {
             client = PlainStream(socket: socket)
         }
         do {
-            return (client, try connectUpstream(id))
+            return (client, try connectUpstream(id, capture: capture))
         } catch {
-            refuseUpstream(client, id: id, error: error)
+            refuseUpstream(client, id: id, error: error, capture: capture)
             return nil
         }
     }
 
-    private func connectUpstream(_ id: Int) throws -> any ByteStream {
+    private func connectUpstream(_ id: Int, capture: ConnectionCapture?) throws -> any ByteStream {
         let target = settings.upstream
         let socket = try TCPConnector.connect(to: SocketAddress(host: target.host, port: target.port))
         socket.setNoDelay()
+        capture?.upstreamConnected(socket)
         guard target.tls, let context = settings.upstreamTLS else { return PlainStream(socket: socket) }
         do {
             let stream = try TLSStream(socket: socket, context: context, serverName: target.host)
@@ -139,6 +146,7 @@ final class ProxyListener: Sendable {
             record(id, .tlsEstablished(leg: .upstream, Self.session(stream.session)))
             return stream
         } catch {
+            capture?.proxyReset(.upstream)
             socket.abort()
             record(id, .tlsFailed(leg: .upstream, reason: "\(error)"))
             throw error
@@ -150,14 +158,15 @@ final class ProxyListener: Sendable {
     /// As a gateway does, the proxy reads the request head first (at most 64 KiB, for at most two seconds): the
     /// answer to a HEAD has no body (RFC 9110 §9.3.2), and a body a client did not ask for would be read as the next
     /// response. The exchange goes into the transcript; what the client still sends is drained before the close.
-    private func refuseUpstream(_ client: any ByteStream, id: Int, error: any Error) {
+    private func refuseUpstream(_ client: any ByteStream, id: Int, error: any Error, capture: ConnectionCapture?) {
         guard settings.mode == .http else {
+            capture?.proxyReset(.client)
             client.abort()
             record(id, .closed(side: .upstream, kind: .rst))
             return
         }
         let deadline = ContinuousClock.now + .seconds(2)
-        let request = Self.readRequestHead(client, deadline: deadline)
+        let request = Self.readRequestHead(client, deadline: deadline, capture: capture)
         if let request { record(id, .requestHead(exchange: 1, request)) }
         let text = Array("squall proxy: upstream \(settings.upstream) unreachable: \(error)\n".utf8)
         let fields: HTTPFields = [
@@ -168,21 +177,26 @@ final class ProxyListener: Sendable {
         var bytes = (try? HTTP1Serializer.serialize(head)) ?? []
         if request?.method != .head { bytes += text }
         try? client.writeAll(bytes, deadline: deadline)
+        bytes.withUnsafeBytes { capture?.sent($0, to: .client) }
         _ = try? client.shutdownWrite()
-        Self.drain(client, deadline: deadline)
+        capture?.proxyFinished(.client)
+        Self.drain(client, deadline: deadline, capture: capture)
         client.close()
         record(id, .closed(side: .upstream, kind: .rst))
     }
 
     /// The request head the client sends first; nil when it sends none in time or not a valid one.
-    private static func readRequestHead(_ client: any ByteStream, deadline: ContinuousClock.Instant) -> RequestHead? {
+    private static func readRequestHead(
+        _ client: any ByteStream, deadline: ContinuousClock.Instant, capture: ConnectionCapture?
+    ) -> RequestHead? {
         var parser = HTTP1Parser(role: .server)
         let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: 16 * 1024, alignment: 1)
         defer { chunk.deallocate() }
         var total = 0
         while total < 64 * 1024 {
-            guard let count = try? client.readSome(into: chunk, deadline: deadline), count > 0,
-                let events = try? parser.feed(Array(UnsafeRawBufferPointer(rebasing: chunk[..<count])))
+            guard let count = try? client.readSome(into: chunk, deadline: deadline), count > 0 else { return nil }
+            capture?.received(UnsafeRawBufferPointer(rebasing: chunk[..<count]), from: .client)
+            guard let events = try? parser.feed(Array(UnsafeRawBufferPointer(rebasing: chunk[..<count])))
             else { return nil }
             total += count
             for case .requestHead(let head) in events { return head }
@@ -192,11 +206,16 @@ final class ProxyListener: Sendable {
 
     /// Reads and drops what the client still sends (a request body), so that unread bytes do not turn the close
     /// into an RST that could overtake the answer; at most 1 MiB, until `deadline`.
-    private static func drain(_ client: any ByteStream, deadline: ContinuousClock.Instant) {
+    private static func drain(
+        _ client: any ByteStream, deadline: ContinuousClock.Instant, capture: ConnectionCapture?
+    ) {
         let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: 1)
         defer { chunk.deallocate() }
         var drained = 0
-        while drained < 1 << 20, let count = try? client.readSome(into: chunk, deadline: deadline), count > 0 {
+        while drained < 1 << 20 {
+            guard let count = try? client.readSome(into: chunk, deadline: deadline) else { return }
+            guard count > 0 else { return capture?.peerFinished(.client) ?? () }
+            capture?.received(UnsafeRawBufferPointer(rebasing: chunk[..<count]), from: .client)
             drained += count
         }
     }

@@ -61,6 +61,8 @@ public struct ScenarioResult: Sendable, Hashable {
     public var error: String?
     /// Where its debug bundle is, when one was written.
     public var bundle: String?
+    /// What the runner could not do that does not decide the verdict (e.g. a live capture not permitted).
+    public var notes: [String] = []
 
     public init(
         name: String, file: String?, description: String, seed: UInt64, duration: Duration, verdicts: [Verdict],

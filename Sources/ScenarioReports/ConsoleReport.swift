@@ -24,8 +24,9 @@ public enum ConsoleReport {
         return "\(verdict) \(result.name) \(ReportText.seconds(result.duration))s"
     }
 
-    /// For each failed verdict its key, expected, observed and evidence; then the runner's error and the debug
-    /// bundle's path, when there are. Empty for a passing result.
+    /// For each failed verdict its key, expected, observed and evidence; then the runner's error, the debug
+    /// bundle's path with the command that opens its capture, and the runner's notes, when there are. Empty for a
+    /// passing result without notes.
     public static func failureDetails(for result: ScenarioResult) -> [String] {
         var lines: [String] = []
         for verdict in result.verdicts where verdict.status == .failed {
@@ -33,7 +34,11 @@ public enum ConsoleReport {
             lines += verdict.evidence.map { "      \($0)" }
         }
         if let error = result.error { lines.append("  error: \(error)") }
-        if let bundle = result.bundle, !result.passed { lines.append("  bundle: \(bundle)") }
+        if let bundle = result.bundle, !result.passed {
+            lines.append("  bundle: \(bundle)")
+            lines.append("  open:   \(DebugBundle.openCommands(folder: bundle)[0])")
+        }
+        lines += result.notes.map { "  note: \($0)" }
         return lines
     }
 

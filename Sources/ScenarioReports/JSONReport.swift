@@ -7,7 +7,7 @@ import Scenario
 /// ```json
 /// {"summary": {"scenarios": 2, "passed": 1, "failed": 1, "skipped": 0, "duration": 2.5},
 ///  "scenarios": [{"name": "…", "file": "Scenarios/….json", "description": "…", "seed": 7, "outcome": "failed",
-///                 "duration": 1.234, "error": null, "bundle": null,
+///                 "duration": 1.234, "error": null, "bundle": null, "notes": [],
 ///                 "verdicts": [{"key": "attempts", "status": "failed", "expected": "…", "observed": "…",
 ///                               "evidence": ["…"]}],
 ///                 "faultTimeline": [{"timeMicroseconds": 412000, "rule": "…", "action": "reset",
@@ -38,7 +38,8 @@ public enum JSONReport {
             ("name", string(result.name)), ("file", result.file.map(string) ?? "null"),
             ("description", string(result.description)), ("seed", "\(result.seed)"), ("outcome", string(outcome)),
             ("duration", seconds(result.duration)), ("error", result.error.map(string) ?? "null"),
-            ("bundle", result.bundle.map(string) ?? "null"), ("verdicts", array(result.verdicts.map(verdict))),
+            ("bundle", result.bundle.map(string) ?? "null"), ("notes", array(result.notes.map(string))),
+            ("verdicts", array(result.verdicts.map(verdict))),
             ("faultTimeline", array(result.faultTimeline.map(firing))), ("ledger", ledger(result.ledgerJSON)),
         ])
     }

@@ -26,6 +26,10 @@ enum ProxyCommand: Subcommand {
             .value("--seed", "N", help: "Seed for probabilities, jitter and slices (default: the scenario's, else 0)."),
             .value("--keylog", "FILE", help: "Append both legs' TLS secrets in NSS key log format."),
             .value("--transcript", "FILE", help: "Write the transcript as JSON Lines (flushed on exit)."),
+            .value("--pcap", "FILE", help: "Write both legs' plaintext as a pcap (TCP/IPv4; opens without a key)."),
+            .value(
+                "--pcap-wire", "FILE",
+                help: "Capture the real loopback traffic of the proxy's and upstream's ports (root or CAP_NET_RAW)."),
         ],
         discussion: """
             Prints the proxy's URL on the first line of stdout, the control API's URL on the second when --api is
@@ -33,7 +37,10 @@ enum ProxyCommand: Subcommand {
             Toxiproxy's API (/proxies, /populate, /reset, /version, toxics) and Squall's own under /squall/
             (connections, faults, fire, scenario, transcript) and /metrics; 'squall fault' is its command-line
             client. On SIGINT or SIGTERM the proxy stops, flushes the transcript, lists on stderr the faults that
-            never fired, and exits 0.
+            never fired, and exits 0. The capture files are flushed as they are written, so a crash leaves them
+            readable: open --pcap with 'tshark -r FILE -Y http', and --pcap-wire with '-o tls.keylog_file:KEYLOG'
+            (give --keylog too). When live capture is not permitted, a one-line message says so on stderr and
+            the proxy runs on (the --pcap capture still works).
             """
     )
 
@@ -57,6 +64,8 @@ enum ProxyCommand: Subcommand {
             proxy.useToxiproxyRules(from: handler)
             api = try ControlServer(address: address, handler: handler)
         }
+        let startProblems = proxy.captureProblems
+        for problem in startProblems { context.console.printError("squall proxy: \(problem)") }
         context.console.print(proxy.url)
         if let api { context.console.print("http://\(api.address)") }
         if let authority = configuration.authority { context.console.print(authority.certificatePath) }
@@ -65,6 +74,9 @@ enum ProxyCommand: Subcommand {
         api?.stop()
         let silent = proxy.neverFired
         proxy.stop()
+        for problem in proxy.captureProblems where !startProblems.contains(problem) {
+            context.console.printError("squall proxy: \(problem)")
+        }
         if !silent.isEmpty {
             context.console.printError("squall proxy: faults that never fired: \(silent.joined(separator: ", "))")
         }
@@ -115,6 +127,8 @@ enum ProxyCommand: Subcommand {
         }
         if let keyLog = arguments["--keylog"] { configuration.keyLog = try KeyLog(path: keyLog) }
         configuration.transcriptPath = arguments["--transcript"]
+        configuration.decryptedCapturePath = arguments["--pcap"]
+        configuration.wireCapturePath = arguments["--pcap-wire"]
         return configuration
     }
 

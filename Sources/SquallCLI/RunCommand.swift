@@ -19,8 +19,9 @@ enum RunCommand: Subcommand {
             .value("--upstream", "URL", help: "Run against this server; expectations on its state are skipped."),
             .value("--junit", "FILE", help: "Write a JUnit XML report (one testcase per scenario)."),
             .value("--json", "FILE", help: "Write the full results as JSON (verdicts, fault timeline, ledgers)."),
-            .value("--out", "DIR", help: "Keep scenario folders here (CA, store, journal, transcript)."),
-            .value("--capture", "MODE", help: "Keep folders never, on-failure (default with --out) or always."),
+            .value("--out", "DIR", help: "Write debug bundles here, a folder per scenario (pcaps, keylog, logs)."),
+            .value(
+                "--capture", "MODE", help: "Keep bundles never, on-failure (default with --out) or always."),
             .flag("--smoke", help: "Run the built-in smoke check instead (with --size, --seed, --interop, --keep)."),
             .value("--size", "SIZE", help: "Smoke check: upload body size. Default 8MiB."),
             .value("--interop", "N", help: "Smoke check: the interop version the client sends (3 to 8). Default 6."),
@@ -34,6 +35,10 @@ enum RunCommand: Subcommand {
             and its time); each failure lists the unmet expectations with expected vs observed and the evidence.
             Exit status 0 only when every scenario passed (and, with --repeat, every run agreed); 1 otherwise; 2
             for a usage mistake or an invalid scenario file (every error is listed, as by 'squall validate').
+            With --out DIR each failed scenario (every scenario with --capture always) leaves a debug bundle in
+            DIR/<name>/: decrypted.pcap (both legs' plaintext, no key needed), wire.pcap (the real loopback
+            traffic, when live capture is permitted) with keylog.txt, transcript.jsonl, ledger.json, server.log,
+            report.json and a README.txt; the console prints where it is and the tshark command that opens it.
             """
     )
 
@@ -60,8 +65,7 @@ enum RunCommand: Subcommand {
             for _ in 0..<options.repeats {
                 runs.append(ScenarioRunner.run(scenario, options: options.runner))
             }
-            let result = runs[0]
-            options.discardBundle(of: result)
+            let result = options.discardBundle(of: runs[0])
             if Set(runs.map { $0.verdicts.map(\.status) + [$0.passed ? .passed : .failed] }).count > 1 {
                 flaky.append(scenario.name)
             }
@@ -123,6 +127,7 @@ struct RunOptions {
             }
             capture = mode
         }
+        if capture == "never" { runner.keepFolder = nil }
         runner.squallBinary = Self.executablePath()
     }
 
@@ -142,12 +147,14 @@ struct RunOptions {
         return sorted.enumerated().filter { $0.offset % shard.count == shard.index - 1 }.map(\.element)
     }
 
-    /// Removes a kept folder the capture mode does not want.
-    func discardBundle(of result: ScenarioResult) {
-        guard let bundle = result.bundle else { return }
-        if capture == "never" || (capture == "on-failure" && result.passed) {
-            try? FileManager.default.removeItem(atPath: bundle)
-        }
+    /// Removes a bundle the capture mode does not want (a passing scenario's, on failure only); the result then
+    /// names none.
+    func discardBundle(of result: ScenarioResult) -> ScenarioResult {
+        guard let bundle = result.bundle, capture == "on-failure", result.passed else { return result }
+        try? FileManager.default.removeItem(atPath: bundle)
+        var kept = result
+        kept.bundle = nil
+        return kept
     }
 
     func writeReports(_ results: [ScenarioResult], elapsed: Duration) throws {

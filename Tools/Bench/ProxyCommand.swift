@@ -19,7 +19,8 @@ import TLSKit
 enum ProxyCommand: BenchCommand {
     static let name = "proxy"
     static let usage =
-        "--listen ADDR --upstream URL|HOST:PORT [--ca DIR] [--upstream-ca FILE] [--mode tcp|http] [--fault JSON]"
+        "--listen ADDR --upstream URL|HOST:PORT [--ca DIR] [--upstream-ca FILE] [--mode tcp|http] [--fault JSON] "
+        + "[--pcap FILE]"
     static let summary =
         "runs a ChaosProxy (TLS listener with --ca, upstream verified against --upstream-ca) until SIGINT or "
         + "SIGTERM; prints 'proxy url=URL listening=ADDR'"
@@ -48,6 +49,7 @@ enum ProxyCommand: BenchCommand {
         if let file = try? options.string("upstream-ca") {
             configuration.upstreamTrust = .caFile(file)
         }
+        configuration.decryptedCapturePath = try? options.string("pcap")
         if let json = try? options.string("fault") {
             configuration.rules = try faults(json)
         }

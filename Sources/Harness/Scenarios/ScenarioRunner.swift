@@ -19,7 +19,8 @@ public struct ScenarioRunOptions: Sendable {
     public var upstream: String?
     /// Replaces every scenario's seed.
     public var seed: UInt64?
-    /// Keep each scenario's folder (CA, store, journal, assets, transcript) here; nil removes it.
+    /// Keep each scenario's folder here as its debug bundle (`DebugBundle`: captures, key log, transcript, ledger,
+    /// server log, report, beside the CA, store, journal and assets); nil captures nothing and removes the folder.
     public var keepFolder: String?
 
     public init(squallBinary: String? = nil, upstream: String? = nil, seed: UInt64? = nil, keepFolder: String? = nil) {
@@ -59,7 +60,12 @@ public enum ScenarioRunner {
                 duration: ContinuousClock.now - started, verdicts: ScenarioOracle.judge(scenario, observation),
                 faultTimeline: timeline(observation.transcript), ledgerJSON: ledgerJSON(observation.ledger),
                 error: run.clientFailure)
-            if options.keepFolder != nil { result.bundle = folder }
+            if options.keepFolder != nil {
+                run.stop()
+                result.bundle = folder
+                result.notes = run.proxy.captureProblems
+                BundleFiles.write(result, into: folder)
+            }
             return result
         } catch {
             return failed(scenario, "\(error)", since: started)
@@ -128,7 +134,9 @@ struct ScenarioRun {
         server =
             upstreamURL == nil
             ? try ScenarioServer(
-                spec: scenario.server, store: folder + "/store", asChildOf: killsServer ? options.squallBinary : nil)
+                spec: scenario.server, store: folder + "/store",
+                log: options.keepFolder == nil ? nil : folder + "/" + DebugBundle.serverLog,
+                asChildOf: killsServer ? options.squallBinary : nil)
             : nil
         var configuration = ChaosProxyConfiguration(
             listen: try SocketAddress(parsing: "127.0.0.1:0"),
@@ -136,7 +144,12 @@ struct ScenarioRun {
         configuration.authority = authority
         configuration.rules = scenario.faults
         configuration.seed = scenario.seed
-        if options.keepFolder != nil { configuration.transcriptPath = folder + "/transcript.jsonl" }
+        if options.keepFolder != nil {
+            configuration.transcriptPath = folder + "/" + DebugBundle.transcript
+            configuration.decryptedCapturePath = folder + "/" + DebugBundle.decryptedCapture
+            configuration.wireCapturePath = folder + "/" + DebugBundle.wireCapture
+            configuration.keyLog = try KeyLog(path: folder + "/" + DebugBundle.keyLog)
+        }
         proxy = try ChaosProxy(configuration: configuration)
         let target = ClientTarget(
             creationURL: proxy.url + "/upload", caFile: authority.certificatePath,

@@ -17,20 +17,25 @@ final class ScenarioServer {
     private var inProcess: UploadServer?
     private var child: Process?
     private let binary: String?
+    /// The server's request log (JSON Lines), appended to across restarts; nil keeps none.
+    private let log: String?
 
-    init(spec: ServerSpec, store: String, asChildOf binary: String?) throws {
+    init(spec: ServerSpec, store: String, log: String? = nil, asChildOf binary: String?) throws {
         self.spec = spec
         self.store = store
         self.binary = binary
+        self.log = log
         if let binary {
             self.url = ""
             self.child = nil
             self.inProcess = nil
-            let (process, url) = try Self.spawn(binary, spec: spec, store: store, listen: "127.0.0.1:0")
+            let (process, url) = try Self.spawn(binary, spec: spec, store: store, log: log, listen: "127.0.0.1:0")
             self.child = process
             self.url = url
         } else {
-            let server = try UploadServer(configuration: Self.configuration(spec, store: store))
+            var configuration = Self.configuration(spec, store: store)
+            configuration.logPath = log
+            let server = try UploadServer(configuration: configuration)
             self.inProcess = server
             self.url = server.url
         }
@@ -63,7 +68,7 @@ final class ScenarioServer {
         guard let binary, let child else { throw HarnessError("restart-server needs the server in a child process") }
         kill(child.processIdentifier, SIGKILL)
         child.waitUntilExit()
-        let (process, _) = try Self.spawn(binary, spec: spec, store: store, listen: address)
+        let (process, _) = try Self.spawn(binary, spec: spec, store: store, log: log, listen: address)
         self.child = process
     }
 
@@ -98,9 +103,9 @@ final class ScenarioServer {
     }
 
     /// `squall server` with the spec's flags; returns the process and the URL it printed.
-    private static func spawn(_ binary: String, spec: ServerSpec, store: String, listen: String) throws -> (
-        Process, String
-    ) {
+    private static func spawn(
+        _ binary: String, spec: ServerSpec, store: String, log: String?, listen: String
+    ) throws -> (Process, String) {
         var arguments = [
             "server", "--listen", listen, "--store", store, "--interop",
             spec.interop.map(String.init).joined(separator: ","),
@@ -110,6 +115,7 @@ final class ScenarioServer {
         if let size = spec.maxAppendSize { arguments += ["--max-append-size", String(size)] }
         if let age = spec.maxAge { arguments += ["--max-age", "\(max(1, Int64(age / .seconds(1))))s"] }
         if let ttl = spec.tokenTTL { arguments += ["--auth", "--token-ttl", "\(max(1, Int64(ttl / .seconds(1))))s"] }
+        if let log { arguments += ["--log", log] }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: binary)
         process.arguments = arguments

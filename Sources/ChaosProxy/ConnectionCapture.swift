@@ -1,0 +1,68 @@
+import Capture
+import PacketSynthesis
+import ProxyFlow
+import SquallNet
+
+/// The decrypted capture of one proxied connection: its two legs as two synthesized TCP connections in the
+/// proxy's pcap, each packet written when the proxy really read or wrote those bytes. On the client leg the
+/// client is the TCP client and the proxy the server; on the upstream leg the proxy is the client. A FIN or RST
+/// is written where it happened: a fault's reset mid-PATCH is an RST right after the last forwarded byte.
+///
+/// Used by the connection's own thread only.
+final class ConnectionCapture {
+    private let clientLeg: CapturedConnection
+    private var upstreamLeg: CapturedConnection?
+    private let capture: DecryptedCapture
+
+    /// Starts the client leg of an accepted socket (its handshake is written now); nil when the addresses have no
+    /// IPv4 form.
+    init?(capture: DecryptedCapture, accepted socket: Socket) {
+        guard let client = try? IPv4Endpoint(parsing: socket.peerAddress().description),
+            let listener = try? IPv4Endpoint(parsing: socket.localAddress().description)
+        else { return nil }
+        self.capture = capture
+        clientLeg = capture.connection(client: client, server: listener)
+    }
+
+    /// Starts the upstream leg once the proxy's connection to the server is up.
+    func upstreamConnected(_ socket: Socket) {
+        guard let local = try? IPv4Endpoint(parsing: socket.localAddress().description),
+            let server = try? IPv4Endpoint(parsing: socket.peerAddress().description)
+        else { return }
+        upstreamLeg = capture.connection(client: local, server: server)
+    }
+
+    /// Bytes the proxy read from `side`'s peer.
+    func received(_ bytes: UnsafeRawBufferPointer, from side: FlowSide) {
+        leg(side)?.data(bytes, from: side == .client ? .client : .server)
+    }
+
+    /// Bytes the proxy wrote to `side`'s peer.
+    func sent(_ bytes: UnsafeRawBufferPointer, to side: FlowSide) {
+        leg(side)?.data(bytes, from: side == .client ? .server : .client)
+    }
+
+    /// `side`'s peer finished sending (a FIN reached the proxy).
+    func peerFinished(_ side: FlowSide) {
+        leg(side)?.finish(from: side == .client ? .client : .server)
+    }
+
+    /// The proxy finished sending to `side`'s peer.
+    func proxyFinished(_ side: FlowSide) {
+        leg(side)?.finish(from: side == .client ? .server : .client)
+    }
+
+    /// `side`'s peer reset its connection (or it failed).
+    func peerReset(_ side: FlowSide) {
+        leg(side)?.reset(from: side == .client ? .client : .server)
+    }
+
+    /// The proxy reset `side`'s connection.
+    func proxyReset(_ side: FlowSide) {
+        leg(side)?.reset(from: side == .client ? .server : .client)
+    }
+
+    private func leg(_ side: FlowSide) -> CapturedConnection? {
+        side == .client ? clientLeg : upstreamLeg
+    }
+}
