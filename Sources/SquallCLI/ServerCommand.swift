@@ -8,12 +8,13 @@ enum ServerCommand: Subcommand {
     static let spec = CommandSpec(
         path: ["server"],
         summary: "Run the reference resumable-upload server (interop 3 to 8) until SIGINT or SIGTERM.",
-        usage: "[--listen ADDR] [--tls [--ca DIR]] [--store DIR] [--interop LIST] [--max-size SIZE] ...",
+        usage: "[--listen ADDR] [--tls [--ca DIR]] [--store DIR] [--log FILE] [--interop LIST] [--max-size SIZE] ...",
         options: [
             .value("--listen", "ADDR", help: "Address to listen on. Default 127.0.0.1:0 (a free port)."),
             .flag("--tls", help: "Serve HTTPS with leaves minted per SNI name by the local CA."),
             .value("--ca", "DIR", help: "The CA folder for --tls (default: $SQUALL_CA_DIR, else ~/.squall/ca)."),
             .value("--store", "DIR", help: "The upload store's folder. Default: a fresh temporary folder."),
+            .value("--log", "FILE", help: "Append a JSON Lines request log to FILE."),
             .value("--interop", "LIST", help: "Interop versions served resumably, e.g. 6,7,8. Default 3,4,5,6,7,8."),
             .value("--max-size", "SIZE", help: "Largest upload (Upload-Limit max-size). Default: no limit."),
             .value("--max-append-size", "SIZE", help: "Largest content per request (max-append-size)."),
@@ -63,7 +64,7 @@ enum ServerCommand: Subcommand {
     static func makeConfiguration(_ arguments: ParsedArguments, environment: [String: String]) throws(UsageError)
         -> UploadServerConfiguration
     {
-        var configuration = UploadServerConfiguration(storeDirectory: arguments["--store"])
+        var configuration = UploadServerConfiguration(storeDirectory: arguments["--store"], logPath: arguments["--log"])
         if let listen = arguments["--listen"] {
             guard let address = try? SocketAddress(parsing: listen) else {
                 throw UsageError("--listen must be HOST:PORT such as 127.0.0.1:8080, not '\(listen)'", command: path)

@@ -14,8 +14,9 @@ final class RequestReader {
     enum Failure: Error {
         /// The head did not arrive in time (408).
         case headTimeout
-        /// The peer closed, reset or went silent.
-        case interrupted
+        /// The peer closed (`eof`), reset (`reset`) or went silent (`timeout`), or the read failed otherwise (the
+        /// error's description): the reason, for the server log.
+        case interrupted(String)
         /// The bytes are not HTTP/1.1 as `HTTP1Parser` accepts it.
         case malformed(HTTPWireError)
     }
@@ -52,11 +53,11 @@ final class RequestReader {
                 if started { throw .headTimeout }
                 return nil
             } catch {
-                if started { throw .interrupted }
+                if started { throw .interrupted(Self.reason(error)) }
                 return nil
             }
             if count == 0 {
-                if started { throw .interrupted }
+                if started { throw .interrupted("eof") }
                 return nil
             }
             if !started {
@@ -82,9 +83,9 @@ final class RequestReader {
             do {
                 count = try read(deadline: ContinuousClock.now.advanced(by: timeout))
             } catch {
-                throw .interrupted
+                throw .interrupted(Self.reason(error))
             }
-            if count == 0 { throw .interrupted }
+            if count == 0 { throw .interrupted("eof") }
             parse(count)
         }
     }
@@ -114,6 +115,15 @@ final class RequestReader {
 
     private func read(deadline: ContinuousClock.Instant) throws -> Int {
         try buffer.withUnsafeMutableBytes { try stream.readSome(into: $0, deadline: deadline) }
+    }
+
+    /// Why a read failed: `timeout`, `reset`, or the error's description.
+    private static func reason(_ error: any Error) -> String {
+        switch (error as? NetError)?.code {
+        case .timeout: "timeout"
+        case .connectionReset: "reset"
+        default: "\(error)"
+        }
     }
 
     /// Parses the `count` bytes just read; the events' body slices share a copy of them. A malformed input keeps

@@ -64,7 +64,7 @@ extension UploadConnection {
         var body: [UInt8] = []
         try continueIfExpected()
         while true {
-            switch try reader.nextBodyPart(timeout: configuration.idleTimeout) {
+            switch try nextBodyPart() {
             case .data(let bytes):
                 body += bytes
                 if body.count > Self.tokenRequestLimit { return nil }

@@ -13,14 +13,16 @@ extension UploadConnection {
                 UploadResponse(head: ResponseHead(status: 404, reason: "Not Found", fields: ["Content-Length": "0"])))
         }
         let record = try server.store.create(UploadCreation(principal: principal)).record
+        currentUpload = record.id
         let writer = try server.store.beginAppend(record.id, for: principal, at: 0)
         try continueIfExpected()
         while true {
             let part: RequestReader.BodyPart
             do {
-                part = try reader.nextBodyPart(timeout: configuration.idleTimeout)
+                part = try nextBodyPart()
             } catch {
-                _ = try? writer.finish(complete: false)
+                let kept = (try? writer.finish(complete: false))?.durableOffset ?? bodyBytes
+                logInterrupted(record.id, offset: kept, reason: interruptionReason(error))
                 if case .malformed = error { sendStatusAndClose(400, "Bad Request") } else { closing = true }
                 return
             }

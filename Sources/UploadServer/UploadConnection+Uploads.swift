@@ -21,8 +21,10 @@ extension UploadConnection {
             id: id, principal: principal, idempotencyKey: request.idempotencyKey,
             interopVersion: request.version.rawValue, length: request.declaredLength)
         if case .existing(let record) = try server.store.create(creation) {
+            currentUpload = record.id
             return try replay(record, request.version, head)
         }
+        currentUpload = id
         let slot = UploadSlot(id: id, principal: principal, machine: started.machine)
         let writer = try server.store.beginAppend(id, for: principal, at: 0)
         let generation = slot.state.withLock { state in
@@ -67,31 +69,43 @@ extension UploadConnection {
     /// the slot's lock; sends the 104s and the final response outside it. An interrupted body (EOF, reset,
     /// timeout, a later request taking over, a malformed chunk, answered 400) keeps every byte received, synced.
     private func streamBody(into slot: UploadSlot, generation: UInt64, after first: ActionOutcome) throws {
+        let final: ActionOutcome?
         do {
-            var outcome: ActionOutcome? = first
-            while let current = outcome {
-                for interim in current.interims { try send(interim) }
-                if let response = current.response {
-                    if current.close { closing = true }
-                    return try send(response)
-                }
-                try continueIfExpected()
-                outcome = try nextOutcome(slot, generation)
-            }
-            closing = true
+            final = try receiveBody(into: slot, generation: generation, after: first)
         } catch RequestReader.Failure.malformed {
-            interrupt(slot, generation: generation)
-            sendStatusAndClose(400, "Bad Request")
+            interrupt(slot, generation: generation, reason: "malformed")
+            return sendStatusAndClose(400, "Bad Request")
         } catch {
             closing = true
-            interrupt(slot, generation: generation)
+            interrupt(slot, generation: generation, reason: interruptionReason(error))
             throw error
+        }
+        guard let final, let response = final.response else {
+            closing = true
+            return interrupt(slot, generation: generation, reason: Self.superseded)
+        }
+        if final.close { closing = true }
+        try send(response)
+    }
+
+    /// Sends the interim responses and reads the body until the machine has a final response; nil when a later
+    /// request took the upload over.
+    private func receiveBody(into slot: UploadSlot, generation: UInt64, after first: ActionOutcome) throws
+        -> ActionOutcome?
+    {
+        var outcome = first
+        while true {
+            for interim in outcome.interims { try send(interim) }
+            if outcome.response != nil { return outcome }
+            try continueIfExpected()
+            guard let next = try nextOutcome(slot, generation) else { return nil }
+            outcome = next
         }
     }
 
     /// Reads the next body part and runs its event; nil when a later request took the upload over.
     private func nextOutcome(_ slot: UploadSlot, _ generation: UInt64) throws -> ActionOutcome? {
-        let part = try reader.nextBodyPart(timeout: configuration.idleTimeout)
+        let part = try nextBodyPart()
         let now = Self.now()
         return try slot.state.withLock { state throws -> ActionOutcome? in
             guard state.generation == generation else { return nil }
@@ -108,16 +122,23 @@ extension UploadConnection {
         }
     }
 
-    /// The body stopped early: the machine keeps the bytes received, the writer syncs them and ends.
-    private func interrupt(_ slot: UploadSlot, generation: UInt64) {
-        slot.state.withLock { state in
-            guard state.generation == generation, state.machine.isReceiving else { return }
+    /// The body stopped early: the machine keeps the bytes received, the writer syncs them and ends. Logged with
+    /// `reason`, or as superseded when a later request took the upload over.
+    private func interrupt(_ slot: UploadSlot, generation: UInt64, reason: String) {
+        let cut = slot.state.withLock { state -> (offset: Int64, reason: String)? in
+            guard state.generation == generation else { return (state.machine.offset, Self.superseded) }
+            guard state.machine.isReceiving else { return nil }
             if let actions = try? state.machine.bodyInterrupted() {
                 _ = try? apply(actions, to: &state, id: slot.id)
             }
             endRequest(&state)
+            return (state.machine.offset, reason)
         }
+        if let cut { logInterrupted(slot.id, offset: cut.offset, reason: cut.reason) }
     }
+
+    /// The log's reason for a body a later request took over (§3.9 of the draft).
+    private static let superseded = "superseded by a later request"
 
     /// A creation repeating an earlier one's `Idempotency-Key`: the stored final response when that upload is
     /// complete (no 104, no new upload), else 409 with the upload's `Location`.

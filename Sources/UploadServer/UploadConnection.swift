@@ -13,6 +13,8 @@ final class UploadConnection {
     var principal: String?
 
     let server: UploadServer
+    /// The connection's number in the server log.
+    let id: Int
     let socket: Socket
     let reader: RequestReader
     /// Whether the connection ends after the current request.
@@ -21,9 +23,14 @@ final class UploadConnection {
     private var method = HTTPMethod.get
     /// Whether the request being answered asked for `100 Continue` before sending its body, not yet sent.
     private var continueExpected = false
+    /// The upload the request being served concerns, once known (for the log).
+    var currentUpload: String?
+    /// The body bytes read for the request being served (for the log).
+    var bodyBytes: Int64 = 0
 
-    init(server: UploadServer, socket: Socket, stream: any ByteStream) {
+    init(server: UploadServer, id: Int, socket: Socket, stream: any ByteStream) {
         self.server = server
+        self.id = id
         self.socket = socket
         self.reader = RequestReader(stream: stream)
     }
@@ -53,6 +60,7 @@ final class UploadConnection {
                 return
             }
             guard let head else { return }
+            logRequest(head)
             method = head.method
             continueExpected = head.fields["Expect"]?.lowercased() == "100-continue"
             closing = !head.keepAlive
@@ -137,6 +145,7 @@ final class UploadConnection {
     }
 
     func send(_ head: ResponseHead) throws {
+        logResponse(head)
         try reader.stream.writeAll(try HTTP1Serializer.serialize(head), deadline: writeDeadline())
     }
 

@@ -19,6 +19,10 @@ import UploadStore
 /// Completed uploads are removed once `completedRetention` has passed since they ended, and incomplete ones once
 /// their `max-age` has: checked when the server starts and then at most once a minute as connections arrive
 /// (`removeExpiredUploads()` does it at once).
+///
+/// With `configuration.logPath` the server appends its request log there (`ServerLog`): `start`, then per
+/// connection (numbered from 1) each `request` head, each final `response` and each `interrupted` body, and
+/// `stop` when `stop()` ends it cleanly.
 public final class UploadServer: Sendable {
     public let configuration: UploadServerConfiguration
     /// The base URL, e.g. `http://127.0.0.1:40123` or `https://127.0.0.1:40123`.
@@ -30,15 +34,21 @@ public final class UploadServer: Sendable {
     let registry = UploadRegistry()
     /// The bearer tokens, when authentication is on.
     let tokens: TokenAuthority?
+    /// The request log, when `configuration.logPath` is set.
+    let log: ServerLog?
+    /// The number of connections accepted so far: the last connection's id in the log.
+    private let connectionCount = Atomic<Int>(0)
     /// When the retention sweep last ran (seconds since 1970).
     private let lastSweep = Mutex<Int64>(0)
     /// The open connections' sockets, shut down by `stop()`; nil once stopping (a late connection closes at once).
     private let connections = Mutex<[ObjectIdentifier: Socket]?>([:])
     private let loop = Mutex<AcceptLoop?>(nil)
 
-    /// Opens the store, binds the listen address and starts accepting.
+    /// Opens the log and the store, binds the listen address and starts accepting. A log file that cannot be
+    /// opened is a `ServerLogError` naming it.
     public init(configuration: UploadServerConfiguration = UploadServerConfiguration()) throws {
         self.configuration = configuration
+        self.log = try configuration.logPath.map(ServerLog.init(path:))
         self.store = try FileUploadStore(
             configuration: UploadStoreConfiguration(directory: configuration.storeDirectory))
         self.tokens = try configuration.authentication.map { [store] authentication in
@@ -48,6 +58,12 @@ public final class UploadServer: Sendable {
         let listener = try TCPListener(address: configuration.listenAddress)
         self.url = (tls == nil ? "http://" : "https://") + Self.reachableAuthority(listener.address)
         try sweepIfDue()
+        log?.record(
+            "start",
+            [
+                "listen": .string(listener.address.description), "store": .string(store.directory),
+                "recovered": .int(Int64(store.list().count)),
+            ])
         let acceptConfiguration = AcceptLoopConfiguration(
             maximumConnections: configuration.maximumConnections, name: "upload-server")
         let loop = AcceptLoop(listener: listener, configuration: acceptConfiguration) { [weak self] socket in
@@ -65,7 +81,9 @@ public final class UploadServer: Sendable {
     /// Closes the listener, shuts down every open connection (a streaming body counts as interrupted: its bytes
     /// are synced and stay resumable) and waits for the connection threads. Safe to call more than once.
     public func stop() {
-        _ = shutDown()?.waitUntilIdle(timeout: .seconds(10))
+        guard let loop = shutDown() else { return }
+        _ = loop.waitUntilIdle(timeout: .seconds(10))
+        log?.record("stop")
     }
 
     /// Closes the listener and shuts down the open connections; returns the loop, nil when already stopped.
@@ -76,6 +94,11 @@ public final class UploadServer: Sendable {
             socket.shutdown(reading: true, writing: true)
         }
         return loop
+    }
+
+    /// Whether `stop()` (or the last reference going) has begun shutting the server down.
+    var isStopping: Bool {
+        connections.withLock { $0 == nil }
     }
 
     /// Waits at most `timeout` until no connection is being served; true when none is. Tests use it as the signal
@@ -96,6 +119,15 @@ public final class UploadServer: Sendable {
             }
         }
         return slot?.principal == principal ? slot : nil
+    }
+
+    /// The offset and completeness of upload `id` as the server knows them now, for the log: its slot's machine
+    /// when this run has one, else its store record; nil when there is no such upload.
+    func progress(of id: String) -> (offset: Int64, complete: Bool)? {
+        if let slot = registry.slot(id, restore: { _ in nil }) {
+            return slot.state.withLock { ($0.machine.offset, $0.machine.isComplete) }
+        }
+        return store.record(id).map { ($0.durableOffset, $0.complete) }
     }
 
     /// A bearer token for `principal` (`BearerToken.isValidPrincipal`), as `POST /_squall/token` issues it; nil
@@ -160,7 +192,8 @@ public final class UploadServer: Sendable {
             let stream: any ByteStream =
                 try tls.map { try TLSStream.accept(socket: socket, context: $0, timeout: configuration.headTimeout) }
                 ?? PlainStream(socket: socket)
-            UploadConnection(server: self, socket: socket, stream: stream).run()
+            let id = connectionCount.add(1, ordering: .relaxed).newValue
+            UploadConnection(server: self, id: id, socket: socket, stream: stream).run()
         } catch {
             return
         }

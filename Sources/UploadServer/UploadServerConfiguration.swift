@@ -27,6 +27,9 @@ public struct UploadServerConfiguration: Sendable {
     /// How long completed uploads and the tombstones of cancelled ones are kept, in seconds, so that a client that
     /// lost a final response can still learn the outcome with HEAD. Default one day.
     public var completedRetention: Int64
+    /// A file the server appends its request log to, one JSON object per line (`ServerLog`; `--log`): start,
+    /// each request head, each final response, each interrupted body, stop. Default `nil`: no log.
+    public var logPath: String?
 
     public init(
         listenAddress: SocketAddress? = nil,
@@ -37,7 +40,8 @@ public struct UploadServerConfiguration: Sendable {
         idleTimeout: Duration = .seconds(60),
         maximumConnections: Int = 256,
         authentication: AuthenticationConfiguration? = nil,
-        completedRetention: Int64 = 86_400
+        completedRetention: Int64 = 86_400,
+        logPath: String? = nil
     ) {
         self.listenAddress = listenAddress ?? Self.loopbackAnyPort
         self.certificateAuthorityDirectory = certificateAuthorityDirectory
@@ -48,6 +52,7 @@ public struct UploadServerConfiguration: Sendable {
         self.maximumConnections = maximumConnections
         self.authentication = authentication
         self.completedRetention = completedRetention
+        self.logPath = logPath
     }
 
     /// `127.0.0.1:0`.

@@ -41,6 +41,7 @@ struct ServerCommandTests {
         let parsed = try CommandLineParser.parse(
             [
                 "--listen", "127.0.0.1:0", "--tls", "--ca", "/tmp/squall-ca", "--store", "/tmp/squall-store",
+                "--log", "/tmp/squall-server.log",
                 "--interop", "6,8", "--max-size", "1GiB", "--max-append-size", "8MiB", "--max-age", "10m",
                 "--resumable", "off", "--progress-interval", "0", "--auth", "--token-ttl", "90s", "--retention", "2h",
             ], for: ServerCommand.spec)
@@ -48,6 +49,7 @@ struct ServerCommandTests {
         #expect(configuration.listenAddress.description == "127.0.0.1:0")
         #expect(configuration.certificateAuthorityDirectory == "/tmp/squall-ca")
         #expect(configuration.storeDirectory == "/tmp/squall-store")
+        #expect(configuration.logPath == "/tmp/squall-server.log")
         let rules = configuration.uploadProtocol
         #expect(rules.versions.map(\.rawValue).sorted() == [6, 8])
         #expect(rules.limits.maxSize == 1 << 30)
@@ -62,6 +64,7 @@ struct ServerCommandTests {
             CommandLineParser.parse([], for: ServerCommand.spec), environment: [:])
         #expect(defaults.certificateAuthorityDirectory == nil)
         #expect(defaults.storeDirectory == nil)
+        #expect(defaults.logPath == nil)
         #expect(defaults.uploadProtocol.resumable)
         #expect(defaults.uploadProtocol.versions.map(\.rawValue).sorted() == [3, 4, 5, 6, 7, 8])
         #expect(defaults.uploadProtocol.limits.maxSize == nil)
@@ -73,18 +76,33 @@ struct ServerCommandTests {
         #expect(authDefaults.authentication?.tokenLifetime == 3600)
     }
 
+    /// A log that cannot be opened is a failure (status 1) naming the file, found before anything is served.
+    @Test func anUnopenableLogExitsWithStatus1NamingIt() {
+        let path = NSTemporaryDirectory() + "squall-missing-\(UUID().uuidString)/server.log"
+        let (status, out, err) = squall(["server", "--listen", "127.0.0.1:0", "--log", path])
+        #expect(status == 1)
+        #expect(out.isEmpty)
+        #expect(err.hasPrefix("squall server: error: cannotOpen: cannot open the server log \(path): "), "\(err)")
+        #expect(err.contains("No such file or directory"))
+    }
+
     @Test(arguments: [("30s", 30), ("10m", 600), ("1h", 3600), ("2d", 172_800), ("0s", 0)])
     func durationsTakeAUnit(text: String, seconds: Int64) throws {
         #expect(try ServerCommand.seconds(text, option: "--max-age") == seconds)
     }
 
-    /// The built binary prints the URL and the store folder, then stops cleanly on SIGTERM with status 0.
+    /// The built binary prints the URL and the store folder, then stops cleanly on SIGTERM with status 0; its log
+    /// has the start and the stop.
     @Test func theBinaryServesUntilSIGTERM() throws {
         let store = NSTemporaryDirectory() + "squall-server-test-\(UUID().uuidString)"
-        defer { try? FileManager.default.removeItem(atPath: store) }
+        let log = store + ".log"
+        defer {
+            try? FileManager.default.removeItem(atPath: store)
+            try? FileManager.default.removeItem(atPath: log)
+        }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: SquallBinaryTests.binary)
-        process.arguments = ["server", "--listen", "127.0.0.1:0", "--store", store]
+        process.arguments = ["server", "--listen", "127.0.0.1:0", "--store", store, "--log", log]
         let output = Pipe()
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice
@@ -104,5 +122,10 @@ struct ServerCommandTests {
         #expect(lines.last == store)
         #expect(process.terminationReason == .exit)
         #expect(process.terminationStatus == 0)
+        let events = try String(contentsOfFile: log, encoding: .utf8).split(separator: "\n")
+        #expect(events.count == 2)
+        #expect(events.first?.contains(#""event":"start","listen":"127.0.0.1:"#) == true)
+        #expect(events.first?.hasSuffix(#","store":"\#(store)","recovered":0}"#) == true)
+        #expect(events.last?.hasSuffix(#""event":"stop"}"#) == true)
     }
 }
