@@ -1,0 +1,45 @@
+import PacketSynthesis
+
+/// One connection being recorded into a `DecryptedCapture`: each event writes its packets and flushes once.
+///
+/// Used from one thread at a time (the proxy's connection thread owns it), which is why it may be
+/// `@unchecked Sendable`: it can be handed to that thread, but its calls must not overlap.
+public final class CapturedConnection: @unchecked Sendable {
+    /// Which end sent the bytes.
+    public typealias Direction = TCPFlowSynthesizer.Side
+
+    private let capture: DecryptedCapture
+    private var flow: TCPFlowSynthesizer
+
+    init(capture: DecryptedCapture, flow: TCPFlowSynthesizer) {
+        self.capture = capture
+        self.flow = flow
+    }
+
+    /// The client end, as the capture shows it.
+    public var client: IPv4Endpoint { flow.client }
+    /// The server end, as the capture shows it.
+    public var server: IPv4Endpoint { flow.server }
+
+    /// Records `bytes` sent by `direction`, split into segments; empty data writes nothing.
+    public func data(_ bytes: UnsafeRawBufferPointer, from direction: Direction) {
+        guard !bytes.isEmpty, !flow.isClosed else { return }
+        capture.writeBatch { write in flow.data(bytes, from: direction, into: write) }
+    }
+
+    /// Records `direction` closing its half: FIN and the peer's ACK of it.
+    public func finish(from direction: Direction) {
+        guard !flow.isClosed else { return }
+        capture.writeBatch { write in flow.finish(from: direction, into: write) }
+    }
+
+    /// Records `direction` resetting the connection: an RST at its next byte.
+    public func reset(from direction: Direction) {
+        guard !flow.isClosed else { return }
+        capture.writeBatch { write in flow.reset(from: direction, into: write) }
+    }
+
+    func open() {
+        capture.writeBatch { write in flow.open(into: write) }
+    }
+}

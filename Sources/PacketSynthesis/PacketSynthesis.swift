@@ -1,2 +1,0 @@
-/// Placeholder: replaced by the packet synthesis helper.
-enum PacketSynthesisPlaceholder {}

@@ -1,0 +1,105 @@
+import CPcap
+import Capture
+import Foundation
+import SquallNet
+import TestSupport
+import Testing
+
+struct LiveCaptureTests {
+    /// Whether this process may open a packet socket: CAP_NET_RAW (bit 13) in its effective capabilities, which
+    /// root has unless a container took it away.
+    static let canCapture: Bool = {
+        guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
+            let line = status.split(separator: "\n").first(where: { $0.hasPrefix("CapEff:") }),
+            let mask = UInt64(line.dropFirst("CapEff:".count).trimmingCharacters(in: .whitespaces), radix: 16)
+        else { return false }
+        return mask & (1 << 13) != 0
+    }()
+
+    /// Sends `text` to an echo server, ends the stream and reads the echo to its end.
+    private func roundTrip(_ text: String, to address: SocketAddress) throws -> [UInt8] {
+        let stream = PlainStream(socket: try TCPConnector.connect(to: address))
+        defer { stream.close() }
+        let deadline = ContinuousClock.now + .seconds(10)
+        try stream.writeAll(Array(text.utf8), deadline: deadline)
+        try stream.shutdownWrite(deadline: deadline)
+        return try stream.readToEnd(limit: 1024, deadline: deadline)
+    }
+
+    private func hex(_ text: String) -> String {
+        text.utf8.map { String(format: "%02x", $0) }.joined()
+    }
+
+    @Test(.enabled(if: canCapture, "live capture needs root or CAP_NET_RAW"))
+    func capturesTheFilteredPortOnly() throws {
+        let folder = try TLSFixtures.TemporaryDirectory()
+        let watched = try LoopbackServer.echo()
+        let other = try LoopbackServer.echo()
+        defer {
+            watched.stop()
+            other.stop()
+        }
+        let filter = LiveCapture.filter(ports: [watched.address.port])
+        let capture = try LiveCapture.start(filter: filter, path: folder.path + "/live.pcap")
+        #expect(try roundTrip("squall-live-watched", to: watched.address) == Array("squall-live-watched".utf8))
+        #expect(try roundTrip("squall-live-other", to: other.address) == Array("squall-live-other".utf8))
+        let counts = capture.stop()
+        #expect(capture.stop() == counts)
+        #expect(counts.captured >= 6 && counts.dropped == 0 && counts.error == nil)
+
+        let rows = try Tshark.fields(capture.path, filter: "tcp", ["tcp.srcport", "tcp.dstport", "tcp.payload"])
+        #expect(rows.count == counts.captured)
+        let port = String(watched.address.port)
+        #expect(rows.allSatisfy { $0[0] == port || $0[1] == port })
+        let payloads = rows.map { $0[2] }.filter { !$0.isEmpty }
+        #expect(payloads == [hex("squall-live-watched"), hex("squall-live-watched")])
+        let summary = try ExternalTool.capinfos.run(["-E", capture.path])
+        #expect(summary.contains("Ethernet"))
+    }
+
+    @Test(.enabled(if: canCapture, "live capture needs root or CAP_NET_RAW"))
+    func aBadFilterIsAFilterError() throws {
+        let folder = try TLSFixtures.TemporaryDirectory()
+        #expect {
+            try LiveCapture.start(filter: "tcp and (port", path: folder.path + "/bad.pcap")
+        } throws: { error in
+            (error as? CaptureError)?.code == .filter && "\(error)".contains("tcp and (port")
+        }
+    }
+
+    @Test func aMissingDeviceIsNotPermittedWithTheOneLineHint() throws {
+        let folder = try TLSFixtures.TemporaryDirectory()
+        do {
+            _ = try LiveCapture.start(device: "squallnone0", filter: "tcp", path: folder.path + "/none.pcap")
+            Issue.record("started a capture on a device that does not exist")
+        } catch {
+            #expect(error.code == .notPermitted)
+            #expect(error.detail.contains("'squallnone0'") && error.detail.contains("root or CAP_NET_RAW"))
+            #expect(!error.detail.contains("\n"))
+        }
+        #expect(!FileManager.default.fileExists(atPath: folder.path + "/none.pcap"))
+    }
+
+    @Test func activationFailuresMapToNotPermitted() throws {
+        let denied = try #require(
+            LiveCapture.activationError(
+                status: PCAP_ERROR_PERM_DENIED, device: "lo", message: "socket: Operation not permitted"))
+        #expect(denied.code == .notPermitted)
+        #expect(
+            denied.detail
+                == "live capture on 'lo' is not available (You don't have permission to perform this capture on "
+                + "that device: socket: Operation not permitted); it needs root or CAP_NET_RAW, the decrypted "
+                + "capture still works")
+        let other = LiveCapture.activationError(status: PCAP_ERROR_IFACE_NOT_UP, device: "eth9", message: "")
+        #expect(other?.code == .notPermitted)
+        #expect(other?.detail.contains("(That device is not up)") == true)
+        #expect(LiveCapture.activationError(status: 0, device: "lo", message: "") == nil)
+        #expect(LiveCapture.activationError(status: PCAP_WARNING, device: "lo", message: "warning") == nil)
+    }
+
+    @Test func filterForPorts() {
+        #expect(LiveCapture.filter(ports: [1, 2]) == "tcp and (port 1 or port 2)")
+        #expect(LiveCapture.filter(ports: [8443]) == "tcp and (port 8443)")
+        #expect(LiveCapture.filter(ports: []) == "tcp")
+    }
+}

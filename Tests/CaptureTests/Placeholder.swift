@@ -1,5 +1,0 @@
-import Testing
-
-struct PlaceholderTests {
-    @Test func placeholder() {}
-}
