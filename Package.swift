@@ -152,7 +152,7 @@ let package = Package(
         ),
         .testTarget(
             name: "HarnessTests",
-            dependencies: ["Harness", "HTTPWire", "StructuredFields", "SquallNet", "TLSKit", "TestSupport"]),
+            dependencies: ["Harness", "Scenario", "HTTPWire", "StructuredFields", "SquallNet", "TLSKit", "TestSupport"]),
         .testTarget(
             name: "SquallCLITests",
             dependencies: [

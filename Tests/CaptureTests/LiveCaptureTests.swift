@@ -6,15 +6,7 @@ import TestSupport
 import Testing
 
 struct LiveCaptureTests {
-    /// Whether this process may open a packet socket: CAP_NET_RAW (bit 13) in its effective capabilities, which
-    /// root has unless a container took it away.
-    static let canCapture: Bool = {
-        guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
-            let line = status.split(separator: "\n").first(where: { $0.hasPrefix("CapEff:") }),
-            let mask = UInt64(line.dropFirst("CapEff:".count).trimmingCharacters(in: .whitespaces), radix: 16)
-        else { return false }
-        return mask & (1 << 13) != 0
-    }()
+    static let canCapture = Tshark.canCaptureLive
 
     /// Sends `text` to an echo server, ends the stream and reads the echo to its end.
     private func roundTrip(_ text: String, to address: SocketAddress) throws -> [UInt8] {

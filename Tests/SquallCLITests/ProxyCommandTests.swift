@@ -64,7 +64,8 @@ import Testing
         let proxy = try ProxyProcess(
             [
                 "--upstream", server.url, "--ca", folder.file("ca"), "--api", "127.0.0.1:0", "--scenario", scenario,
-                "--transcript", folder.file("transcript.jsonl"),
+                "--transcript", folder.file("transcript.jsonl"), "--pcap", folder.file("decrypted.pcap"), "--pcap-wire",
+                folder.file("wire.pcap"), "--keylog", folder.file("keylog.txt"),
             ], lineCount: 3)
         #expect(proxy.lines[0].hasPrefix("https://127.0.0.1:"))
         #expect(proxy.lines[1].hasPrefix("http://127.0.0.1:"))
@@ -86,6 +87,31 @@ import Testing
         let events = transcript.split(separator: "\n")
         #expect(events.filter { $0.contains(#""event":"fault""#) }.count == 1)
         #expect(events.filter { $0.contains(#""event":"open""#) }.count == 2)
+        try Self.checkCaptures(in: folder, stderr: ended.errors)
+    }
+
+    /// The decrypted capture shows both creations on the client leg, the one that passed on the upstream leg,
+    /// and both answers; the wire capture (when live capture is permitted) decrypts with the key log.
+    static func checkCaptures(in folder: TLSFixtures.TemporaryDirectory, stderr: String) throws {
+        let pcap = folder.file("decrypted.pcap")
+        #expect(try Tshark.problems(pcap).isEmpty)
+        let posts = try Tshark.fields(pcap, filter: #"http.request.method == "POST""#, ["tcp.stream"])
+        #expect(posts.count == 3)
+        let codes = try Tshark.fields(pcap, filter: "http.response", ["http.response.code"]).map { $0[0] }
+        #expect(codes.filter { $0 == "503" }.count == 1 && codes.filter { $0 == "201" }.count == 2)
+        guard Tshark.canCaptureLive else {
+            #expect(stderr.contains("CAP_NET_RAW"))
+            return
+        }
+        #expect(!stderr.contains("wire capture"))
+        let decrypted = try Tshark.fields(
+            folder.file("wire.pcap"), filter: #"tls && http.request.method == "POST""#, ["http.request.method"])
+        #expect(decrypted.isEmpty)
+        let keyed = try Tshark.lines([
+            "-r", folder.file("wire.pcap"), "-o", "tls.keylog_file:" + folder.file("keylog.txt"), "-o",
+            "http.desegment_body:FALSE", "-Y", #"tls && http.request.method == "POST""#,
+        ])
+        #expect(keyed.count == 2)
     }
 
     @Test func aBadScenarioNamesTheFileAndTheJSONPath() throws {

@@ -41,6 +41,35 @@ import Testing
             "\(result.standardOutput)")
     }
 
+    /// `--out` keeps the failing scenario's bundle (and says where, with the command that opens it) and removes
+    /// the passing one's; `--capture always` keeps both; `--capture never` keeps none.
+    @Test(arguments: [
+        ([String](), ["tiny-fail"]), (["--capture", "always"], ["tiny-fail", "tiny-pass"]),
+        (["--capture", "never"], []),
+    ])
+    func bundlesFollowTheCaptureMode(flags: [String], kept: [String]) throws {
+        let folder = try TLSFixtures.TemporaryDirectory()
+        _ = try folder.write(Self.passing, to: "tiny-pass.json")
+        _ = try folder.write(Self.failing, to: "tiny-fail.json")
+        let out = folder.file("out")
+        let result = try run([folder.path, "--out", out] + flags)
+        #expect(result.status == 1)
+        let bundles = (try? FileManager.default.contentsOfDirectory(atPath: out)) ?? []
+        #expect(bundles.sorted() == kept)
+        if kept.contains("tiny-fail") {
+            #expect(result.standardOutput.contains("bundle: \(out)/tiny-fail"), "\(result.standardOutput)")
+            #expect(result.standardOutput.contains("open:   tshark -r \(out)/tiny-fail/decrypted.pcap -Y http"))
+            let files = try FileManager.default.contentsOfDirectory(atPath: out + "/tiny-fail")
+            for name in [
+                "decrypted.pcap", "keylog.txt", "transcript.jsonl", "ledger.json", "server.log", "report.json",
+            ] {
+                #expect(files.contains(name), "\(name) missing from \(files)")
+            }
+        } else {
+            #expect(!result.standardOutput.contains("bundle:"))
+        }
+    }
+
     @Test func anInvalidFileIsReportedWithItsPathAndNothingRuns() throws {
         let folder = try TLSFixtures.TemporaryDirectory()
         let bad = try folder.write(#"{"name": "x", "description": "d", "assets": [], "expect": {}}"#, to: "x.json")

@@ -12,7 +12,8 @@ enum BundleFiles {
             (DebugBundle.readme, readme(result, folder: folder)),
         ]
         for (name, text) in files {
-            try? (text + "\n").write(toFile: folder + "/" + name, atomically: true, encoding: .utf8)
+            // Not atomically: swift-corelibs-foundation leaves a temporary file behind per atomic write.
+            try? (text + "\n").write(toFile: folder + "/" + name, atomically: false, encoding: .utf8)
         }
     }
 

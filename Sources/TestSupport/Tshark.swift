@@ -1,31 +1,41 @@
-import TestSupport
+import Foundation
 
-/// tshark queries the capture tests share.
-enum Tshark {
+/// tshark queries the capture tests share (capture library, proxy, debug bundles).
+public enum Tshark {
     /// A display filter that matches any packet tshark finds malformed, any error-level expert item, and any
     /// bad IPv4 or TCP checksum (status 0 is "Bad"; the checks are off by default, hence the `-o` options).
-    static let problemFilter =
+    public static let problemFilter =
         "_ws.malformed || _ws.expert.severity>=error || tcp.checksum.status==0 || ip.checksum.status==0"
 
+    /// Whether this process may open a packet socket for live capture: CAP_NET_RAW (bit 13) in its effective
+    /// capabilities, which root has unless a container took it away.
+    public static let canCaptureLive: Bool = {
+        guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
+            let line = status.split(separator: "\n").first(where: { $0.hasPrefix("CapEff:") }),
+            let mask = UInt64(line.dropFirst("CapEff:".count).trimmingCharacters(in: .whitespaces), radix: 16)
+        else { return false }
+        return mask & (1 << 13) != 0
+    }()
+
     /// The non-empty lines tshark prints for `arguments`.
-    static func lines(_ arguments: [String]) throws -> [String] {
+    public static func lines(_ arguments: [String]) throws -> [String] {
         try ExternalTool.tshark.run(arguments).split(separator: "\n").map(String.init)
     }
 
     /// The tab-separated `fields` of each packet of `file` matching `filter`.
-    static func fields(_ file: String, filter: String, _ fields: [String]) throws -> [[String]] {
+    public static func fields(_ file: String, filter: String, _ fields: [String]) throws -> [[String]] {
         let arguments = ["-r", file, "-Y", filter, "-T", "fields"] + fields.flatMap { ["-e", $0] }
         return try lines(arguments).map { $0.split(separator: "\t", omittingEmptySubsequences: false).map(String.init) }
     }
 
     /// The packets (one summary line each) of `file` that `problemFilter` matches, with checksum validation on.
-    static func problems(_ file: String) throws -> [String] {
+    public static func problems(_ file: String) throws -> [String] {
         try lines(["-r", file, "-o", "tcp.check_checksum:TRUE", "-o", "ip.check_checksum:TRUE", "-Y", problemFilter])
     }
 
     /// The bytes each side sent in TCP stream `stream`, reassembled by `-z follow,tcp,raw`, and the client's
     /// `address:port` (tshark's node 0).
-    static func follow(_ file: String, stream: Int) throws -> (client: [UInt8], server: [UInt8], node: String) {
+    public static func follow(_ file: String, stream: Int) throws -> (client: [UInt8], server: [UInt8], node: String) {
         let output = try lines(["-r", file, "-q", "-z", "follow,tcp,raw,\(stream)"])
         let node = output.first { $0.hasPrefix("Node 0: ") }?.dropFirst("Node 0: ".count) ?? ""
         guard let start = output.firstIndex(where: { $0.hasPrefix("Node 1:") }) else { return ([], [], "") }
