@@ -68,6 +68,12 @@ for ((round = 1; round <= rounds; round++)); do
     echo "  round $round: capture off ${off[-1]} MB/s, on ${on[-1]} MB/s, VmHWM $(kib_as_mib "$hwm") MiB" >&2
 done
 stop responder
+# The ceiling the file system sets: the capture writes both legs, two bytes per byte proxied, so the proxy cannot
+# go faster than half the rate at which this folder takes new data.
+disk_line=$(dd if=/dev/zero of="$work/disk-rate" bs=1M count=$(($(mebibytes "$size") * 2)) conv=fsync 2>&1 | tail -1)
+rm -f "$work/disk-rate"
+disk_mbps=$(awk -v b="$(($(mebibytes "$size") * 2 * 1048576))" -v line="$disk_line" 'BEGIN {
+    n = split(line, f, " "); for (i = 1; i < n; i++) if (f[i + 1] == "s,") s = f[i]; printf "%.1f", (s > 0 ? b / s / 1e6 : 0) }')
 
 off_median=$(median "${off[@]}")
 on_median=$(median "${on[@]}")
@@ -76,5 +82,8 @@ echo
 echo "== capture cost ($size upload, $rounds round(s); the pcap of one upload is $pcap_bytes bytes)"
 echo "capture: off $off_median MB/s, on $on_median MB/s, ratio $ratio (target >= $min_ratio):" \
     "$(at_least "$ratio" "$min_ratio")"
+ceiling=$(awk -v d="$disk_mbps" -v o="$off_median" 'BEGIN { r = (o > 0 ? d / 2 / o : 0); printf "%.2f", (r > 1 ? 1 : r) }')
+echo "file system: $disk_mbps MB/s for $(($(mebibytes "$size") * 2)) MiB of new data (dd, fsync) in $work;" \
+    "writing both legs caps the ratio at $ceiling"
 echo "capture memory: proxy VmHWM $(kib_as_mib "$hwm_kib") MiB while capturing $size" \
     "(target < $((max_hwm_kib / 1024)) MiB): $(below "$hwm_kib" "$max_hwm_kib")"

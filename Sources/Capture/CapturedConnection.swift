@@ -1,6 +1,6 @@
 import PacketSynthesis
 
-/// One connection being recorded into a `DecryptedCapture`: each event writes its packets and flushes once.
+/// One connection being recorded into a `DecryptedCapture`: each event queues its packets as one batch.
 ///
 /// Used from one thread at a time (the proxy's connection thread owns it), which is why it may be
 /// `@unchecked Sendable`: it can be handed to that thread, but its calls must not overlap.
@@ -24,7 +24,11 @@ public final class CapturedConnection: @unchecked Sendable {
     /// Records `bytes` sent by `direction`, split into segments; empty data writes nothing.
     public func data(_ bytes: UnsafeRawBufferPointer, from direction: Direction) {
         guard !bytes.isEmpty, !flow.isClosed else { return }
-        capture.writeBatch { write in flow.data(bytes, from: direction, into: write) }
+        // Room for the payload and a 40-byte header (plus options) per segment.
+        let segments = bytes.count / max(1, flow.configuration.maximumSegment) + 1
+        capture.writeBatch(expectedBytes: bytes.count + segments * 64) { write in
+            flow.data(bytes, from: direction, into: write)
+        }
     }
 
     /// Records `direction` closing its half: FIN and the peer's ACK of it.

@@ -1,3 +1,4 @@
+import Foundation
 import PacketSynthesis
 import Synchronization
 
@@ -5,9 +6,12 @@ import Synchronization
 /// synthesized as TCP/IPv4 packets (see `TCPFlowSynthesizer`) so Wireshark reassembles them without any key.
 ///
 /// Capture never stops the traffic it records: a write failure is kept in `firstError` (the harness reports
-/// it) and the capture writes nothing more.
+/// it) and the capture writes nothing more. Packets are synthesized on the caller's thread and written by a
+/// writer thread of the capture's own, flushed after each batch, so a crash leaves a readable file that lacks at
+/// most what was still queued (at most `queueLimit` bytes).
 /// ```
-/// proxy thread ──CapturedConnection.data──▶ TCPFlowSynthesizer ──packets──▶ PcapFileWriter (lock, flush)
+/// proxy thread ──CapturedConnection.data──▶ TCPFlowSynthesizer ──batch──▶ CaptureQueue (bounded)
+///                                                   writer thread ◀──┘ ──▶ PcapFileWriter (pcap_dump, flush)
 /// ```
 public final class DecryptedCapture: Sendable {
     /// The capture file.
@@ -15,7 +19,11 @@ public final class DecryptedCapture: Sendable {
     /// How every connection's packets are shaped.
     public let configuration: TCPFlowSynthesizer.Configuration
     private let writer: PcapFileWriter
-    private let failure = Mutex<CaptureError?>(nil)
+    private let failure = FirstFailure()
+    private let queue: CaptureQueue
+    private let closed = Atomic<Bool>(false)
+    /// The most bytes of packets queued for the writer before recording threads wait. 8 MiB.
+    public static let queueLimit = 8 << 20
 
     /// Creates (or truncates) the capture file at `path`.
     public init(
@@ -23,6 +31,30 @@ public final class DecryptedCapture: Sendable {
     ) throws(CaptureError) {
         writer = try PcapFileWriter(path: path)
         self.configuration = configuration
+        queue = CaptureQueue(limit: Self.queueLimit)
+        let thread = Thread { [writer, queue, failure] in Self.drain(queue, into: writer, failure: failure) }
+        thread.name = "squall-capture-writer"
+        thread.stackSize = 256 * 1024
+        thread.start()
+    }
+
+    deinit {
+        close()
+    }
+
+    /// The writer thread: writes each batch taken from `queue`, flushing once per take, until the queue closes.
+    private static func drain(_ queue: CaptureQueue, into writer: PcapFileWriter, failure: FirstFailure) {
+        while let batches = queue.take() {
+            if failure.error == nil {
+                do throws(CaptureError) {
+                    for batch in batches { try write(batch, to: writer) }
+                    try writer.flush()
+                } catch {
+                    failure.record(error)
+                }
+            }
+            queue.written()
+        }
     }
 
     /// Starts recording a connection: writes its handshake now.
@@ -36,11 +68,36 @@ public final class DecryptedCapture: Sendable {
 
     /// The first write failure, if any; after it nothing more is written.
     public var firstError: CaptureError? {
-        failure.withLock { $0 }
+        failure.error
     }
 
-    /// Flushes and closes the file; later calls, and connections' later events, do nothing.
+    /// Writes `batch`'s packets, each one record stamped with the batch's time.
+    private static func write(_ batch: PacketBatch, to writer: PcapFileWriter) throws(CaptureError) {
+        var start = 0
+        for length in batch.lengths {
+            let failure: CaptureError? = batch.bytes.withUnsafeBytes { bytes in
+                do throws(CaptureError) {
+                    try writer.write(
+                        packet: UnsafeRawBufferPointer(rebasing: bytes[start..<start + length]), at: batch.time)
+                    return nil
+                } catch {
+                    return error
+                }
+            }
+            if let failure { throw failure }
+            start += length
+        }
+    }
+
+    /// Waits until every event recorded so far is in the file (written and flushed).
+    public func sync() {
+        queue.sync()
+    }
+
+    /// Writes what is queued, flushes and closes the file; later calls, and connections' later events, do nothing.
     public func close() {
+        guard !closed.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        queue.close()
         do {
             try writer.close()
         } catch {
@@ -48,20 +105,28 @@ public final class DecryptedCapture: Sendable {
         }
     }
 
-    /// Writes the packets `body` produces as one batch, stamped with the wall clock, then flushes.
-    func writeBatch(_ body: (_ write: (UnsafeRawBufferPointer) -> Void) -> Void) {
-        guard firstError == nil else { return }
-        do {
-            try writer.writeBatch(body)
-        } catch  where error.code == .closed {
-            return
-        } catch {
-            record(error)
-        }
+    /// Queues the packets `body` produces as one batch for the writer thread, stamped with the wall clock now;
+    /// `expectedBytes` sizes the batch's buffer.
+    func writeBatch(expectedBytes: Int = 256, _ body: (_ write: (UnsafeRawBufferPointer) -> Void) -> Void) {
+        guard firstError == nil, !closed.load(ordering: .relaxed) else { return }
+        var batch = PacketBatch(time: .now(), reserving: expectedBytes)
+        body { batch.append($0) }
+        queue.put(batch)
     }
 
     private func record(_ error: CaptureError) {
-        failure.withLock { first in
+        failure.record(error)
+    }
+}
+
+/// The first error of a capture, shared by the recording threads and the writer thread.
+final class FirstFailure: Sendable {
+    private let first = Mutex<CaptureError?>(nil)
+
+    var error: CaptureError? { first.withLock { $0 } }
+
+    func record(_ error: CaptureError) {
+        first.withLock { first in
             if first == nil { first = error }
         }
     }

@@ -149,6 +149,7 @@ struct DecryptedCaptureTests {
         // /dev/full accepts the open and the buffered header, then every flush fails with ENOSPC.
         let capture = try DecryptedCapture(path: "/dev/full")
         let connection = capture.connection(client: uploadClient, server: server)
+        capture.sync()
         let error = try #require(capture.firstError)
         #expect(error.code == .write)
         #expect(error.detail.contains("/dev/full"))

@@ -1,0 +1,95 @@
+import Foundation
+import PacketSynthesis
+
+/// The packets of one capture event (a read, a write, a close), synthesized on the connection's thread and
+/// written by the capture's writer thread.
+struct PacketBatch: Sendable {
+    var time: PacketTimestamp
+    /// The packets, back to back.
+    var bytes: [UInt8] = []
+    /// Each packet's length, in order.
+    var lengths: [Int] = []
+
+    init(time: PacketTimestamp, reserving capacity: Int) {
+        self.time = time
+        bytes.reserveCapacity(capacity)
+    }
+
+    mutating func append(_ packet: UnsafeRawBufferPointer) {
+        bytes.append(contentsOf: packet)
+        lengths.append(packet.count)
+    }
+}
+
+/// Hands packet batches from connection threads to one writer thread, so that the file writes (the capture's
+/// main cost: the kernel copies every byte into the page cache) overlap with the proxy's relaying instead of
+/// stalling it. Bounded: a producer waits while `limit` bytes are queued, so memory stays flat however much is
+/// captured, and a slow disk slows the proxy down rather than losing packets.
+final class CaptureQueue: @unchecked Sendable {
+    private let condition = NSCondition()
+    // Guarded by `condition`.
+    private var batches: [PacketBatch] = []
+    private var queuedBytes = 0
+    private var closing = false
+    private var finished = false
+    /// Batches taken by the writer and not yet written; `sync()` waits for this and the queue to be empty.
+    private var writing = 0
+    private let limit: Int
+
+    init(limit: Int) {
+        self.limit = limit
+    }
+
+    /// Queues `batch` (waiting while the queue is full); dropped once the queue is closing.
+    func put(_ batch: PacketBatch) {
+        condition.lock()
+        defer { condition.unlock() }
+        while queuedBytes >= limit && !closing { condition.wait() }
+        guard !closing else { return }
+        batches.append(batch)
+        queuedBytes += batch.bytes.count
+        condition.broadcast()
+    }
+
+    /// The writer's side: every queued batch, waiting while there is none; nil once closed and drained.
+    func take() -> [PacketBatch]? {
+        condition.lock()
+        defer { condition.unlock() }
+        while batches.isEmpty && !closing { condition.wait() }
+        guard !batches.isEmpty else {
+            finished = true
+            condition.broadcast()
+            return nil
+        }
+        let taken = batches
+        batches = []
+        queuedBytes = 0
+        writing = taken.count
+        condition.broadcast()
+        return taken
+    }
+
+    /// The writer wrote (and flushed) what it took last.
+    func written() {
+        condition.lock()
+        writing = 0
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    /// Waits until everything queued before the call is written.
+    func sync() {
+        condition.lock()
+        while (!batches.isEmpty || writing > 0) && !finished { condition.wait() }
+        condition.unlock()
+    }
+
+    /// Stops taking batches; the writer drains what is queued, then `take()` returns nil. Waits for that.
+    func close() {
+        condition.lock()
+        closing = true
+        condition.broadcast()
+        while !finished { condition.wait() }
+        condition.unlock()
+    }
+}
