@@ -9,8 +9,10 @@ public struct CaptureError: Error, Hashable, Sendable, CustomStringConvertible {
         case write
         /// The writer was already closed.
         case closed
-        /// Live capture could not be activated (not root, no CAP_NET_RAW, no such device).
+        /// Live capture is not permitted (not root, no CAP_NET_RAW).
         case notPermitted
+        /// Live capture could not be activated for another reason (no such device, the device is down).
+        case unavailable
         /// The BPF filter did not compile or could not be installed.
         case filter
         /// Live capture failed after activation (non-blocking mode, selectable descriptor, stop signal).

@@ -24,7 +24,8 @@ struct PacketBatch: Sendable {
 /// Hands packet batches from connection threads to one writer thread, so that the file writes (the capture's
 /// main cost: the kernel copies every byte into the page cache) overlap with the proxy's relaying instead of
 /// stalling it. Bounded: a producer waits while `limit` bytes are queued, so memory stays flat however much is
-/// captured, and a slow disk slows the proxy down rather than losing packets.
+/// captured (at most about twice `limit`: what the writer took and a queue filled again, plus one batch per
+/// waiting producer), and a slow disk slows the proxy down rather than losing packets.
 final class CaptureQueue: @unchecked Sendable {
     private let condition = NSCondition()
     // Guarded by `condition`.
@@ -40,12 +41,15 @@ final class CaptureQueue: @unchecked Sendable {
         self.limit = limit
     }
 
-    /// Queues `batch` (waiting while the queue is full); dropped once the queue is closing.
+    /// Queues `batch` (waiting while the queue is full), stamped with the wall clock once it is in: the file
+    /// stays in time order across connections. Dropped once the queue is closing.
     func put(_ batch: PacketBatch) {
+        var batch = batch
         condition.lock()
         defer { condition.unlock() }
         while queuedBytes >= limit && !closing { condition.wait() }
         guard !closing else { return }
+        batch.time = .now()
         batches.append(batch)
         queuedBytes += batch.bytes.count
         condition.broadcast()

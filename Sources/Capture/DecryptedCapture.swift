@@ -8,7 +8,7 @@ import Synchronization
 /// Capture never stops the traffic it records: a write failure is kept in `firstError` (the harness reports
 /// it) and the capture writes nothing more. Packets are synthesized on the caller's thread and written by a
 /// writer thread of the capture's own, flushed after each batch, so a crash leaves a readable file that lacks at
-/// most what was still queued (at most `queueLimit` bytes).
+/// most what was still queued (about twice `queueLimit` bytes at worst).
 /// ```
 /// proxy thread ──CapturedConnection.data──▶ TCPFlowSynthesizer ──batch──▶ CaptureQueue (bounded)
 ///                                                   writer thread ◀──┘ ──▶ PcapFileWriter (pcap_dump, flush)
@@ -22,6 +22,13 @@ public final class DecryptedCapture: Sendable {
     private let failure = FirstFailure()
     private let queue: CaptureQueue
     private let closed = Atomic<Bool>(false)
+    /// How often each four-tuple was recorded (a few dozen bytes per connection; a capture holds thousands).
+    private let uses = Mutex<[FourTuple: UInt64]>([:])
+
+    private struct FourTuple: Hashable {
+        var client: IPv4Endpoint
+        var server: IPv4Endpoint
+    }
     /// The most bytes of packets queued for the writer before recording threads wait. 8 MiB.
     public static let queueLimit = 8 << 20
 
@@ -57,11 +64,18 @@ public final class DecryptedCapture: Sendable {
         }
     }
 
-    /// Starts recording a connection: writes its handshake now.
+    /// Starts recording a connection: writes its handshake now. The n-th use of a four-tuple in this capture gets
+    /// initial sequence numbers of its own (see `TCPFlowSynthesizer.init`).
     public func connection(client: IPv4Endpoint, server: IPv4Endpoint) -> CapturedConnection {
+        let key = FourTuple(client: client, server: server)
+        let generation = uses.withLock { uses in
+            defer { uses[key, default: 0] += 1 }
+            return uses[key, default: 0]
+        }
         let connection = CapturedConnection(
             capture: self,
-            flow: TCPFlowSynthesizer(client: client, server: server, configuration: configuration))
+            flow: TCPFlowSynthesizer(
+                client: client, server: server, configuration: configuration, generation: generation))
         connection.open()
         return connection
     }
@@ -105,8 +119,8 @@ public final class DecryptedCapture: Sendable {
         }
     }
 
-    /// Queues the packets `body` produces as one batch for the writer thread, stamped with the wall clock now;
-    /// `expectedBytes` sizes the batch's buffer.
+    /// Queues the packets `body` produces as one batch for the writer thread (stamped with the wall clock when it
+    /// enters the queue); `expectedBytes` sizes the batch's buffer.
     func writeBatch(expectedBytes: Int = 256, _ body: (_ write: (UnsafeRawBufferPointer) -> Void) -> Void) {
         guard firstError == nil, !closed.load(ordering: .relaxed) else { return }
         var batch = PacketBatch(time: .now(), reserving: expectedBytes)

@@ -71,14 +71,20 @@ public final class LiveCapture: Sendable {
         return "tcp and (" + ports.map { "port \($0)" }.joined(separator: " or ") + ")"
     }
 
-    /// The error for `pcap_activate`'s `status` on `device` (nil for success or a warning): every failure is
-    /// `.notPermitted`, with a one-line detail that says what live capture needs.
+    /// The error for `pcap_activate`'s `status` on `device` (nil for success or a warning), in one line: a
+    /// permission failure is `.notPermitted` and says what live capture needs; any other (no such device, the
+    /// device is down) is `.unavailable` with libpcap's reason.
     public static func activationError(status: Int32, device: String, message: String) -> CaptureError? {
         guard status < 0 else { return nil }
         let reason = String(cString: pcap_statustostr(status)) + (message.isEmpty ? "" : ": \(message)")
+        guard status == PCAP_ERROR_PERM_DENIED || status == PCAP_ERROR_PROMISC_PERM_DENIED else {
+            return CaptureError(
+                .unavailable,
+                "live capture on '\(device)' is not available (\(reason)); the decrypted capture still works")
+        }
         return CaptureError(
             .notPermitted,
-            "live capture on '\(device)' is not available (\(reason)); it needs root or CAP_NET_RAW, "
+            "live capture on '\(device)' is not permitted (\(reason)); it needs root or CAP_NET_RAW, "
                 + "the decrypted capture still works")
     }
 }

@@ -98,6 +98,9 @@ final class LiveCaptureSession: @unchecked Sendable {
         }
         pcap_set_snaplen(pcap, 65_535)
         pcap_set_immediate_mode(pcap, 1)
+        // Loopback delivers 64 KiB packets in bursts at memory speed: a kernel ring of libpcap's default 2 MiB
+        // drops some while the capture thread writes; 64 MiB of ring (virtual until touched) absorbs them.
+        pcap_set_buffer_size(pcap, 64 << 20)
         let status = pcap_activate(pcap)
         if let error = LiveCapture.activationError(
             status: status, device: device, message: String(cString: pcap_geterr(pcap)))

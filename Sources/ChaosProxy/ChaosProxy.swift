@@ -31,6 +31,8 @@ public final class ChaosProxy: ProxyRuntime, Sendable {
     private let wire: LiveCapture?
     /// Why the live capture asked for did not start.
     private let wireProblem: String?
+    /// What went wrong while it ran (a write error, packets the kernel dropped), known once it stopped.
+    private let wireStopProblem = Mutex<String?>(nil)
 
     public init(configuration: ChaosProxyConfiguration) throws {
         self.configuration = configuration
@@ -133,7 +135,14 @@ public final class ChaosProxy: ProxyRuntime, Sendable {
         for listener in listeners { listener.stop() }
         shared.transcript.close()
         shared.capture?.close()
-        _ = wire?.stop()
+        if let counts = wire?.stop() {
+            var problems: [String] = []
+            if let error = counts.error { problems.append("\(error)") }
+            if counts.dropped > 0 { problems.append("the kernel dropped \(counts.dropped) packets") }
+            if !problems.isEmpty {
+                wireStopProblem.withLock { $0 = "wire capture: " + problems.joined(separator: "; ") }
+            }
+        }
     }
 
     /// What went wrong with the captures: the wire capture that could not start (e.g. not permitted), a write
@@ -141,6 +150,7 @@ public final class ChaosProxy: ProxyRuntime, Sendable {
     public var captureProblems: [String] {
         var problems: [String] = []
         if let problem = wireProblem { problems.append(problem) }
+        if let problem = wireStopProblem.withLock({ $0 }) { problems.append(problem) }
         if let error = shared.capture?.firstError { problems.append("decrypted capture: \(error)") }
         return problems
     }

@@ -4,6 +4,7 @@ import Glibc
 import ProxyFlow
 import ProxyTranscript
 import SquallNet
+import TLSKit
 
 /// The poll loop of one proxied connection, on its own thread: reads both sides into the `ConnectionFlow`,
 /// writes each lane's due items, sleeps in `ppoll` until a socket is ready, a lane's next release time, the
@@ -16,6 +17,8 @@ final class ProxyConnection {
     struct Ending {
         var side: CloseSide
         var kind: CloseKind
+        /// A side's failure that was a TLS peer closing without close_notify (a FIN, not an RST, on the wire).
+        var abruptEOF = false
     }
 
     let handle: ConnectionHandle
@@ -69,37 +72,39 @@ final class ProxyConnection {
         for stream in [client, upstream] { try? Socket.setNonBlocking(stream.fileDescriptor, true) }
         let ending = loop()
         transcript.append(flow.takeEvents())
-        recordInCapture(ending)
         switch ending.kind {
         case .fin where ending.side == .proxy:
+            for side in Self.sides { capture?.proxyFinished(side) }
             closeLingering()
         case .fin:
             client.close()
             upstream.close()
         case .rst:
             if ending.side == .proxy { waitForAcknowledgement() }
+            recordReset(ending)
             client.abort()
             upstream.abort()
         }
         return ending
     }
 
-    /// How the connection ended, in the capture: the proxy's FINs or RSTs on both legs, or a side's failure (its
-    /// peer's reset) and the proxy's RST on the other leg. Ends the peers passed on were recorded as they came.
-    private func recordInCapture(_ ending: Ending) {
+    /// A reset ending in the capture, as the abort about to happen puts it on the wire: the proxy's RST on both
+    /// legs; or, when a side failed, that peer's RST (or its FIN, for a TLS peer gone without close_notify, which
+    /// the proxy's abort answers with an RST) and the proxy's RST on the other leg.
+    private func recordReset(_ ending: Ending) {
         guard let capture else { return }
-        switch (ending.side, ending.kind) {
-        case (.proxy, .fin):
-            for side in Self.sides { capture.proxyFinished(side) }
-        case (.proxy, .rst):
+        guard ending.side != .proxy else {
             for side in Self.sides { capture.proxyReset(side) }
-        case (let failed, .rst):
-            let side: FlowSide = failed == .client ? .client : .upstream
-            capture.peerReset(side)
-            capture.proxyReset(side == .client ? .upstream : .client)
-        case (_, .fin):
             return
         }
+        let side: FlowSide = ending.side == .client ? .client : .upstream
+        if ending.abruptEOF {
+            capture.peerFinished(side)
+            capture.proxyReset(side)
+        } else {
+            capture.peerReset(side)
+        }
+        capture.proxyReset(side == .client ? .upstream : .client)
     }
 
     /// Before a fault's RST, waits (at most a second) until the peers acknowledged what was written, so that the
@@ -123,6 +128,7 @@ final class ProxyConnection {
         let deadline = ContinuousClock.now + .seconds(1)
         var open = BothSides(true)
         var drained = BothSides(0)
+        var finished = ended
         let scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: 8)
         defer { scratch.deallocate() }
         while open.client || open.upstream, ContinuousClock.now < deadline {
@@ -134,15 +140,23 @@ final class ProxyConnection {
             for (index, side) in Self.sides.enumerated() where open[side] && entries[index].revents != 0 {
                 switch try? stream(side).read(into: scratch) {
                 case .done(let count)?:
+                    capture?.received(UnsafeRawBufferPointer(rebasing: scratch[..<count]), from: side)
                     drained[side] += count
                     if drained[side] >= 1 << 20 { open[side] = false }
+                    continue
                 case .wouldBlock?:
                     continue
-                default:
-                    open[side] = false
+                case .endOfStream?:
+                    capture?.peerFinished(side)
+                case nil:
+                    capture?.peerReset(side)
                 }
+                open[side] = false
+                finished[side] = true
             }
         }
+        // A peer still sending (the drain's time or size ran out) finds unread bytes: the close is an RST.
+        for side in Self.sides where !finished[side] { capture?.proxyReset(side) }
         client.close()
         upstream.close()
     }
@@ -226,8 +240,13 @@ final class ProxyConnection {
                 flow[keyPath: lane].consume(count)
                 account(count, to: side)
             case .endStream:
-                _ = try? stream.shutdownWrite()
-                capture?.proxyFinished(side)
+                // A TLS close_notify that would block is tried again when the socket is writable.
+                let outcome = try? stream.shutdownWrite()
+                if case .wouldBlock(let interest)? = outcome {
+                    writeWait[side] = interest
+                    return nil
+                }
+                if outcome != nil { capture?.proxyFinished(side) }
                 flow[keyPath: lane].pop()
             case .close:
                 return Ending(side: .proxy, kind: .fin)
@@ -335,7 +354,9 @@ final class ProxyConnection {
                         break reading
                     }
                 } catch {
-                    failure = Ending(side: CloseSide(rawValue: side.rawValue) ?? .proxy, kind: .rst)
+                    failure = Ending(
+                        side: CloseSide(rawValue: side.rawValue) ?? .proxy, kind: .rst,
+                        abruptEOF: (error as? TLSError)?.code == .unexpectedEOF)
                     break reading
                 }
             }

@@ -176,10 +176,10 @@ final class ProxyListener: Sendable {
         record(id, .finalResponse(exchange: 1, head))
         var bytes = (try? HTTP1Serializer.serialize(head)) ?? []
         if request?.method != .head { bytes += text }
-        try? client.writeAll(bytes, deadline: deadline)
-        bytes.withUnsafeBytes { capture?.sent($0, to: .client) }
-        _ = try? client.shutdownWrite()
-        capture?.proxyFinished(.client)
+        if (try? client.writeAll(bytes, deadline: deadline)) != nil {
+            bytes.withUnsafeBytes { capture?.sent($0, to: .client) }
+        }
+        if case .done? = try? client.shutdownWrite() { capture?.proxyFinished(.client) }
         Self.drain(client, deadline: deadline, capture: capture)
         client.close()
         record(id, .closed(side: .upstream, kind: .rst))
@@ -194,7 +194,11 @@ final class ProxyListener: Sendable {
         defer { chunk.deallocate() }
         var total = 0
         while total < 64 * 1024 {
-            guard let count = try? client.readSome(into: chunk, deadline: deadline), count > 0 else { return nil }
+            guard let count = try? client.readSome(into: chunk, deadline: deadline) else { return nil }
+            guard count > 0 else {
+                capture?.peerFinished(.client)
+                return nil
+            }
             capture?.received(UnsafeRawBufferPointer(rebasing: chunk[..<count]), from: .client)
             guard let events = try? parser.feed(Array(UnsafeRawBufferPointer(rebasing: chunk[..<count])))
             else { return nil }

@@ -60,13 +60,20 @@ public struct TCPFlowSynthesizer: Sendable {
     private var clientHalf: Half
     private var serverHalf: Half
 
-    /// A connection from `client` to `server`, not yet opened.
-    public init(client: IPv4Endpoint, server: IPv4Endpoint, configuration: Configuration = Configuration()) {
+    /// A connection from `client` to `server`, not yet opened. `generation` tells apart connections that reuse a
+    /// four-tuple (an ephemeral port used again): it goes into the initial sequence numbers, so Wireshark sees a
+    /// new connection rather than a retransmitted SYN.
+    public init(
+        client: IPv4Endpoint, server: IPv4Endpoint, configuration: Configuration = Configuration(),
+        generation: UInt64 = 0
+    ) {
         self.client = client
         self.server = server
         self.configuration = configuration
-        clientHalf = Half(nextSequence: Self.initialSequence(client: client, server: server, side: .client))
-        serverHalf = Half(nextSequence: Self.initialSequence(client: client, server: server, side: .server))
+        clientHalf = Half(
+            nextSequence: Self.initialSequence(client: client, server: server, side: .client, generation: generation))
+        serverHalf = Half(
+            nextSequence: Self.initialSequence(client: client, server: server, side: .server, generation: generation))
     }
 
     /// The sequence number `side`'s next byte (or FIN) will carry.
@@ -128,8 +135,11 @@ public struct TCPFlowSynthesizer: Sendable {
     }
 
     /// The initial sequence number of `side` for a connection between these endpoints: an FNV-1a hash of the
-    /// four-tuple and the side, so both directions differ and a rerun gives the same capture.
-    public static func initialSequence(client: IPv4Endpoint, server: IPv4Endpoint, side: Side) -> UInt32 {
+    /// four-tuple, the side and the generation, so both directions differ, a reused four-tuple gets new numbers,
+    /// and a rerun gives the same capture.
+    public static func initialSequence(
+        client: IPv4Endpoint, server: IPv4Endpoint, side: Side, generation: UInt64 = 0
+    ) -> UInt32 {
         var hash: UInt64 = 0xCBF2_9CE4_8422_2325
         func mix(_ value: UInt64, bytes: Int) {
             for index in 0..<bytes {
@@ -141,6 +151,7 @@ public struct TCPFlowSynthesizer: Sendable {
         mix(UInt64(server.address), bytes: 4)
         mix(UInt64(server.port), bytes: 2)
         mix(side == .client ? 0x43 : 0x53, bytes: 1)
+        if generation != 0 { mix(generation, bytes: 8) }
         return UInt32(truncatingIfNeeded: hash ^ (hash >> 32))
     }
 

@@ -24,9 +24,8 @@ public enum ConsoleReport {
         return "\(verdict) \(result.name) \(ReportText.seconds(result.duration))s"
     }
 
-    /// For each failed verdict its key, expected, observed and evidence; then the runner's error, the debug
-    /// bundle's path with the command that opens its capture, and the runner's notes, when there are. Empty for a
-    /// passing result without notes.
+    /// For each failed verdict its key, expected, observed and evidence; then the runner's error and the debug
+    /// bundle's path with the command that opens its capture, when there are. Empty for a passing result.
     public static func failureDetails(for result: ScenarioResult) -> [String] {
         var lines: [String] = []
         for verdict in result.verdicts where verdict.status == .failed {
@@ -38,7 +37,6 @@ public enum ConsoleReport {
             lines.append("  bundle: \(bundle)")
             lines.append("  open:   \(DebugBundle.openCommands(folder: bundle)[0])")
         }
-        lines += result.notes.map { "  note: \($0)" }
         return lines
     }
 

@@ -127,6 +127,9 @@ enum ProxyCommand: Subcommand {
         }
         if let keyLog = arguments["--keylog"] { configuration.keyLog = try KeyLog(path: keyLog) }
         configuration.transcriptPath = arguments["--transcript"]
+        for flag in ["--pcap", "--pcap-wire"] where arguments[flag] == "-" {
+            throw UsageError("\(flag) needs a file: standard output carries the proxy's URLs", command: path)
+        }
         configuration.decryptedCapturePath = arguments["--pcap"]
         configuration.wireCapturePath = arguments["--pcap-wire"]
         return configuration

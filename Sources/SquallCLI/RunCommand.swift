@@ -62,10 +62,14 @@ enum RunCommand: Subcommand {
         var flaky: [String] = []
         for (index, scenario) in scenarios.enumerated() {
             var runs: [ScenarioResult] = []
-            for _ in 0..<options.repeats {
-                runs.append(ScenarioRunner.run(scenario, options: options.runner))
+            for run in 1...options.repeats {
+                var runner = options.runner
+                // Each repeat keeps its own bundle (DIR/run-K/<name>), so a flaky run's is not overwritten.
+                if options.repeats > 1 { runner.keepFolder = runner.keepFolder.map { $0 + "/run-\(run)" } }
+                runs.append(options.discardBundle(of: ScenarioRunner.run(scenario, options: runner)))
             }
-            let result = options.discardBundle(of: runs[0])
+            // The first failing run speaks for the scenario (its bundle is the one worth opening).
+            let result = runs.first { !$0.passed } ?? runs[0]
             if Set(runs.map { $0.verdicts.map(\.status) + [$0.passed ? .passed : .failed] }).count > 1 {
                 flaky.append(scenario.name)
             }
@@ -80,6 +84,11 @@ enum RunCommand: Subcommand {
         if context.console.isTerminal { context.console.redraw("") }
         let elapsed = ContinuousClock.now - started
         try options.writeReports(results, elapsed: elapsed)
+        // Runner notes (e.g. a live capture not permitted) once each, not once per scenario.
+        var noted: Set<String> = []
+        for note in results.flatMap(\.notes) where noted.insert(note).inserted {
+            context.console.printError("squall run: note: \(note)")
+        }
         context.console.print(ConsoleReport.summary(results, elapsed: elapsed))
         for name in flaky { context.console.print("FLAKY \(name): the verdicts differed between runs") }
         return results.allSatisfy(\.passed) && flaky.isEmpty ? 0 : 1

@@ -28,7 +28,7 @@ struct ProxyCaptureTests {
         let problems = proxy.captureProblems
         #expect(problems.count == 1)
         let problem = try #require(problems.first)
-        #expect(problem.contains("CAP_NET_RAW") && problem.contains("decrypted capture still works"))
+        #expect(problem.contains("squall-no-such-device") && problem.contains("decrypted capture still works"))
         #expect(!problem.contains("\n"))
 
         let stream = PlainStream(socket: try TCPConnector.connect(to: proxy.address))

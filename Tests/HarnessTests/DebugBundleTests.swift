@@ -8,7 +8,7 @@ import Testing
 /// The debug bundle of a catalog scenario with a reset mid-PATCH, opened with tshark as a person debugging it
 /// would: the decrypted capture shows the HTTP of both legs and the RST at the byte the fault cut, the wire
 /// capture decrypts with the key log, and nothing is malformed.
-@Suite struct DebugBundleTests {
+@Suite(.serialized) struct DebugBundleTests {
     static let catalog =
         URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().path + "/Scenarios"
@@ -74,7 +74,8 @@ import Testing
         let syns = try Tshark.fields(pcap, filter: "tcp.flags.syn == 1 && tcp.flags.ack == 0", ["tcp.stream"])
         #expect(opens == 3 && syns.count == 2 * opens)
         let packets = try ExternalTool.capinfos.run(["-c", "-M", pcap])
-        #expect(packets.contains("Number of packets:"))
+        let all = try Tshark.lines(["-r", pcap])
+        #expect(packets.contains("Number of packets:   \(all.count)\n"), "\(packets) vs \(all.count) packets")
 
         // Every PATCH of the transcript, with its Upload-Offset, on both legs.
         let patchOffsets = try Self.transcriptEvents(bundle, "request").compactMap { request -> Int? in
@@ -138,7 +139,8 @@ import Testing
         let folder = try TLSFixtures.TemporaryDirectory()
         let result = try Self.runResetInAppend(into: folder.path)
         let bundle = try #require(result.bundle)
-        #expect(result.notes.isEmpty)
+        // Nothing went wrong with the captures but, on a loaded machine, perhaps a kernel drop.
+        #expect(result.notes.allSatisfy { $0.hasPrefix("wire capture: the kernel dropped") }, "\(result.notes)")
         let wire = bundle + "/" + DebugBundle.wireCapture
         let keyLog = "tls.keylog_file:" + bundle + "/" + DebugBundle.keyLog
         let decrypted = try Tshark.lines([

@@ -23,6 +23,7 @@ struct ConsoleReportTests {
                 "      job-1 (photo): 3 attempts",
                 "  ✗ fault.stall: expected fired at least once, observed never fired",
                 "  bundle: /tmp/squall/retry-limit",
+                "  open:   tshark -r /tmp/squall/retry-limit/decrypted.pcap -Y http",
             ])
         #expect(
             ConsoleReport.failureDetails(for: ReportFixtures.crashed) == [

@@ -27,6 +27,7 @@ struct JUnitReportTests {
         let details =
             "  ✗ attempts: expected 4 per job, observed 3 per job\\n      job-1 (photo): 3 attempts\\n"
             + "  ✗ fault.stall: expected fired at least once, observed never fired\\n  bundle: /tmp/squall/retry-limit"
+            + "\\n  open:   tshark -r /tmp/squall/retry-limit/decrypted.pcap -Y http"
         #expect(
             lines[2]
                 == "case retry-limit|Scenarios.errors.retry-limit|0.870|[('Failure', '2 unmet expectations: attempts, "

@@ -70,6 +70,19 @@ import Testing
         }
     }
 
+    /// With --repeat each run keeps its own bundle, so one run does not overwrite (or delete) another's.
+    @Test func repeatedRunsKeepABundleEach() throws {
+        let folder = try TLSFixtures.TemporaryDirectory()
+        _ = try folder.write(Self.failing, to: "tiny-fail.json")
+        let out = folder.file("out")
+        let result = try run([folder.path, "--out", out, "--repeat", "2"])
+        #expect(result.status == 1)
+        for run in ["run-1", "run-2"] {
+            #expect(FileManager.default.fileExists(atPath: "\(out)/\(run)/tiny-fail/report.json"), "\(run)")
+        }
+        #expect(result.standardOutput.contains("bundle: \(out)/run-1/tiny-fail"), "\(result.standardOutput)")
+    }
+
     @Test func anInvalidFileIsReportedWithItsPathAndNothingRuns() throws {
         let folder = try TLSFixtures.TemporaryDirectory()
         let bad = try folder.write(#"{"name": "x", "description": "d", "assets": [], "expect": {}}"#, to: "x.json")

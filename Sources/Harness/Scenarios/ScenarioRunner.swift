@@ -51,25 +51,27 @@ public enum ScenarioRunner {
             return failed(scenario, "\(error)", since: started)
         }
         defer { if options.keepFolder == nil { try? FileManager.default.removeItem(atPath: folder) } }
+        var run: ScenarioRun?
+        var result: ScenarioResult
         do {
-            var run = try ScenarioRun(scenario, folder: folder, options: options)
-            defer { run.stop() }
-            let observation = try run.play(started: started)
-            var result = ScenarioResult(
+            run = try ScenarioRun(scenario, folder: folder, options: options)
+            let observation = try run!.play(started: started)
+            result = ScenarioResult(
                 name: scenario.name, file: scenario.file, description: scenario.description, seed: scenario.seed,
                 duration: ContinuousClock.now - started, verdicts: ScenarioOracle.judge(scenario, observation),
                 faultTimeline: timeline(observation.transcript), ledgerJSON: ledgerJSON(observation.ledger),
-                error: run.clientFailure)
-            if options.keepFolder != nil {
-                run.stop()
-                result.bundle = folder
-                result.notes = run.proxy.captureProblems
-                BundleFiles.write(result, into: folder)
-            }
-            return result
+                error: run!.clientFailure)
         } catch {
-            return failed(scenario, "\(error)", since: started)
+            result = failed(scenario, "\(error)", since: started)
         }
+        // Stopped before the bundle is written: the captures and logs are then complete and closed.
+        run?.stop()
+        if options.keepFolder != nil {
+            result.bundle = folder
+            result.notes = run?.proxy.captureProblems ?? []
+            BundleFiles.write(result, into: folder)
+        }
+        return result
     }
 
     static func failed(_ scenario: Scenario, _ error: String, since started: ContinuousClock.Instant) -> ScenarioResult
