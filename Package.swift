@@ -30,7 +30,7 @@ let package = Package(
         .target(name: "SquallCore"),
         .target(name: "HTTPWire"),
         .target(name: "StructuredFields"),
-        .target(name: "ResumableUpload", dependencies: ["HTTPWire", "StructuredFields"]),
+        .target(name: "ResumableUpload", dependencies: ["SquallCore", "HTTPWire", "StructuredFields"]),
         .target(name: "UploadJobs", dependencies: ["SquallCore"]),
         .target(name: "FaultEngine", dependencies: ["SquallCore", "HTTPWire", "StructuredFields", "ResumableUpload"]),
         .target(name: "ProxyTranscript", dependencies: ["HTTPWire", "FaultEngine"]),
@@ -39,7 +39,7 @@ let package = Package(
         .target(
             name: "ScenarioOracle",
             dependencies: ["Scenario", "FaultEngine", "UploadJobs", "ProxyTranscript", "HTTPWire"]),
-        .target(name: "ScenarioReports", dependencies: ["Scenario"]),
+        .target(name: "ScenarioReports", dependencies: ["Scenario", "SquallCore"]),
         .target(name: "PacketSynthesis"),
 
         // I/O.
@@ -52,7 +52,9 @@ let package = Package(
         // Components: the reference resumable-upload server and client.
         .target(
             name: "UploadServer",
-            dependencies: ["ResumableUpload", "UploadStore", "HTTPWire", "StructuredFields", "SquallNet", "TLSKit"]
+            dependencies: [
+                "SquallCore", "ResumableUpload", "UploadStore", "HTTPWire", "StructuredFields", "SquallNet", "TLSKit",
+            ]
         ),
         .target(name: "ControlAPI", dependencies: ["FaultEngine", "HTTPWire"]),
         .target(

@@ -1,3 +1,5 @@
+import SquallCore
+
 /// An RFC 9457 problem details object (`application/problem+json`) for the problem types of
 /// draft-ietf-httpbis-resumable-upload: `mismatching-upload-offset`, `completed-upload` (-04) and
 /// `inconsistent-upload-length` (-06).
@@ -62,25 +64,8 @@ public struct UploadProblem: Sendable, Hashable {
         hasher.combine(json)
     }
 
-    /// A JSON string (RFC 8259 §7): quotes, backslashes and control characters escaped.
+    /// A JSON string (RFC 8259 §7).
     static func quoted(_ string: String) -> String {
-        var result = "\""
-        for scalar in string.unicodeScalars {
-            switch scalar {
-            case "\"": result += "\\\""
-            case "\\": result += "\\\\"
-            case "\n": result += "\\n"
-            case "\r": result += "\\r"
-            case "\t": result += "\\t"
-            case _ where scalar.value < 0x20: result += "\\u00" + hexByte(UInt8(scalar.value))
-            default: result.unicodeScalars.append(scalar)
-            }
-        }
-        return result + "\""
-    }
-
-    private static func hexByte(_ byte: UInt8) -> String {
-        let digits = Array("0123456789abcdef")
-        return String([digits[Int(byte >> 4)], digits[Int(byte & 0xF)]])
+        JSONText.quoted(string)
     }
 }

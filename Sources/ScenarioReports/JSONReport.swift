@@ -1,5 +1,6 @@
 import Foundation
 import Scenario
+import SquallCore
 
 /// The `--json` report: every result in full — verdicts with evidence, the fault timeline, each job's ledger
 /// (embedded as JSON, not as a string), the duration in seconds, the seed and the file — and a summary.
@@ -79,22 +80,8 @@ public enum JSONReport {
         "[" + elements.joined(separator: ", ") + "]"
     }
 
-    /// A JSON string (RFC 8259 §7): quotes, backslashes and control characters escaped.
+    /// A JSON string (RFC 8259 §7).
     static func string(_ text: String) -> String {
-        var escaped = "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": escaped += "\\\""
-            case "\\": escaped += "\\\\"
-            case "\n": escaped += "\\n"
-            case "\r": escaped += "\\r"
-            case "\t": escaped += "\\t"
-            case _ where scalar.value < 0x20:
-                let hex = String(scalar.value, radix: 16)
-                escaped += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default: escaped.unicodeScalars.append(scalar)
-            }
-        }
-        return escaped + "\""
+        JSONText.quoted(text)
     }
 }

@@ -1,4 +1,5 @@
 import Glibc
+import SquallCore
 import Synchronization
 
 /// The reference server's request log: one JSON object per line (JSON Lines), appended to a file.
@@ -64,23 +65,9 @@ final class ServerLog: Sendable {
         return line + "}\n"
     }
 
-    /// `text` as a JSON string (RFC 8259 §7): quote, backslash and control characters escaped.
+    /// `text` as a JSON string (RFC 8259 §7).
     static func quoted(_ text: String) -> String {
-        var result = "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": result += "\\\""
-            case "\\": result += "\\\\"
-            case "\n": result += "\\n"
-            case "\r": result += "\\r"
-            case "\t": result += "\\t"
-            case _ where scalar.value < 0x20:
-                let hex = String(scalar.value, radix: 16)
-                result += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default: result.unicodeScalars.append(scalar)
-            }
-        }
-        return result + "\""
+        JSONText.quoted(text)
     }
 
     /// `time` in UTC as RFC 3339 with microseconds: `2026-11-29T21:43:07.123456Z`.
