@@ -10,12 +10,8 @@ import Testing
 struct ProxyCaptureTests {
     /// A proxy in front of a port nobody listens on, capturing into `folder`, live on `device`.
     static func proxy(capturingInto folder: TLSFixtures.TemporaryDirectory, device: String) throws -> ChaosProxy {
-        let unused = try TCPListener(address: SocketAddress(parsing: "127.0.0.1:0"))
-        let port = unused.address.port
-        unused.close()
         var configuration = ChaosProxyConfiguration(
-            listen: try SocketAddress(parsing: "127.0.0.1:0"),
-            upstream: UpstreamTarget(host: "127.0.0.1", port: port, tls: false))
+            listen: try SocketAddress(parsing: "127.0.0.1:0"), upstream: try UnreachableUpstream.target())
         configuration.decryptedCapturePath = folder.file("decrypted.pcap")
         configuration.wireCapturePath = folder.file("wire.pcap")
         configuration.wireCaptureDevice = device

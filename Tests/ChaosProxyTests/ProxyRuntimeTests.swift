@@ -155,15 +155,11 @@ import Testing
     }
 
     @Test func anUnreachableUpstreamGetsA502NamingIt() throws {
-        let folder = try TLSFixtures.TemporaryDirectory()
-        _ = folder
-        let unused = try TCPListener(address: SocketAddress(parsing: "127.0.0.1:0"))
-        let port = unused.address.port
-        unused.close()
+        let upstream = try UnreachableUpstream.target()
+        let port = upstream.port
         let proxy = try ChaosProxy(
             configuration: ChaosProxyConfiguration(
-                listen: try SocketAddress(parsing: "127.0.0.1:0"),
-                upstream: UpstreamTarget(host: "127.0.0.1", port: port, tls: false)))
+                listen: try SocketAddress(parsing: "127.0.0.1:0"), upstream: upstream))
         defer { proxy.stop() }
         let stream = PlainStream(socket: try TCPConnector.connect(to: proxy.address))
         let head = RequestHead(method: .get, target: "/", fields: ["Host": "127.0.0.1"])
@@ -175,13 +171,9 @@ import Testing
 
     /// A gateway answers a HEAD without a body (RFC 9110 §9.3.2): a body would be read as the next response.
     @Test func anUnreachableUpstreamAnswersAHeadWithoutABodyAndRecordsTheExchange() throws {
-        let unused = try TCPListener(address: SocketAddress(parsing: "127.0.0.1:0"))
-        let port = unused.address.port
-        unused.close()
         let proxy = try ChaosProxy(
             configuration: ChaosProxyConfiguration(
-                listen: try SocketAddress(parsing: "127.0.0.1:0"),
-                upstream: UpstreamTarget(host: "127.0.0.1", port: port, tls: false)))
+                listen: try SocketAddress(parsing: "127.0.0.1:0"), upstream: try UnreachableUpstream.target()))
         defer { proxy.stop() }
         let stream = PlainStream(socket: try TCPConnector.connect(to: proxy.address))
         defer { stream.close() }
