@@ -154,7 +154,11 @@ let package = Package(
         ),
         .testTarget(
             name: "HarnessTests",
-            dependencies: ["Harness", "Scenario", "HTTPWire", "StructuredFields", "SquallNet", "TLSKit", "TestSupport"]),
+            dependencies: [
+                "Harness", "Scenario", "FaultEngine", "ProxyTranscript", "HTTPWire", "StructuredFields", "SquallNet",
+                "TLSKit",
+                "TestSupport",
+            ]),
         .testTarget(
             name: "SquallCLITests",
             dependencies: [

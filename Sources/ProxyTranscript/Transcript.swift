@@ -30,6 +30,15 @@ public struct Transcript: Sendable {
     /// How many events are kept.
     public var count: Int { storage.count - start }
 
+    /// How many events were ever appended (kept and dropped): the position after the last one.
+    public var appendedCount: Int { droppedCount + count }
+
+    /// The kept events appended at or after `position` (a value of `appendedCount`), without copying the others:
+    /// for readers that follow the transcript as it grows.
+    public func events(since position: Int) -> ArraySlice<TranscriptEvent> {
+        storage[(start + min(max(position - droppedCount, 0), count))...]
+    }
+
     /// Records `event` after the others, dropping the oldest one if the cap is reached.
     public mutating func append(_ event: TranscriptEvent) {
         storage.append(event)

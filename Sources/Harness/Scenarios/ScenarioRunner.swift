@@ -120,6 +120,7 @@ struct ScenarioRun {
     var assets: [AssetDigest]
     var pending: [ScenarioEvent]
     var clientFailure: String?
+    let progress = UploadProgressIndex()
 
     init(_ scenario: Scenario, folder: String, options: ScenarioRunOptions) throws {
         self.scenario = scenario
@@ -188,8 +189,9 @@ struct ScenarioRun {
             let next = nextTimeTrigger(started: started).map { min($0, deadline) } ?? deadline
             let progressEvents = pending.filter { if case .progress = $0.trigger { true } else { false } }
             let client = self.client
+            let progress = self.progress
             _ = proxy.waitForTranscript(timeout: max(.zero, next - .now)) { transcript in
-                !client.isRunning || progressEvents.contains { Self.reached($0, in: transcript) }
+                !client.isRunning || progressEvents.contains { progress.reached($0, in: transcript) }
             }
         }
         clientFailure = client.failure
@@ -216,7 +218,7 @@ struct ScenarioRun {
     private func isDue(_ event: ScenarioEvent, started: ContinuousClock.Instant) -> Bool {
         switch event.trigger {
         case .time(let delay): ContinuousClock.now >= started + delay
-        case .progress: Self.reached(event, in: proxy.transcript)
+        case .progress: progress.reached(event, in: proxy.transcript)
         }
     }
 
@@ -267,33 +269,6 @@ struct ScenarioRun {
         for connection in proxy.liveConnections() {
             try? proxy.fire(.reset, direction: .both, on: connection.id, name: name)
         }
-    }
-
-    /// Whether the transcript shows an upload of the event's asset crossing its position.
-    static func reached(_ event: ScenarioEvent, in transcript: Transcript) -> Bool {
-        guard case .progress(let position, let asset) = event.trigger else { return false }
-        var lengths: [Int: Int64] = [:]
-        var matching: [Int: Bool] = [:]
-        for item in transcript.events {
-            switch item.kind {
-            case .requestHead(let exchange, let head):
-                let key = item.connection << 20 | exchange
-                lengths[key] =
-                    head.fields["Upload-Length"].flatMap { Int64($0) }
-                    ?? head.fields["Content-Length"].flatMap { Int64($0) }.map { length in
-                        length + (head.fields["Upload-Offset"].flatMap { Int64($0) } ?? 0)
-                    }
-                let filename = head.fields["X-Filename"]
-                matching[key] = asset.map { filename == $0 } ?? true
-            case .requestBody(let exchange, _, let length, let upload?):
-                let key = item.connection << 20 | exchange
-                guard matching[key] == true, let target = position.offset(uploadLength: lengths[key]) else { continue }
-                if upload + length >= target { return true }
-            default:
-                continue
-            }
-        }
-        return false
     }
 
     /// The most jobs held at once (created, not yet acknowledged), from the ledger's times.

@@ -1,0 +1,64 @@
+import ProxyTranscript
+import Scenario
+import Synchronization
+
+/// How far each upload request got, read from the transcript as it grows (each event once), for the events a
+/// scenario triggers by upload progress (`at-progress`, optionally for one asset).
+final class UploadProgressIndex: Sendable {
+    /// One request that carries upload bytes.
+    private struct Exchange {
+        var filename: String?
+        /// The upload's whole length when the request says (`Upload-Length`, or `Content-Length` plus the
+        /// `Upload-Offset` it starts at).
+        var uploadLength: Int64?
+        /// The furthest upload offset its body reached.
+        var reached: Int64 = 0
+    }
+
+    private struct State {
+        var position = 0
+        var exchanges: [Int: Exchange] = [:]
+    }
+
+    private let state = Mutex(State())
+
+    /// Whether an upload of the event's asset (any asset without one) crossed the event's position, in `transcript`
+    /// so far.
+    func reached(_ event: ScenarioEvent, in transcript: Transcript) -> Bool {
+        guard case .progress(let position, let asset) = event.trigger else { return false }
+        return state.withLock { state in
+            Self.read(transcript, into: &state)
+            return state.exchanges.values.contains { exchange in
+                guard asset.map({ exchange.filename == $0 }) ?? true,
+                    let target = position.offset(uploadLength: exchange.uploadLength)
+                else { return false }
+                return exchange.reached >= target
+            }
+        }
+    }
+
+    /// Takes in the events appended since the last call.
+    private static func read(_ transcript: Transcript, into state: inout State) {
+        for item in transcript.events(since: state.position) {
+            switch item.kind {
+            case .requestHead(let exchange, let head):
+                let length =
+                    head.fields["Upload-Length"].flatMap { Int64($0) }
+                    ?? head.fields["Content-Length"].flatMap { Int64($0) }.map { length in
+                        length + (head.fields["Upload-Offset"].flatMap { Int64($0) } ?? 0)
+                    }
+                state.exchanges[item.connection << 20 | exchange] = Exchange(
+                    filename: head.fields["X-Filename"], uploadLength: length)
+            case .requestBody(let exchange, _, let length, let upload?):
+                let key = item.connection << 20 | exchange
+                if var known = state.exchanges[key] {
+                    known.reached = max(known.reached, upload + length)
+                    state.exchanges[key] = known
+                }
+            default:
+                continue
+            }
+        }
+        state.position = transcript.appendedCount
+    }
+}

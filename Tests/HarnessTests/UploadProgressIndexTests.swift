@@ -1,0 +1,53 @@
+import FaultEngine
+import HTTPWire
+import ProxyTranscript
+import Scenario
+import Testing
+
+@testable import Harness
+
+/// Progress-triggered events read the transcript as it grows, each event once.
+struct UploadProgressIndexTests {
+    static func head(_ connection: Int, _ exchange: Int, file: String, length: Int64) -> TranscriptEvent {
+        let head = RequestHead(
+            method: .post, target: "/upload", fields: ["X-Filename": file, "Upload-Length": "\(length)"])
+        return TranscriptEvent(time: .zero, connection: connection, kind: .requestHead(exchange: exchange, head))
+    }
+
+    static func body(_ connection: Int, _ exchange: Int, at offset: Int64, _ length: Int64) -> TranscriptEvent {
+        TranscriptEvent(
+            time: .zero, connection: connection,
+            kind: .requestBody(exchange: exchange, offset: offset, length: length, uploadOffset: offset))
+    }
+
+    static func half(of asset: String?) -> ScenarioEvent {
+        ScenarioEvent(action: .killClient, trigger: .progress(.fraction(numerator: 50, denominator: 100), asset: asset))
+    }
+
+    @Test func anEventIsReachedOnceItsAssetCrossesThePositionAndNotBefore() {
+        let index = UploadProgressIndex()
+        var transcript = Transcript()
+        transcript.append(Self.head(1, 1, file: "photo-1", length: 1000))
+        transcript.append(Self.head(2, 1, file: "photo-2", length: 1000))
+        transcript.append(Self.body(2, 1, at: 0, 900))
+        transcript.append(Self.body(1, 1, at: 0, 400))
+        #expect(!index.reached(Self.half(of: "photo-1"), in: transcript))
+        #expect(index.reached(Self.half(of: "photo-2"), in: transcript))
+        #expect(index.reached(Self.half(of: nil), in: transcript))
+        // Read incrementally: only the new event is taken in, and it crosses the position.
+        transcript.append(Self.body(1, 1, at: 400, 100))
+        #expect(index.reached(Self.half(of: "photo-1"), in: transcript))
+    }
+
+    @Test func eventsDroppedByTheCapAreSkippedAndTheRestStillCount() {
+        let index = UploadProgressIndex()
+        var transcript = Transcript(cap: 2)
+        transcript.append(Self.head(1, 1, file: "photo-1", length: 1000))
+        #expect(!index.reached(Self.half(of: "photo-1"), in: transcript))
+        for offset in stride(from: Int64(0), to: 600, by: 100) { transcript.append(Self.body(1, 1, at: offset, 100)) }
+        #expect(transcript.droppedCount == 5)
+        #expect(transcript.events(since: 0).count == 2 && transcript.events(since: 6).count == 1)
+        #expect(transcript.events(since: 7).isEmpty && transcript.appendedCount == 7)
+        #expect(index.reached(Self.half(of: "photo-1"), in: transcript))
+    }
+}
