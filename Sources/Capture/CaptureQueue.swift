@@ -10,8 +10,10 @@ struct PacketBatch: Sendable {
     /// Each packet's length, in order.
     var lengths: [Int] = []
 
-    init(time: PacketTimestamp, reserving capacity: Int) {
+    init(time: PacketTimestamp, reserving capacity: Int, reusing storage: [UInt8] = []) {
         self.time = time
+        bytes = storage
+        bytes.removeAll(keepingCapacity: true)
         bytes.reserveCapacity(capacity)
     }
 
@@ -36,6 +38,10 @@ final class CaptureQueue: @unchecked Sendable {
     /// Batches taken by the writer and not yet written; `sync()` waits for this and the queue to be empty.
     private var writing = 0
     private let limit: Int
+    /// Buffers of written batches, for the next batches: a fresh 256 KiB buffer per read would cost the proxy's
+    /// thread an allocation and its page faults each time.
+    private var spare: [[UInt8]] = []
+    private static let spareCount = 16
 
     init(limit: Int) {
         self.limit = limit
@@ -73,9 +79,17 @@ final class CaptureQueue: @unchecked Sendable {
         return taken
     }
 
-    /// The writer wrote (and flushed) what it took last.
-    func written() {
+    /// A buffer to build the next batch in (empty, with capacity when one is spare).
+    func buffer() -> [UInt8] {
         condition.lock()
+        defer { condition.unlock() }
+        return spare.popLast() ?? []
+    }
+
+    /// The writer wrote (and flushed) what it took last; `buffers` are theirs, for reuse.
+    func written(returning buffers: [[UInt8]] = []) {
+        condition.lock()
+        for buffer in buffers where spare.count < Self.spareCount { spare.append(buffer) }
         writing = 0
         condition.broadcast()
         condition.unlock()

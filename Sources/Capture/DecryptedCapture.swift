@@ -51,7 +51,7 @@ public final class DecryptedCapture: Sendable {
 
     /// The writer thread: writes each batch taken from `queue`, flushing once per take, until the queue closes.
     private static func drain(_ queue: CaptureQueue, into writer: PcapFileWriter, failure: FirstFailure) {
-        while let batches = queue.take() {
+        while var batches = queue.take() {
             if failure.error == nil {
                 do throws(CaptureError) {
                     for batch in batches { try write(batch, to: writer) }
@@ -60,7 +60,10 @@ public final class DecryptedCapture: Sendable {
                     failure.record(error)
                 }
             }
-            queue.written()
+            // Moved out one by one, so each buffer goes back with no other reference to it (reused, not copied).
+            var buffers: [[UInt8]] = []
+            while let batch = batches.popLast() { buffers.append(batch.bytes) }
+            queue.written(returning: buffers)
         }
     }
 
@@ -123,7 +126,7 @@ public final class DecryptedCapture: Sendable {
     /// enters the queue); `expectedBytes` sizes the batch's buffer.
     func writeBatch(expectedBytes: Int = 256, _ body: (_ write: (UnsafeRawBufferPointer) -> Void) -> Void) {
         guard firstError == nil, !closed.load(ordering: .relaxed) else { return }
-        var batch = PacketBatch(time: .now(), reserving: expectedBytes)
+        var batch = PacketBatch(time: .now(), reserving: expectedBytes, reusing: queue.buffer())
         body { batch.append($0) }
         queue.put(batch)
     }
