@@ -35,8 +35,9 @@ final class CaptureQueue: @unchecked Sendable {
     private var queuedBytes = 0
     private var closing = false
     private var finished = false
-    /// Batches taken by the writer and not yet written; `sync()` waits for this and the queue to be empty.
-    private var writing = 0
+    /// The writer holds batches it took and has not written yet; `sync()` waits for this to end and the queue
+    /// to be empty.
+    private var writing = false
     private let limit: Int
     /// Buffers of written batches, for the next batches: a fresh 256 KiB buffer per read would cost the proxy's
     /// thread an allocation and its page faults each time.
@@ -74,7 +75,7 @@ final class CaptureQueue: @unchecked Sendable {
         let taken = batches
         batches = []
         queuedBytes = 0
-        writing = taken.count
+        writing = true
         condition.broadcast()
         return taken
     }
@@ -90,7 +91,7 @@ final class CaptureQueue: @unchecked Sendable {
     func written(returning buffers: [[UInt8]] = []) {
         condition.lock()
         for buffer in buffers where spare.count < Self.spareCount { spare.append(buffer) }
-        writing = 0
+        writing = false
         condition.broadcast()
         condition.unlock()
     }
@@ -98,7 +99,7 @@ final class CaptureQueue: @unchecked Sendable {
     /// Waits until everything queued before the call is written.
     func sync() {
         condition.lock()
-        while (!batches.isEmpty || writing > 0) && !finished { condition.wait() }
+        while (!batches.isEmpty || writing) && !finished { condition.wait() }
         condition.unlock()
     }
 

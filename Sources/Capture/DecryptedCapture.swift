@@ -90,20 +90,20 @@ public final class DecryptedCapture: Sendable {
 
     /// Writes `batch`'s packets, each one record stamped with the batch's time.
     private static func write(_ batch: PacketBatch, to writer: PcapFileWriter) throws(CaptureError) {
-        var start = 0
-        for length in batch.lengths {
-            let failure: CaptureError? = batch.bytes.withUnsafeBytes { bytes in
-                do throws(CaptureError) {
+        let failure: CaptureError? = batch.bytes.withUnsafeBytes { bytes in
+            var start = 0
+            do throws(CaptureError) {
+                for length in batch.lengths {
                     try writer.write(
                         packet: UnsafeRawBufferPointer(rebasing: bytes[start..<start + length]), at: batch.time)
-                    return nil
-                } catch {
-                    return error
+                    start += length
                 }
+                return nil
+            } catch {
+                return error
             }
-            if let failure { throw failure }
-            start += length
         }
+        if let failure { throw failure }
     }
 
     /// Waits until every event recorded so far is in the file (written and flushed).

@@ -34,32 +34,38 @@ final class ConnectionCapture {
 
     /// Bytes the proxy read from `side`'s peer.
     func received(_ bytes: UnsafeRawBufferPointer, from side: FlowSide) {
-        leg(side)?.data(bytes, from: side == .client ? .client : .server)
+        leg(side)?.data(bytes, from: Self.peer(side))
     }
 
     /// Bytes the proxy wrote to `side`'s peer.
     func sent(_ bytes: UnsafeRawBufferPointer, to side: FlowSide) {
-        leg(side)?.data(bytes, from: side == .client ? .server : .client)
+        leg(side)?.data(bytes, from: Self.peer(side).peer)
     }
 
     /// `side`'s peer finished sending (a FIN reached the proxy).
     func peerFinished(_ side: FlowSide) {
-        leg(side)?.finish(from: side == .client ? .client : .server)
+        leg(side)?.finish(from: Self.peer(side))
     }
 
     /// The proxy finished sending to `side`'s peer.
     func proxyFinished(_ side: FlowSide) {
-        leg(side)?.finish(from: side == .client ? .server : .client)
+        leg(side)?.finish(from: Self.peer(side).peer)
     }
 
     /// `side`'s peer reset its connection (or it failed).
     func peerReset(_ side: FlowSide) {
-        leg(side)?.reset(from: side == .client ? .client : .server)
+        leg(side)?.reset(from: Self.peer(side))
     }
 
     /// The proxy reset `side`'s connection.
     func proxyReset(_ side: FlowSide) {
-        leg(side)?.reset(from: side == .client ? .server : .client)
+        leg(side)?.reset(from: Self.peer(side).peer)
+    }
+
+    /// Which end of `side`'s leg the peer is: the TCP client on the client leg, the TCP server upstream (the
+    /// proxy is the other end of both).
+    private static func peer(_ side: FlowSide) -> CapturedConnection.Direction {
+        side == .client ? .client : .server
     }
 
     private func leg(_ side: FlowSide) -> CapturedConnection? {

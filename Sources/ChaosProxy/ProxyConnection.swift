@@ -361,10 +361,10 @@ final class ProxyConnection {
                 }
             }
         }
-        if filled > 0, let capture {
-            buffer.withUnsafeBytes { capture.received(UnsafeRawBufferPointer(rebasing: $0[..<filled]), from: side) }
-        }
         if filled > 0 {
+            if let capture {
+                buffer.withUnsafeBytes { capture.received(UnsafeRawBufferPointer(rebasing: $0[..<filled]), from: side) }
+            }
             let chunk: ArraySlice<UInt8>
             if filled >= Self.readSize / 4 {
                 chunk = buffer[0..<filled]
