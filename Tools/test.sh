@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# The whole test suite: set-up, format lint, warnings-as-errors build, every test, and the determinism check of
-# the scenario catalog (Tools/determinism.sh). CI runs exactly this.
+# The whole test suite: set-up, format lint, warnings-as-errors build, every test, then the scenario catalog:
+# 5 runs in which every scenario must pass and the runs must agree (Tools/determinism.sh), and once under two CPU
+# hogs and once on one core (Tools/load-check.sh). It fails when any catalog scenario fails. CI runs exactly this.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -14,5 +15,8 @@ echo "== build (warnings are errors) and test"
 swift build --build-tests -Xswiftc -warnings-as-errors
 swift test --skip-build
 
-echo "== determinism: the scenario catalog, run 5 times, gives the same verdicts and fault timelines"
+echo "== the scenario catalog, run 5 times: every scenario passes, reports follow their schema, the runs agree"
 Tools/determinism.sh .build/debug/squall
+
+echo "== the scenario catalog under load: two CPU hogs, then one core"
+Tools/load-check.sh .build/debug/squall

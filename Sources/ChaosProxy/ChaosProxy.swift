@@ -105,6 +105,9 @@ public final class ChaosProxy: ProxyRuntime, Sendable {
     /// A copy of the transcript's kept events.
     public var transcript: Transcript { shared.transcript.transcript }
 
+    /// The proxy's clock: the time since it started, on which the transcript's events are stamped.
+    public var now: Duration { shared.now }
+
     /// Waits (at most `timeout`) until `condition` holds for the transcript; the harness's readiness signal.
     public func waitForTranscript(timeout: Duration, until condition: (Transcript) -> Bool) -> Bool {
         shared.transcript.wait(until: condition, timeout: timeout)

@@ -121,7 +121,7 @@ extension FaultTrigger: Encodable {
 
 extension UploadPosition {
     /// `"40%"` for 40/100, `"12.5%"` for 125/1000: as many decimals as the denominator has zeros beyond 100.
-    static func percentText(numerator: Int64, denominator: Int64) -> String {
+    public static func percentText(numerator: Int64, denominator: Int64) -> String {
         var scale: Int64 = 1
         var decimals = 0
         while denominator / scale > 100 {

@@ -17,10 +17,13 @@ public struct RunObservation: Sendable {
     public var wallTime: Duration
     /// The run was stopped at the scenario's timeout.
     public var timedOut: Bool
+    /// Every event of the scenario, played or not, in the scenario's order.
+    public var events: [EventRecord]
 
     public init(
         ledger: JobLedger, transcript: Transcript, serverUploads: [ServerUpload]?, assets: [AssetDigest],
-        processJobsResults: [String], peakInFlight: Int, neverFired: [String], wallTime: Duration, timedOut: Bool
+        processJobsResults: [String], peakInFlight: Int, neverFired: [String], wallTime: Duration, timedOut: Bool,
+        events: [EventRecord] = []
     ) {
         self.ledger = ledger
         self.transcript = transcript
@@ -31,6 +34,7 @@ public struct RunObservation: Sendable {
         self.neverFired = neverFired
         self.wallTime = wallTime
         self.timedOut = timedOut
+        self.events = events
     }
 }
 

@@ -80,3 +80,21 @@ public enum EventTrigger: Sendable, Hashable {
     /// for the asset named `asset` (nil: any asset).
     case progress(UploadPosition, asset: String?)
 }
+
+extension EventTrigger {
+    /// As a scenario file says it: `at 100ms`, `at-progress 70% of video`, `at-progress 1MiB`.
+    public var text: String {
+        switch self {
+        case .time(let delay):
+            return "at " + ((try? DurationText.format(delay)) ?? "\(delay)")
+        case .progress(let position, let asset):
+            let place =
+                switch position {
+                case .bytes(let bytes): "\(bytes) bytes"
+                case .fraction(let numerator, let denominator):
+                    UploadPosition.percentText(numerator: numerator, denominator: denominator)
+                }
+            return "at-progress \(place)" + (asset.map { " of \($0)" } ?? "")
+        }
+    }
+}

@@ -41,7 +41,7 @@ public enum ScenarioLoader {
         return load([UInt8](data), file: path)
     }
 
-    /// Every scenario in `paths` (files, or folders searched recursively for `*.json` other than `schema.json`,
+    /// Every scenario in `paths` (files, or folders searched recursively for `*.json` other than the schemas, `schema.json` and `*.schema.json`,
     /// in path order), and every mistake in them; a scenario name used by two files is a mistake in the second.
     public static func loadCatalog(paths: [String]) -> ([Scenario], [ScenarioError]) {
         var scenarios: [Scenario] = []
@@ -66,7 +66,7 @@ public enum ScenarioLoader {
         return (scenarios, errors)
     }
 
-    /// The files `paths` name: files as given, folders expanded to their `*.json` files except `schema.json`.
+    /// The files `paths` name: files as given, folders expanded to their `*.json` files except `schema.json` and `*.schema.json`.
     static func scenarioFiles(_ paths: [String], errors: inout [ScenarioError]) -> [String] {
         var files: [String] = []
         for path in paths {
@@ -81,7 +81,8 @@ public enum ScenarioLoader {
             }
             let base = path.hasSuffix("/") ? String(path.dropLast()) : path
             let found = (FileManager.default.subpaths(atPath: path) ?? []).filter { relative in
-                relative.hasSuffix(".json") && (relative as NSString).lastPathComponent != "schema.json"
+                let name = (relative as NSString).lastPathComponent
+                return name.hasSuffix(".json") && name != "schema.json" && !name.hasSuffix(".schema.json")
             }
             files += found.sorted().map { "\(base)/\($0)" }
         }

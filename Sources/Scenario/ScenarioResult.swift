@@ -52,9 +52,12 @@ public struct ScenarioResult: Sendable, Hashable {
     /// Wall time of the run.
     public var duration: Duration
     /// The verdicts, in the order of the scenario's expectations, then one per declared fault that never fired
-    /// (key `fault.<name>`), then `timeout` when the run did not finish in time.
+    /// (key `fault.<name>`), one per event that never played (key `event.<index>.<name>`), then `timeout` when
+    /// the run did not finish in time.
     public var verdicts: [Verdict]
     public var faultTimeline: [FaultFiring]
+    /// Every event of the scenario: when it played and what it did, or why it never played.
+    public var eventTimeline: [EventRecord] = []
     /// Each job's ledger as JSON (`JobLedger`'s encoding), for `--json`.
     public var ledgerJSON: String?
     /// Why the run itself failed (could not start the server, a crash), if it did.

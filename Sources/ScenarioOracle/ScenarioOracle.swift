@@ -2,7 +2,9 @@ import Scenario
 
 /// Judges a run against its scenario (issue 6 "Oracle"): one `Verdict` per expectation, in the scenario's order,
 /// from the client's ledger, the proxy's transcript and the server's state; then a failed `fault.<name>` verdict
-/// per declared fault that never fired, then a failed `timeout` verdict when the run was stopped at its timeout.
+/// per declared fault that never fired, then a failed `event.<index>.<name>` verdict per
+/// event that never played (with why: the client settled first, the upload never got that far), then a failed
+/// `timeout` verdict when the run was stopped at its timeout.
 ///
 /// ```
 /// Scenario.expect ──┐
@@ -25,6 +27,13 @@ public enum ScenarioOracle {
             Verdict(
                 key: "fault.\(name)", status: .failed, expected: "fired at least once", observed: "never fired",
                 evidence: ["declared fault \(name) never fired"])
+        }
+        for record in observation.events where !record.played {
+            let reason = record.notPlayed ?? "it was still pending when the run ended"
+            verdicts.append(
+                Verdict(
+                    key: record.key, status: .failed, expected: "played (\(record.trigger))", observed: "never played",
+                    evidence: ["event \(record.event) \(record.trigger) never played: \(reason)"]))
         }
         if observation.timedOut {
             verdicts.append(

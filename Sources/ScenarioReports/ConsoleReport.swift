@@ -9,6 +9,8 @@ import Scenario
 /// FAIL retry-limit-exhaustion 0.87s
 ///   ✗ attempts: expected 4 per job, observed 3 per job
 ///       job-1 (photo): 3 attempts
+///   events (run clock, from the client's start):
+///     100.2ms  add-assets at 100ms: added burst-1 (131072 bytes) to the library
 /// 40 scenarios: 39 passed, 1 failed in 52.1s
 /// ```
 public enum ConsoleReport {
@@ -33,11 +35,25 @@ public enum ConsoleReport {
             lines += verdict.evidence.map { "      \($0)" }
         }
         if let error = result.error { lines.append("  error: \(error)") }
+        if !result.passed, !result.eventTimeline.isEmpty {
+            lines.append("  events (run clock, from the client's start):")
+            lines += result.eventTimeline.map(eventLine)
+        }
         if let bundle = result.bundle, !result.passed {
             lines.append("  bundle: \(bundle)")
             lines.append("  open:   \(DebugBundle.openCommands(folder: bundle)[0])")
         }
         return lines
+    }
+
+    /// `    100.2ms add-assets at 100ms: added …` for a played event, `    never   add-assets at 6s: why`.
+    static func eventLine(_ record: EventRecord) -> String {
+        guard let time = record.runMicroseconds else {
+            return "    never    \(record.event) \(record.trigger): \(record.notPlayed ?? "still pending at the end")"
+        }
+        let milliseconds = ReportText.seconds(.microseconds(time) * 1000, digits: 1) + "ms"
+        let padded = milliseconds + String(repeating: " ", count: max(0, 8 - milliseconds.count))
+        return "    \(padded) \(record.event) \(record.trigger): \(record.did.joined(separator: "; "))"
     }
 
     /// `40 scenarios: 39 passed, 1 failed in 52.1s` (`, N skipped` before ` in` when any were); the time is

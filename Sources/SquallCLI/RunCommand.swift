@@ -58,8 +58,7 @@ enum RunCommand: Subcommand {
             return 1
         }
         let started = ContinuousClock.now
-        var results: [ScenarioResult] = []
-        var flaky: [String] = []
+        var groups: [ScenarioRuns] = []
         for (index, scenario) in scenarios.enumerated() {
             var runs: [ScenarioResult] = []
             for run in 1...options.repeats {
@@ -68,12 +67,11 @@ enum RunCommand: Subcommand {
                 if options.repeats > 1 { runner.keepFolder = runner.keepFolder.map { $0 + "/run-\(run)" } }
                 runs.append(options.discardBundle(of: ScenarioRunner.run(scenario, options: runner)))
             }
+            let flaky = Set(runs.map { $0.verdicts.map(\.status) + [$0.passed ? .passed : .failed] }).count > 1
+            let group = ScenarioRuns(runs: runs, flaky: flaky)
+            groups.append(group)
             // The first failing run speaks for the scenario (its bundle is the one worth opening).
-            let result = runs.first { !$0.passed } ?? runs[0]
-            if Set(runs.map { $0.verdicts.map(\.status) + [$0.passed ? .passed : .failed] }).count > 1 {
-                flaky.append(scenario.name)
-            }
-            results.append(result)
+            let result = group.representative
             context.console.print(ConsoleReport.line(for: result, color: context.console.usesColor))
             for line in ConsoleReport.failureDetails(for: result) { context.console.print("    " + line) }
             if context.console.isTerminal, index + 1 < scenarios.count {
@@ -81,9 +79,11 @@ enum RunCommand: Subcommand {
                     ConsoleReport.progress(done: index + 1, total: scenarios.count, elapsed: .now - started))
             }
         }
+        let results = groups.map(\.representative)
+        let flaky = groups.filter(\.flaky).map { $0.representative.name }
         if context.console.isTerminal { context.console.redraw("") }
         let elapsed = ContinuousClock.now - started
-        try options.writeReports(results, elapsed: elapsed)
+        try options.writeReports(groups, elapsed: elapsed)
         // Runner notes (e.g. a live capture not permitted) once each, not once per scenario.
         var noted: Set<String> = []
         for note in results.flatMap(\.notes) where noted.insert(note).inserted {
@@ -166,12 +166,13 @@ struct RunOptions {
         return kept
     }
 
-    func writeReports(_ results: [ScenarioResult], elapsed: Duration) throws {
+    func writeReports(_ groups: [ScenarioRuns], elapsed: Duration) throws {
         if let json {
-            try JSONReport.render(results, elapsed: elapsed).write(toFile: json, atomically: true, encoding: .utf8)
+            try JSONReport.render(groups, elapsed: elapsed).write(toFile: json, atomically: true, encoding: .utf8)
         }
         if let junit {
-            try JUnitReport.render(results, suiteName: "squall").write(toFile: junit, atomically: true, encoding: .utf8)
+            try JUnitReport.render(groups.map(\.representative), suiteName: "squall").write(
+                toFile: junit, atomically: true, encoding: .utf8)
         }
     }
 

@@ -69,7 +69,7 @@ final class UploadProgress: Sendable {
             let detail = error.map { " (\($0.rawValue)\(status.map { ", status \($0)" } ?? ""))" } ?? ""
             plain("\(name): \(jobState.rawValue)\(detail)")
             draw(force: true)
-        case .uploadResourceAnnounced, .invocation:
+        case .uploadResourceAnnounced, .invocation, .settled:
             break
         }
     }

@@ -8,8 +8,8 @@ enum ValidateCommand: Subcommand {
         usage: "PATH…",
         maxPositionals: .max,
         discussion: """
-            A folder stands for every *.json file in it and below it, except schema.json. Every mistake in every
-            file is printed on stderr as `file: path: message` (unknown keys, wrong types, bad units, unknown fault,
+            A folder stands for every *.json file in it and below it, except the schemas (schema.json and
+            *.schema.json). Every mistake in every file is printed on stderr as `file: path: message` (unknown keys, wrong types, bad units, unknown fault,
             event or expectation names, scenario names used twice), then `M errors in K files`; when there is none,
             `N scenarios valid` is printed on stdout. Exit status 0 when every file is valid, 1 otherwise, 2 for a
             usage mistake.

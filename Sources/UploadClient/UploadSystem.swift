@@ -23,6 +23,11 @@ public struct UploadSystemConfiguration: Sendable {
     /// Invocations in a row that change nothing while no transfer runs before `run` gives up (a policy that makes
     /// no progress). Default 20.
     public var idleInvocationLimit: Int
+    /// Monitoring mode (the seed's "the system keeps monitoring the library"): after `processJobs()` returns
+    /// `completed` with no job held, `run` waits instead of returning, and a library change
+    /// (`libraryChanged()`) wakes the extension again; `run` returns at `finishMonitoring()` or `terminate()`.
+    /// Default false: `run` returns at the first such completion.
+    public var monitorsLibrary = false
 
     public init(
         jobs: JobStoreConfiguration = JobStoreConfiguration(),
@@ -56,6 +61,8 @@ public enum UploadSystemEvent: Sendable, Hashable {
     case transferEnded(JobID, state: JobState, error: JobError?, status: Int?)
     /// The extension returned.
     case invocation(number: Int, result: ProcessJobsResult)
+    /// Monitoring mode: the extension completed with no job held; the system waits for a library change.
+    case settled
 }
 
 /// How `UploadSystem.run` ended.
@@ -86,6 +93,14 @@ public final class UploadSystem: Sendable {
     /// Signalled whenever a transfer ends or the system is terminated.
     let wake = DispatchSemaphore(value: 0)
     private let terminated = Flag()
+    /// Monitoring mode's wake-ups: library changes not yet seen by an invocation, and the request to stop.
+    private let monitoring = Mutex(MonitoringState())
+
+    private struct MonitoringState {
+        var changes = 0
+        var finished = false
+        var settled = false
+    }
     /// The first error of a transfer thread (a journal commit that failed); `run` throws it.
     private let failure = Mutex<(any Error)?>(nil)
 
@@ -145,6 +160,25 @@ public final class UploadSystem: Sendable {
 
     var isTerminated: Bool { terminated.isSet }
 
+    /// Monitoring mode: the library changed (assets added); the extension is invoked again.
+    public func libraryChanged() {
+        monitoring.withLock {
+            $0.changes += 1
+            // No longer settled from this moment: the change is the extension's to see first.
+            $0.settled = false
+        }
+        wake.signal()
+    }
+
+    /// Monitoring mode: `run` returns once the extension has completed with no job held (at once if it has).
+    public func finishMonitoring() {
+        monitoring.withLock { $0.finished = true }
+        wake.signal()
+    }
+
+    /// Monitoring mode: whether the system is waiting for a library change (nothing held, nothing running).
+    public var isSettled: Bool { monitoring.withLock { $0.settled } }
+
     /// Runs until the extension completes with no job held (see the type's comment).
     public func run() throws -> UploadSystemSummary {
         do {
@@ -169,12 +203,18 @@ public final class UploadSystem: Sendable {
                 return summary(.processing, invocations, "terminated")
             }
             let before = journal.sequence
+            monitoring.withLock { $0.changes = 0 }
             let result = invoke(number: invocations + 1)
             invocations += 1
             try startTransfers()
             let running = transfers.withLock { !$0.isEmpty }
             if result == .completed && !running && store.jobs.isEmpty {
-                return summary(result, invocations, nil)
+                guard configuration.monitorsLibrary, waitForLibraryChange() else {
+                    return summary(result, invocations, nil)
+                }
+                idle = 0
+                backoff = configuration.invocationBackoff
+                continue
             }
             if running {
                 idle = 0
@@ -196,6 +236,24 @@ public final class UploadSystem: Sendable {
                 idle = 0
                 backoff = configuration.invocationBackoff
             }
+        }
+    }
+
+    /// Monitoring mode: waits for a library change (true) or for `finishMonitoring()` or `terminate()` (false).
+    private func waitForLibraryChange() -> Bool {
+        let unseen = monitoring.withLock { state in
+            state.settled = state.changes == 0
+            return state.changes > 0
+        }
+        if unseen { return true }
+        observer(.settled)
+        defer { monitoring.withLock { $0.settled = false } }
+        while true {
+            let (changes, finished) = monitoring.withLock { ($0.changes, $0.finished) }
+            // A change seen before the request to finish is still served.
+            if changes > 0 { return true }
+            if isTerminated || finished { return false }
+            wake.wait()
         }
     }
 

@@ -1,5 +1,5 @@
 /// One thing that happened to a job, as its ledger history keeps it.
-public enum LedgerEvent: Hashable, Sendable, Codable {
+public enum LedgerEvent: Hashable, Sendable {
     /// The job entered `state` (registered on creation and retry, pending, succeeded, failed, cancelled).
     case state(JobState)
     /// A transfer began; `number` counts from 1 (1 + retries so far).
@@ -23,6 +23,16 @@ public enum LedgerEvent: Hashable, Sendable, Codable {
 }
 
 /// A ledger event and when it happened (the time of the change block that made it).
+///
+/// JSON is one flat object, the event named by `event` and its values beside it (the report schema,
+/// `Scenarios/report.schema.json`, documents each shape):
+///
+/// ```json
+/// {"time": 1796166190309, "event": "state", "state": "registered"}
+/// {"time": 1796166190310, "event": "attempt", "number": 1}
+/// {"time": 1796166190384, "event": "bytesSent", "offset": 0, "length": 262144}
+/// {"time": 1796166190389, "event": "failed", "error": "cannotConnectToHost", "status": null}
+/// ```
 public struct LedgerEntry: Hashable, Sendable, Codable {
     public var time: JobTime
     public var event: LedgerEvent

@@ -69,6 +69,30 @@ struct JobLedgerTests {
         #expect(try JSONDecoder().decode(JobStore.self, from: storeData) == store)
     }
 
+    /// The JSON is plain: each entry one flat object named by `event`, no synthesized enum encoding (`_0`).
+    @Test func jsonEntriesAreFlatObjectsWithPlainNames() throws {
+        var (store, _) = try Self.story()
+        _ = try JobFixtures.create(&store, asset: "IMG_0003", at: 400)
+        let text = String(decoding: try JSONEncoder().encode(store.ledger), as: UTF8.self)
+        #expect(!text.contains(#""_0""#))
+        #expect(text.contains(#""event":"state""#))
+        #expect(text.contains(#""state":"registered""#))
+        let object = try #require(JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
+        let entries = try #require(((object["jobs"] as? [[String: Any]])?.first?["entries"]) as? [[String: Any]])
+        let names = Set(entries.compactMap { $0["event"] as? String })
+        #expect(names.isSubset(of: Set(LedgerEntry.eventNames)))
+    }
+
+    @Test func anUnknownLedgerEventIsRefusedWithItsName() {
+        let text =
+            #"{"jobs":[{"localID":"job-1","assetID":"a","type":"upload","entries":[{"time":1,"event":"teleported"}]}]}"#
+        #expect {
+            try JSONDecoder().decode(JobLedger.self, from: Data(text.utf8))
+        } throws: { error in
+            "\(error)".contains("unknown ledger event \"teleported\"")
+        }
+    }
+
     @Test func jsonWithABadJobIDIsRefused() {
         let text = #"{"jobs":[{"localID":"job-x","assetID":"a","type":"upload","entries":[]}]}"#
         #expect(throws: DecodingError.self) { try JSONDecoder().decode(JobLedger.self, from: Data(text.utf8)) }

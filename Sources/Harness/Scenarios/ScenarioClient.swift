@@ -61,6 +61,22 @@ final class ScenarioClient: @unchecked Sendable {
     /// Whether a session is running.
     var isRunning: Bool { state.withLock { $0.running } }
 
+    /// Whether the client has settled: no session runs, or the in-process session's system is monitoring the
+    /// library with nothing held and nothing running (it would do nothing more until the library changes).
+    var isSettled: Bool {
+        state.withLock { !$0.running || ($0.system?.isSettled ?? false) }
+    }
+
+    /// Ends a monitoring session once it has settled (its `run` returns); a child process ends by itself.
+    func finish() {
+        state.withLock { $0.system }?.finishMonitoring()
+    }
+
+    /// The child's pid, when a child session runs.
+    private var childPID: Int32? {
+        state.withLock { $0.child.map(\.processIdentifier) }
+    }
+
     /// Each `processJobs()` result so far (in-process sessions only).
     var processJobsResults: [String] { state.withLock { $0.results } }
 
@@ -100,27 +116,50 @@ final class ScenarioClient: @unchecked Sendable {
         thread.start()
     }
 
-    /// `willTerminate`, then the session stops (a child gets SIGTERM, which does the same).
-    func terminate() {
+    /// `willTerminate`, then the session stops (a child gets SIGTERM, which does the same); says what it did.
+    @discardableResult
+    func terminate() -> String {
         let (system, child) = state.withLock { ($0.system, $0.child) }
         system?.terminate()
-        if let child, child.isRunning { Glibc.kill(child.processIdentifier, SIGTERM) }
+        if let child, child.isRunning {
+            Glibc.kill(child.processIdentifier, SIGTERM)
+            return "SIGTERM to client pid \(child.processIdentifier)"
+        }
+        return system == nil ? "no client session was running" : "willTerminate, then the in-process session stopped"
     }
 
-    /// SIGKILL to the child client; an in-process client can only be terminated.
-    func kill() {
+    /// SIGKILL to the child client; an in-process client can only be terminated. Says what it did.
+    @discardableResult
+    func kill() -> String {
         let (system, child) = state.withLock { ($0.system, $0.child) }
-        if let child, child.isRunning { Glibc.kill(child.processIdentifier, SIGKILL) }
-        system?.terminate()
+        var did = "no client session was running"
+        if let child, child.isRunning {
+            Glibc.kill(child.processIdentifier, SIGKILL)
+            did = "SIGKILL to client pid \(child.processIdentifier)"
+        }
+        if let system {
+            system.terminate()
+            did = "the in-process session terminated"
+        }
+        return did
+    }
+
+    /// What `start()` began, for the event timeline.
+    var sessionDescription: String {
+        childPID.map { "client relaunched from its journal as pid \($0)" }
+            ?? "client relaunched in process from its journal"
     }
 
     func disableExtension() throws { try policy?.disable() }
     func enableExtension() throws { try policy?.enable(authorized: true) }
     func expireChangeToken() { library.expireChangeTokens() }
 
+    /// New assets in the library; a monitoring session's extension is woken (a child's library is fixed at
+    /// launch: it sees them only when relaunched).
     func addAssets(_ ids: [String]) {
         assetIDs += ids
         library.add(ids)
+        state.withLock { $0.system }?.libraryChanged()
     }
 
     /// The ledger in the journal (open it once no session runs).
@@ -141,14 +180,20 @@ final class ScenarioClient: @unchecked Sendable {
             maximumResumeAttempts: spec.resumeAttempts, backoffBase: .milliseconds(50),
             backoffLimit: .milliseconds(500), developerMode: spec.developerMode, connectTimeout: .seconds(5),
             readTimeout: spec.readTimeout, trustedCAFile: target.caFile)
-        let configuration = UploadSystemConfiguration(
+        var configuration = UploadSystemConfiguration(
             jobs: jobStoreConfiguration, transfer: transfer, developerMode: spec.developerMode,
             invocationRuntimeLimit: .seconds(5), invocationBackoff: .milliseconds(20),
             invocationBackoffLimit: .milliseconds(200), idleInvocationLimit: 50)
+        // The system keeps monitoring the library after the extension completes: an added asset wakes it.
+        configuration.monitorsLibrary = true
         return try UploadSystem(
             journalFolder: target.journal, configuration: configuration, extension: policy,
             observer: { [self] event in
-                if case .invocation(_, let result) = event { state.withLock { $0.results.append(result.rawValue) } }
+                switch event {
+                case .invocation(_, let result): state.withLock { $0.results.append(result.rawValue) }
+                case .settled: onEnd()
+                default: break
+                }
             })
     }
 

@@ -61,6 +61,7 @@ public enum ScenarioRunner {
                 duration: ContinuousClock.now - started, verdicts: ScenarioOracle.judge(scenario, observation),
                 faultTimeline: timeline(observation.transcript), ledgerJSON: ledgerJSON(observation.ledger),
                 error: run!.clientFailure)
+            result.eventTimeline = observation.events
         } catch {
             result = failed(scenario, "\(error)", since: started)
         }
@@ -110,6 +111,12 @@ public enum ScenarioRunner {
 }
 
 /// The pieces of one run and its event loop.
+///
+/// The run lasts until every event has played and the client has settled (no session running, or the system
+/// monitoring the library with nothing to do), or until the timeout. `at` is measured on the run's clock, from
+/// the moment the client's first session starts (the CA, assets, server and proxy are ready by then). An event
+/// that cannot play any more (the client settled and nothing pending can wake it before the timeout, or the
+/// timeout came first) is recorded with the reason, and the oracle fails the scenario on it.
 struct ScenarioRun {
     static let networkDownRule = "squall-network-down"
     let scenario: Scenario
@@ -118,14 +125,21 @@ struct ScenarioRun {
     let proxy: ChaosProxy
     let client: ScenarioClient
     var assets: [AssetDigest]
-    var pending: [ScenarioEvent]
+    /// The events still to play, with their index in the scenario.
+    var pending: [(index: Int, event: ScenarioEvent)]
+    var records: [EventRecord]
     var clientFailure: String?
     let progress = UploadProgressIndex()
+    /// When the client's first session started: the origin of `at`.
+    var origin = ContinuousClock.now
 
     init(_ scenario: Scenario, folder: String, options: ScenarioRunOptions) throws {
         self.scenario = scenario
         self.folder = folder
-        self.pending = scenario.events
+        self.pending = scenario.events.enumerated().map { ($0.offset, $0.element) }
+        self.records = scenario.events.enumerated().map {
+            EventRecord(index: $0.offset, event: $0.element.action.name, trigger: $0.element.trigger.text)
+        }
         let authority = try CertificateAuthority.loadOrCreate(directory: folder + "/ca")
         assets = try AssetFiles.write(scenario.assets, seed: scenario.seed, into: folder + "/assets")
         let killsServer = scenario.events.contains { $0.action.killsServer }
@@ -169,38 +183,51 @@ struct ScenarioRun {
     mutating func play(started: ContinuousClock.Instant) throws -> RunObservation {
         let deadline = started + scenario.timeout
         try client.start()
+        origin = .now
         var timedOut = false
         while true {
-            fireDueEvents(started: started)
-            if !client.isRunning {
-                guard let relaunch = pending.first(where: { $0.action == .relaunchClient }) else { break }
-                if isDue(relaunch, started: started) {
-                    pending.removeAll { $0 == relaunch }
-                    try client.start()
-                    continue
-                }
-            }
-            if ContinuousClock.now >= deadline {
-                timedOut = true
-                client.kill()
+            fireDueEvents()
+            // A relaunch waits for the session to stop; a session that has settled (monitoring the library with
+            // nothing to do) is ended for it.
+            if let relaunch = pending.first(where: { $0.event.action == .relaunchClient }), isDue(relaunch.event),
+                client.isSettled
+            {
+                client.finish()
                 waitForClientEnd()
+                try client.start()
+                played(relaunch.index, did: [client.sessionDescription])
+                continue
+            }
+            let settled = client.isSettled
+            if settled, !canStillPlay(before: deadline) {
+                recordNeverPlayed(because: settledReason(deadline: deadline, started: started))
                 break
             }
-            let next = nextTimeTrigger(started: started).map { min($0, deadline) } ?? deadline
-            let progressEvents = pending.filter { if case .progress = $0.trigger { true } else { false } }
+            if ContinuousClock.now >= deadline {
+                timedOut = !settled
+                recordNeverPlayed(because: "the run timed out at \(Self.text(scenario.timeout)) before it played")
+                break
+            }
+            let next = nextTimeTrigger().map { min($0, deadline) } ?? deadline
+            let progressEvents = pending.map(\.event).filter {
+                if case .progress = $0.trigger { true } else { false }
+            }
             let client = self.client
             let progress = self.progress
             _ = proxy.waitForTranscript(timeout: max(.zero, next - .now)) { transcript in
-                !client.isRunning || progressEvents.contains { progress.reached($0, in: transcript) }
+                client.isSettled || progressEvents.contains { progress.reached($0, in: transcript) }
             }
         }
-        clientFailure = client.failure
+        client.finish()
+        if timedOut { client.kill() }
+        waitForClientEnd()
+        clientFailure = clientFailure ?? client.failure
         let ledger = try client.ledger()
         return RunObservation(
             ledger: ledger, transcript: proxy.transcript, serverUploads: try server?.uploads(), assets: assets,
             processJobsResults: client.processJobsResults, peakInFlight: Self.peakInFlight(ledger),
             neverFired: proxy.neverFired.filter { !$0.hasPrefix("squall-") },
-            wallTime: ContinuousClock.now - started, timedOut: timedOut)
+            wallTime: ContinuousClock.now - started, timedOut: timedOut, events: records)
     }
 
     func stop() {
@@ -215,60 +242,122 @@ struct ScenarioRun {
         _ = proxy.waitForTranscript(timeout: .seconds(30)) { _ in !client.isRunning }
     }
 
-    private func isDue(_ event: ScenarioEvent, started: ContinuousClock.Instant) -> Bool {
+    private func isDue(_ event: ScenarioEvent) -> Bool {
         switch event.trigger {
-        case .time(let delay): ContinuousClock.now >= started + delay
+        case .time(let delay): ContinuousClock.now >= origin + delay
         case .progress: progress.reached(event, in: proxy.transcript)
         }
     }
 
-    private func nextTimeTrigger(started: ContinuousClock.Instant) -> ContinuousClock.Instant? {
-        pending.compactMap { event -> ContinuousClock.Instant? in
-            if case .time(let delay) = event.trigger { return started + delay }
+    private func nextTimeTrigger() -> ContinuousClock.Instant? {
+        pending.compactMap { item -> ContinuousClock.Instant? in
+            if case .time(let delay) = item.event.trigger { return origin + delay }
             return nil
         }.min()
     }
 
+    /// With the client settled, whether a pending event can still play: nothing more moves by itself, so only a
+    /// time-triggered event before the deadline (which may wake the client and so reach a progress trigger).
+    private func canStillPlay(before deadline: ContinuousClock.Instant) -> Bool {
+        nextTimeTrigger().map { $0 < deadline } ?? false
+    }
+
+    /// Why the pending events never played once the client settled.
+    private func settledReason(deadline: ContinuousClock.Instant, started: ContinuousClock.Instant) -> String {
+        let settledAt = Self.text(ContinuousClock.now - origin)
+        return "the client settled at \(settledAt) and the run times out at \(Self.text(scenario.timeout))"
+    }
+
+    /// Marks every pending event as never played: progress triggers say how far the upload got.
+    private mutating func recordNeverPlayed(because reason: String) {
+        for item in pending {
+            var why = reason
+            if case .progress(_, let asset) = item.event.trigger {
+                why = progress.furthest(of: asset, in: proxy.transcript) + "; " + reason
+            }
+            records[item.index].notPlayed = why
+        }
+        pending.removeAll()
+    }
+
     /// Fires, in order, the pending events that are due (a relaunch waits for the client to have stopped).
-    private mutating func fireDueEvents(started: ContinuousClock.Instant) {
-        for event in pending where isDue(event, started: started) {
-            if event.action == .relaunchClient { continue }
-            pending.removeAll { $0 == event }
-            apply(event.action)
+    private mutating func fireDueEvents() {
+        for item in pending where item.event.action != .relaunchClient && isDue(item.event) {
+            played(item.index, did: apply(item.event.action))
         }
     }
 
-    private mutating func apply(_ action: EventAction) {
+    /// Takes the event out of `pending` and stamps its record with both clocks and what it did.
+    private mutating func played(_ index: Int, did: [String]) {
+        pending.removeAll { $0.index == index }
+        records[index].runMicroseconds = Self.microseconds(ContinuousClock.now - origin)
+        records[index].proxyMicroseconds = Self.microseconds(proxy.now)
+        records[index].did = did
+    }
+
+    /// Does what the event says; returns what it did, for the timeline.
+    private mutating func apply(_ action: EventAction) -> [String] {
         do {
             switch action {
-            case .terminateClient: client.terminate()
-            case .killClient, .forceQuit: client.kill()
-            case .relaunchClient: try client.start()
+            case .terminateClient: return [client.terminate()]
+            case .killClient, .forceQuit: return [client.kill()]
+            case .relaunchClient:
+                try client.start()
+                return [client.sessionDescription]
             case .networkDown:
                 let refuse = try FaultRule(name: Self.networkDownRule, action: .refuse, optional: true)
                 try? proxy.addFaultRules([refuse])
-                resetLiveConnections(name: "squall-network-down")
-            case .networkUp: try? proxy.removeFaultRule(named: Self.networkDownRule)
-            case .switchNetwork: resetLiveConnections(name: "squall-switch-network")
-            case .restartServer: try server?.restart()
-            case .expireTokens: try server?.expireTokens()
-            case .disableExtension: try client.disableExtension()
-            case .enableExtension: try client.enableExtension()
+                return ["new connections refused", resetLiveConnections(name: "squall-network-down")]
+            case .networkUp:
+                try? proxy.removeFaultRule(named: Self.networkDownRule)
+                return ["new connections accepted again"]
+            case .switchNetwork: return [resetLiveConnections(name: "squall-switch-network")]
+            case .restartServer: return try server?.restart() ?? ["no reference server to restart (--upstream)"]
+            case .expireTokens:
+                try server?.expireTokens()
+                return ["every token issued so far expired"]
+            case .disableExtension:
+                try client.disableExtension()
+                return ["the upload extension disabled"]
+            case .enableExtension:
+                try client.enableExtension()
+                return ["the upload extension enabled"]
             case .addAssets(let spec):
                 let added = try AssetFiles.write([spec], seed: scenario.seed, into: folder + "/assets")
                 assets += added
                 client.addAssets(added.map(\.assetID))
-            case .expireChangeToken: client.expireChangeToken()
+                let sizes = added.map { "\($0.name) (\($0.size) bytes)" }
+                return ["added " + sizes.joined(separator: ", ") + " to the library"]
+            case .expireChangeToken:
+                client.expireChangeToken()
+                return ["the library's persistent change token expired"]
             }
         } catch {
             clientFailure = clientFailure ?? "event \(action.name) failed: \(error)"
+            return ["failed: \(error)"]
         }
     }
 
-    private func resetLiveConnections(name: String) {
-        for connection in proxy.liveConnections() {
-            try? proxy.fire(.reset, direction: .both, on: connection.id, name: name)
+    /// Resets every live connection; says which.
+    private func resetLiveConnections(name: String) -> String {
+        let ids = proxy.liveConnections().map(\.id)
+        for id in ids {
+            try? proxy.fire(.reset, direction: .both, on: id, name: name)
         }
+        return ids.isEmpty
+            ? "no live connection to reset" : "reset connections " + ids.map(String.init).joined(separator: ", ")
+    }
+
+    static func microseconds(_ duration: Duration) -> Int64 {
+        Int64(duration / .microseconds(1))
+    }
+
+    /// `71 ms`, `5 s`, `1.5 s`: a duration as the never-played reasons say it.
+    static func text(_ duration: Duration) -> String {
+        let milliseconds = Int64(duration / .milliseconds(1))
+        if milliseconds < 1000 { return "\(milliseconds) ms" }
+        if milliseconds % 1000 == 0 { return "\(milliseconds / 1000) s" }
+        return "\(Double(milliseconds) / 1000) s"
     }
 
     /// The most jobs held at once (created, not yet acknowledged), from the ledger's times.

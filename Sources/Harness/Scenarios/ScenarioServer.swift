@@ -63,13 +63,17 @@ final class ScenarioServer {
         _ = try AdminRequest.send(.post, "/_squall/expire-tokens", to: address)
     }
 
-    /// SIGKILL to the child server, then a restart from its store on the same port.
-    func restart() throws {
+    /// SIGKILL to the child server, then a restart from its store on the same port; says what it did.
+    func restart() throws -> [String] {
         guard let binary, let child else { throw HarnessError("restart-server needs the server in a child process") }
         kill(child.processIdentifier, SIGKILL)
         child.waitUntilExit()
         let (process, _) = try Self.spawn(binary, spec: spec, store: store, log: log, listen: address)
         self.child = process
+        return [
+            "SIGKILL to server pid \(child.processIdentifier)",
+            "server restarted from its store on \(address) as pid \(process.processIdentifier)",
+        ]
     }
 
     func stop() {

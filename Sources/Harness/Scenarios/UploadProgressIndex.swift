@@ -37,6 +37,23 @@ final class UploadProgressIndex: Sendable {
         }
     }
 
+    /// How far the furthest upload of `asset` (any asset when nil) got in `transcript` so far, for an event that
+    /// never played: `the upload never got past 41 %`, or that no upload of it was seen.
+    func furthest(of asset: String?, in transcript: Transcript) -> String {
+        state.withLock { state in
+            Self.read(transcript, into: &state)
+            let uploads = state.exchanges.values.filter { exchange in asset.map { exchange.filename == $0 } ?? true }
+            guard let best = uploads.max(by: { $0.reached < $1.reached }) else {
+                return asset.map { "no upload of \($0) was seen" } ?? "no upload was seen"
+            }
+            guard let length = uploads.compactMap(\.uploadLength).max(), length > 0 else {
+                return "the upload never got past byte \(best.reached), and its length was never told"
+            }
+            let percent = uploads.map { $0.reached * 100 / max(1, $0.uploadLength ?? length) }.max() ?? 0
+            return "the upload never got past \(percent) % (byte \(best.reached) of \(length))"
+        }
+    }
+
     /// Takes in the events appended since the last call.
     private static func read(_ transcript: Transcript, into state: inout State) {
         for item in transcript.events(since: state.position) {
