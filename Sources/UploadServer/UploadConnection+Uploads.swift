@@ -67,7 +67,8 @@ extension UploadConnection {
 
     /// Streams the request's body into the upload chunk by chunk, each chunk's machine event and disk write under
     /// the slot's lock; sends the 104s and the final response outside it. An interrupted body (EOF, reset,
-    /// timeout, a later request taking over, a malformed chunk, answered 400) keeps every byte received, synced.
+    /// timeout, a failed 104, a later request taking over, a malformed chunk, answered 400) keeps every byte
+    /// received, synced.
     private func streamBody(into slot: UploadSlot, generation: UInt64, after first: ActionOutcome) throws {
         let final: ActionOutcome?
         do {
@@ -89,18 +90,31 @@ extension UploadConnection {
     }
 
     /// Sends the interim responses and reads the body until the machine has a final response; nil when a later
-    /// request took the upload over.
+    /// request took the upload over. A failed write ends the sending, not the reading (`drainBody`).
     private func receiveBody(into slot: UploadSlot, generation: UInt64, after first: ActionOutcome) throws
         -> ActionOutcome?
     {
         var outcome = first
         while true {
-            for interim in outcome.interims { try send(interim) }
-            if outcome.response != nil { return outcome }
-            try continueIfExpected()
+            do {
+                for interim in outcome.interims { try send(interim) }
+                if outcome.response != nil { return outcome }
+                try continueIfExpected()
+            } catch {
+                drainBody(into: slot, generation: generation)
+                throw error
+            }
             guard let next = try nextOutcome(slot, generation) else { return nil }
             outcome = next
         }
+    }
+
+    /// After a failed write (a 104 meeting the peer's RST): the body bytes that arrived before the cut still wait in
+    /// the socket's receive queue (Linux keeps them readable after an RST, then reports the end), so they are read
+    /// and stored like any others, with nothing more sent, until the stream ends or fails, the body ends, or a later
+    /// request takes the upload over. The caller then records the interruption with the write's error.
+    private func drainBody(into slot: UploadSlot, generation: UInt64) {
+        while let outcome = try? nextOutcome(slot, generation), outcome.response == nil {}
     }
 
     /// Reads the next body part and runs its event; nil when a later request took the upload over.
