@@ -34,7 +34,9 @@ let package = Package(
         .target(name: "UploadJobs", dependencies: ["SquallCore"]),
         .target(name: "FaultEngine", dependencies: ["SquallCore", "HTTPWire", "StructuredFields", "ResumableUpload"]),
         .target(name: "ProxyTranscript", dependencies: ["HTTPWire", "FaultEngine"]),
-        .target(name: "ProxyFlow", dependencies: ["SquallCore", "HTTPWire", "FaultEngine", "ProxyTranscript"]),
+        .target(
+            name: "ProxyFlow",
+            dependencies: ["SquallCore", "HTTPWire", "FaultEngine", "ProxyTranscript", "ResumableUpload"]),
         .target(name: "Scenario", dependencies: ["SquallCore", "FaultEngine", "UploadJobs", "ProxyTranscript"]),
         .target(
             name: "ScenarioOracle",

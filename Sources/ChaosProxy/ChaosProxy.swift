@@ -63,7 +63,9 @@ public final class ChaosProxy: ProxyRuntime, Sendable {
             client.keyLog = configuration.keyLog
             settings.upstreamTLS = try TLSContext(client: client)
         }
-        let engine = EngineBox(rules: configuration.rules, seed: configuration.seed, metrics: shared.counters)
+        let engine = EngineBox(
+            rules: configuration.rules, seed: configuration.seed, metrics: shared.counters,
+            onUnresolved: configuration.onUnresolvedFault)
         self.main = try ProxyListener(address: configuration.listen, settings: settings, engine: engine, shared: shared)
         (wire, wireProblem) = Self.startWireCapture(configuration, listening: main.address.port)
     }
@@ -121,6 +123,10 @@ public final class ChaosProxy: ProxyRuntime, Sendable {
 
     /// The main listener's non-optional rules that have not fired.
     public var neverFired: [String] { main.engine.neverFired }
+
+    /// For the rules in `neverFired` that met a request they could not fire in, why (by rule name): `"70% of an
+    /// upload whose length the proxy never learned (PATCH /upload/7)"`, the last such request's.
+    public var neverFiredReasons: [String: String] { main.engine.neverFiredReasons }
 
     /// Writes the buffered transcript lines to the `--transcript` file.
     public func flushTranscript() {
@@ -188,6 +194,10 @@ public final class ChaosProxy: ProxyRuntime, Sendable {
 
     public func faultRules() -> [FaultRule] {
         main.engine.rules
+    }
+
+    public func faultStatuses() -> [FaultRuleStatus] {
+        main.engine.statuses
     }
 
     public func addFaultRules(_ rules: [FaultRule]) throws(ControlAPIError) {

@@ -88,6 +88,10 @@ public struct ChaosProxyConfiguration: Sendable {
     public var wireCapturePath: String?
     /// The device the wire capture listens on. Default `lo`.
     public var wireCaptureDevice = "lo"
+    /// Called (on the connection's thread, so it must return promptly) when a rule of the main listener meets a
+    /// request it cannot fire in: a percentage on an upload whose length the proxy never learned. The transcript
+    /// records it too (`fault_unresolved`); `squall proxy` prints a line on stderr. Default nil.
+    public var onUnresolvedFault: (@Sendable (UnresolvedFault) -> Void)?
 
     public init(listen: SocketAddress, upstream: UpstreamTarget) {
         self.listen = listen

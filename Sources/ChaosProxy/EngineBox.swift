@@ -1,21 +1,28 @@
 import FaultEngine
 import Synchronization
 
-/// The fault engine one listener's connections share (nth-connection and nth-request count across them),
-/// behind a lock held only for one event.
+/// The fault engine one listener's connections share (nth-connection and nth-request count across them, and
+/// the upload lengths learned), behind a lock held only for one event.
 final class EngineBox: Sendable {
     private let engine: Mutex<FaultEngine>
     private let metrics: ProxyCounters
+    /// Told of each rule that met a request it cannot fire in (`ChaosProxyConfiguration.onUnresolvedFault`).
+    private let onUnresolved: (@Sendable (UnresolvedFault) -> Void)?
 
-    init(rules: [FaultRule], seed: UInt64, metrics: ProxyCounters) {
+    init(
+        rules: [FaultRule], seed: UInt64, metrics: ProxyCounters,
+        onUnresolved: (@Sendable (UnresolvedFault) -> Void)? = nil
+    ) {
         self.engine = Mutex(FaultEngine(rules: rules, seed: seed))
         self.metrics = metrics
+        self.onUnresolved = onUnresolved
     }
 
-    func handle(_ event: FaultEvent) -> [FaultDecision] {
-        let decisions = engine.withLock { $0.handle(event) }
-        metrics.countFired(decisions)
-        return decisions
+    func handle(_ event: FaultEvent) -> FaultOutcome {
+        let outcome = engine.withLock { $0.outcome(event) }
+        metrics.countFired(outcome.decisions)
+        if let onUnresolved { outcome.unresolved.forEach(onUnresolved) }
+        return outcome
     }
 
     func nextDue(on connection: Int) -> Duration? {
@@ -53,4 +60,8 @@ final class EngineBox: Sendable {
     }
 
     var neverFired: [String] { engine.withLock { $0.neverFired } }
+
+    var neverFiredReasons: [String: String] { engine.withLock { $0.neverFiredReasons } }
+
+    var statuses: [FaultRuleStatus] { engine.withLock { $0.statuses } }
 }

@@ -79,13 +79,21 @@ final class ProxyConnection {
         case .fin:
             client.close()
             upstream.close()
+            recordFinished()
         case .rst:
             if ending.side == .proxy { waitForAcknowledgement() }
             recordReset(ending)
             client.abort()
             upstream.abort()
+            recordFinished()
         }
         return ending
+    }
+
+    /// The last RST or FIN went out: the faults waiting for the end are recorded now.
+    private func recordFinished() {
+        flow.finished(at: now)
+        transcript.append(flow.takeEvents())
     }
 
     /// A reset ending in the capture, as the abort about to happen puts it on the wire: the proxy's RST on both
@@ -125,6 +133,7 @@ final class ProxyConnection {
     /// not turn the FIN into an RST while a client is still sending its body.
     private func closeLingering() {
         for stream in [client, upstream] { _ = try? stream.shutdownWrite() }
+        recordFinished()
         let deadline = ContinuousClock.now + .seconds(1)
         var open = BothSides(true)
         var drained = BothSides(0)
@@ -178,6 +187,9 @@ final class ProxyConnection {
             if let end = flow.immediateEnd { return Ending(side: .proxy, kind: end == .reset ? .rst : .fin) }
             if let ending = pump(\.toUpstream, to: upstream, side: .upstream) { return ending }
             if let ending = pump(\.toClient, to: client, side: .client) { return ending }
+            // Faults whose action the writes just put on the wire.
+            flow.wrote(at: now)
+            transcript.append(flow.takeEvents(at: now))
             if ended.client, ended.upstream {
                 if flow.toUpstream.isEmpty, flow.toClient.isEmpty {
                     return Ending(side: CloseSide(rawValue: (firstEnd ?? .client).rawValue) ?? .client, kind: .fin)
@@ -391,7 +403,7 @@ final class ProxyConnection {
     /// Sends a tick when a delayed trigger of this connection is due; decisions for others go to their inboxes.
     private func tickIfDue() {
         guard let due = engine.nextDue(on: handle.id), due <= now else { return }
-        let decisions = engine.handle(.tick(time: now))
+        let decisions = engine.handle(.tick(time: now)).decisions
         for decision in decisions where decision.connection == handle.id { flow.apply(decision, at: now) }
         registry.deliver(decisions.filter { $0.connection != handle.id })
     }

@@ -81,7 +81,7 @@ final class ProxyListener: Sendable {
         var flow = ConnectionFlow(
             id: id, mode: settings.mode, seed: settings.seed ^ (UInt64(id) &* 0x9e37_79b9_7f4a_7c15))
         flow.forwardedProto = settings.mode == .http ? (settings.clientTLS == nil ? "http" : "https") : nil
-        for decision in engine.handle(.connectionOpened(connection: id, nth: nth, time: shared.now)) {
+        for decision in engine.handle(.connectionOpened(connection: id, nth: nth, time: shared.now)).decisions {
             flow.apply(decision, at: shared.now)
         }
         shared.transcript.append(flow.takeEvents())
@@ -107,6 +107,8 @@ final class ProxyListener: Sendable {
             end == .reset ? capture?.proxyReset(.client) : capture?.proxyFinished(.client)
             shared.transcript.append(flow.takeEvents())
             end == .reset ? socket.abort() : socket.close()
+            flow.finished(at: shared.now)
+            shared.transcript.append(flow.takeEvents())
             record(id, .closed(side: .proxy, kind: end == .reset ? .rst : .fin))
             return nil
         }

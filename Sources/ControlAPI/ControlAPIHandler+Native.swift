@@ -7,7 +7,7 @@ import HTTPWire
 /// | method and path | reply |
 /// |---|---|
 /// | `GET /squall/connections` | 200 `[LiveConnection, …]` |
-/// | `GET /squall/faults` | 200 `[fault, …]` |
+/// | `GET /squall/faults` | 200 `[fault, …]`, each with its `fired` count, `state` and `reason` (see `ListedFault`) |
 /// | `POST /squall/faults` (a fault or an array) | 201 what was added; 400 naming the JSON path; 409 on a name in use |
 /// | `DELETE /squall/faults/{name}` | 204; 404 |
 /// | `POST /squall/connections/{id}/fire` (an action) | 200 `{"fired": name, "connection": id}`; 404; 400 |
@@ -53,7 +53,11 @@ extension ControlAPIHandler {
         -> ControlAPIReply
     {
         try allow(method, [.get, .post])
-        if method == .get { return ControlAPIReply(runtime.faultRules()) }
+        if method == .get {
+            let statuses = Dictionary(
+                runtime.faultStatuses().map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+            return ControlAPIReply(runtime.faultRules().map { ListedFault(rule: $0, status: statuses[$0.name]) })
+        }
         let (rules, isArray) = try NativeInput.faults(body)
         try runtime.addFaultRules(rules)
         return isArray ? ControlAPIReply(status: 201, rules) : ControlAPIReply(status: 201, rules[0])
@@ -82,6 +86,26 @@ extension ControlAPIHandler {
         var fields = HTTPFields()
         fields.append(name: "Squall-Transcript-Next", value: String(next))
         return ControlAPIReply(text: lines, contentType: "application/x-ndjson", fields: fields)
+    }
+
+    /// A fault as `GET /squall/faults` lists it: the rule in the scenario vocabulary, then `fired` (how many
+    /// times), `state` (`armed`, `fired`, `exhausted`, `unresolvable`; see `FaultRuleStatus.State`) and, when a
+    /// request it matched could not place it, `reason`. Leave those three out to post the rule back.
+    struct ListedFault: Encodable {
+        var rule: FaultRule
+        var status: FaultRuleStatus?
+
+        private enum Keys: String, CodingKey {
+            case fired, state, reason
+        }
+
+        func encode(to encoder: any Encoder) throws {
+            try rule.encode(to: encoder)
+            var container = encoder.container(keyedBy: Keys.self)
+            try container.encode(status?.fired ?? 0, forKey: .fired)
+            try container.encode(status?.state ?? .armed, forKey: .state)
+            try container.encodeIfPresent(status?.reason, forKey: .reason)
+        }
     }
 
     private struct FireReply: Encodable {

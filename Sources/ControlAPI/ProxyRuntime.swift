@@ -12,6 +12,9 @@ public protocol ProxyRuntime: AnyObject, Sendable {
     /// The proxy's own fault rules (from `--scenario` and the native API), in the order they were added.
     func faultRules() -> [FaultRule]
 
+    /// How each of those rules stands (fired count, state, why it could not fire), in the same order.
+    func faultStatuses() -> [FaultRuleStatus]
+
     /// Adds rules; a name already in use is `.alreadyExists` and nothing is added.
     func addFaultRules(_ rules: [FaultRule]) throws(ControlAPIError)
 

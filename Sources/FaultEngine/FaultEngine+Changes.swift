@@ -40,10 +40,11 @@ extension FaultEngine {
     }
 
     /// Starts over with `newRules` and a new seed (a scenario loaded): counts and draws restart, but the open
-    /// connections stay known and get the new per-connection rules at `time` (except `refuse`). Returns the
-    /// decisions that fire at once.
+    /// connections and the upload lengths learned stay known, and the connections get the new per-connection rules
+    /// at `time` (except `refuse`). Returns the decisions that fire at once.
     public mutating func restart(with newRules: [FaultRule], seed: UInt64, time: Duration) -> [FaultDecision] {
         var fresh = FaultEngine(rules: newRules, seed: seed)
+        fresh.uploadLengths = uploadLengths
         let eligible = newRules.indices.filter { newRules[$0].action != .refuse }
         var decisions: [FaultDecision] = []
         for id in connections.keys.sorted() {

@@ -6,6 +6,7 @@ extension FaultEngine {
     mutating func request(on id: Int, head: RequestHead, time: Duration) -> [FaultDecision] {
         guard let state = connections[id] else { return [] }
         connections[id]?.requestArms = []
+        learn(from: head, on: id)
         let token = head.fields["Authorization"]
         var decisions: [FaultDecision] = []
         for index in rules.indices where !rules[index].armsPerConnection {
@@ -57,18 +58,33 @@ extension FaultEngine {
         return fire(index, on: id, time: time).map { [$0] } ?? []
     }
 
-    /// Fires `at-offset` arms whose position this chunk covers, after exactly the bytes before the position.
+    /// Fires `at-offset` arms whose position this chunk covers, after exactly the bytes before the position. A
+    /// percentage whose upload length is unknown is reported in `unresolved`, once per request, and waits on.
     mutating func requestBody(
-        on id: Int, count: Int, at uploadOffset: Int64?, of uploadLength: Int64?, time: Duration
+        on id: Int, count: Int, at uploadOffset: Int64?, of statedLength: Int64?, time: Duration,
+        unresolved: inout [UnresolvedFault]
     ) -> [FaultDecision] {
         guard count > 0, let start = uploadOffset, let arms = connections[id]?.requestArms else { return [] }
+        let uploadLength = self.uploadLength(on: id, stated: statedLength)
         var decisions: [FaultDecision] = []
         var kept: [Arm] = []
-        for arm in arms {
-            guard case .atOffset(let position) = rules[arm.rule].trigger,
-                let target = position.offset(uploadLength: uploadLength), start <= target,
-                target <= start + Int64(count)
-            else {
+        for var arm in arms {
+            guard case .atOffset(let position) = rules[arm.rule].trigger else {
+                kept.append(arm)
+                continue
+            }
+            guard let target = position.offset(uploadLength: uploadLength) else {
+                if case .fraction(let numerator, let denominator) = position, !arm.reported, hasTimesLeft(arm.rule) {
+                    let reason = unresolvedReason(numerator: numerator, denominator: denominator, on: id)
+                    states[arm.rule].unresolved = reason
+                    unresolved.append(
+                        UnresolvedFault(rule: rules[arm.rule].name, connection: id, reason: reason, time: time))
+                    arm.reported = true
+                }
+                kept.append(arm)
+                continue
+            }
+            guard start <= target, target <= start + Int64(count) else {
                 kept.append(arm)
                 continue
             }
@@ -77,6 +93,11 @@ extension FaultEngine {
         }
         connections[id]?.requestArms = kept
         return decisions
+    }
+
+    /// Whether rule `index` may still fire (its `times` are not used up).
+    func hasTimesLeft(_ index: Int) -> Bool {
+        rules[index].times.map { states[index].fired < $0 } ?? true
     }
 
     /// Interim heads fire `strip-interim` (each one, the arm stays); the final head fires the final-response

@@ -17,28 +17,42 @@ import SquallCore
 /// - Times: checked when a trigger fires; a rule that has fired `times` times stays silent.
 /// - Offsets: an `at-offset` arm fires on the body chunk covering its position (start ≤ position ≤ start +
 ///   count, count > 0), after exactly `position − start` bytes of the chunk, and at most once per request —
-///   so the firing byte is the same under any chunking. A percentage needs the chunk's `uploadLength`; without
-///   it the arm waits (and, if it never learns it, shows in `neverFired`).
+///   so the firing byte is the same under any chunking. A percentage resolves against the upload's length: the
+///   chunk's `uploadLength`, else the length the engine learned for the request's resource (below). Without
+///   either, the rule is reported once for that request (`FaultOutcome.unresolved`, the rule's `statuses` and, if
+///   it never fires, `neverFiredReasons`) and its arm waits on, in case the length is learned later.
+/// - Upload lengths: shared by the connections of the engine, the length of each upload resource once a request
+///   or response told it (a creation's `Upload-Length` or complete `Content-Length`, given to the `Location` its
+///   104 or 2xx announces; an append's `Upload-Length`; an offset retrieval's `Upload-Length`), keyed by the
+///   resource's path, read with `ResumableUpload`'s meaning of the fields (`UploadRequestFacts`,
+///   `UploadResponseFacts`). At most `uploadLengthMemory` resources; the first learned is forgotten first.
 public struct FaultEngine: Sendable {
     /// How many distinct `Authorization` values `expire-auth` remembers; later ones count as new tokens.
     public static let authorizationMemory = 65_536
+    /// How many upload resources' lengths the engine remembers (see "Upload lengths" above).
+    public static let uploadLengthMemory = 4096
 
     public internal(set) var rules: [FaultRule]
     let seed: UInt64
     var states: [RuleState]
     var connections: [Int: ConnectionState] = [:]
     var authorizationFirstSeen: [String: Duration] = [:]
+    var uploadLengths = UploadLengthMemory(capacity: FaultEngine.uploadLengthMemory)
 
     struct RuleState {
         var generator: SeededGenerator
         var fired = 0
         var matchedRequests = 0
         var armedAt: Duration?
+        /// The last reason a request the rule matched could not place it.
+        var unresolved: String?
     }
 
     struct Arm {
         var rule: Int
         var since: Duration
+        /// Set once the arm was reported unresolvable in its request (it is reported once, and waits on).
+        var reported = false
     }
 
     struct ConnectionState {
@@ -46,6 +60,8 @@ public struct FaultEngine: Sendable {
         var connectionArms: [Arm] = []
         var requestArms: [Arm] = []
         var responseBytes: Int64 = 0
+        /// The latest request's upload.
+        var upload: RequestUpload?
     }
 
     public init(rules: [FaultRule], seed: UInt64) {
@@ -66,6 +82,25 @@ public struct FaultEngine: Sendable {
 
     /// Feeds one event; returns the faults that fire at it, in rule order (due delayed triggers first).
     public mutating func handle(_ event: FaultEvent) -> [FaultDecision] {
+        outcome(event).decisions
+    }
+
+    /// Feeds one event, as `handle`; returns the faults that fire at it and the rules that matched its request but
+    /// cannot be placed in it.
+    public mutating func outcome(_ event: FaultEvent) -> FaultOutcome {
+        switch event {
+        case .requestBody(let id, let count, let offset, let length, let time):
+            var unresolved: [UnresolvedFault] = []
+            let decisions =
+                due(on: id, time: time)
+                + requestBody(on: id, count: count, at: offset, of: length, time: time, unresolved: &unresolved)
+            return FaultOutcome(decisions: decisions, unresolved: unresolved)
+        default:
+            return FaultOutcome(decisions: decisions(for: event))
+        }
+    }
+
+    private mutating func decisions(for event: FaultEvent) -> [FaultDecision] {
         switch event {
         case .connectionOpened(let id, let nth, let time):
             return opened(id, nth: nth, time: time)
@@ -76,9 +111,10 @@ public struct FaultEngine: Sendable {
             return connections.keys.sorted().flatMap { due(on: $0, time: time) }
         case .requestHead(let id, let head, let time):
             return due(on: id, time: time) + request(on: id, head: head, time: time)
-        case .requestBody(let id, let count, let offset, let length, let time):
-            return due(on: id, time: time) + requestBody(on: id, count: count, at: offset, of: length, time: time)
+        case .requestBody:
+            return []
         case .responseHead(let id, let head, let time):
+            learn(from: head, on: id)
             let decisions = due(on: id, time: time)
             return decisions + response(on: id, informational: head.isInformational, time: time)
         case .responseBody(let id, let count, let time):
@@ -159,7 +195,7 @@ public struct FaultEngine: Sendable {
         _ index: Int, on id: Int, afterBytes: Int? = nil, offset: Int64? = nil, time: Duration
     ) -> FaultDecision? {
         let rule = rules[index]
-        if let times = rule.times, states[index].fired >= times { return nil }
+        guard hasTimesLeft(index) else { return nil }
         states[index].fired += 1
         var expires: Duration?
         if case .window(_, let until) = rule.trigger { expires = until }

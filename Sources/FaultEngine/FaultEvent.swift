@@ -11,8 +11,8 @@ public enum FaultEvent: Sendable, Hashable {
     case requestHead(connection: Int, head: RequestHead, time: Duration)
     /// `count` request body bytes arrived. `uploadOffset` is the upload's absolute offset of their first byte
     /// when known (the PATCH's `Upload-Offset` plus the bytes before them, or 0 plus them on a creation);
-    /// `uploadLength` the upload's length when known (`Upload-Length`, or `Content-Length` with the upload
-    /// complete).
+    /// `uploadLength` the upload's length when the request states it (`UploadRequestFacts.length`). Without it,
+    /// the engine uses the length it learned for the request's resource from earlier heads.
     case requestBody(connection: Int, count: Int, uploadOffset: Int64?, uploadLength: Int64?, time: Duration)
     /// An interim (1xx) or final response head arrived from the server.
     case responseHead(connection: Int, head: ResponseHead, time: Duration)

@@ -1,10 +1,14 @@
 import FaultEngine
 import HTTPWire
 import ProxyTranscript
+import ResumableUpload
 
 extension ConnectionFlow {
     mutating func receivedRequestBytes(_ bytes: ArraySlice<UInt8>, at now: Duration, oracle: FaultOracle) {
-        guard !toUpstream.isCut else { return }
+        guard !toUpstream.isCut else {
+            dropAfterCut(bytes, at: now, oracle: oracle)
+            return
+        }
         let events: [HTTP1Event]
         do {
             events = try requestParser.feed(bytes)
@@ -36,6 +40,20 @@ extension ConnectionFlow {
         }
     }
 
+    /// Bytes read after the request lane was cut: the rest of a body in progress is recorded as dropped; anything
+    /// after it (or unparsable) is dropped unrecorded.
+    private mutating func dropAfterCut(_ bytes: ArraySlice<UInt8>, at now: Duration, oracle: FaultOracle) {
+        guard request != nil, let events = try? requestParser.feed(bytes) else { return }
+        for event in events {
+            guard request != nil else { return }
+            switch event {
+            case .body(let slice): requestBody(slice, at: now, oracle: oracle)
+            case .end: request = nil
+            default: continue
+            }
+        }
+    }
+
     private mutating func requestHead(_ head: RequestHead, at now: Duration, oracle: FaultOracle) {
         requests += 1
         let exchange = requests
@@ -45,17 +63,19 @@ extension ConnectionFlow {
             let host = head.fields["Host"].map { ";host=\"\($0)\"" } ?? ""
             forwarded.fields.append(name: "Forwarded", value: "proto=\(proto)\(host)")
         }
-        var local: FaultResponse?
-        for decision in oracle(.requestHead(connection: id, head: head, time: now)) {
+        var local: (response: FaultResponse, decision: FaultDecision)?
+        var rewrites: [FaultDecision] = []
+        for decision in oracle(.requestHead(connection: id, head: head, time: now)).decisions {
             switch decision.action {
             case .respond(let response):
-                record(decision, at: now)
-                local = response
+                local = (response, decision)
             case .expireAuth(let challenge):
-                record(decision, at: now)
-                local = FaultResponse(status: 401, fields: [FaultHeader(name: "WWW-Authenticate", value: challenge)])
+                local = (
+                    FaultResponse(status: 401, fields: [FaultHeader(name: "WWW-Authenticate", value: challenge)]),
+                    decision
+                )
             case .rewriteHeader(let name, let value):
-                record(decision, at: now)
+                rewrites.append(decision)
                 Self.rewrite(&forwarded.fields, name: name, value: value)
             default:
                 applyInStream(decision, toClientLane: false, at: now)
@@ -63,43 +83,72 @@ extension ConnectionFlow {
         }
         let chunked = (try? BodyFraming(request: head)) == .chunked
         request = RequestProgress(
-            exchange: exchange, upload: UploadContext(head), chunked: chunked, answeredLocally: local != nil)
+            exchange: exchange, upload: UploadRequestFacts(head), chunked: chunked, answeredLocally: local != nil)
         if let local {
-            answer(local, at: now, close: false)
+            let through = answer(local.response, at: now, close: false)
+            record(local.decision, at: now, wire: .after(.client, through: through))
             return
         }
         let bytes = (try? HTTP1Serializer.serialize(forwarded)) ?? (try? HTTP1Serializer.serialize(head)) ?? []
         toUpstream.push(bytes[...], at: now)
+        for decision in rewrites { record(decision, at: now, wire: afterQueued(toClientLane: false)) }
         responseParser.expectResponse(to: head.method)
         unanswered.append((exchange, head.method))
     }
 
+    /// Body bytes of the current request: asks the engine, forwards them up to the first cut or answer and
+    /// records what was forwarded and what was dropped apart (`requestBody`, `requestBodyDropped`).
     private mutating func requestBody(_ slice: ArraySlice<UInt8>, at now: Duration, oracle: FaultOracle) {
         guard var progress = request, !slice.isEmpty else { return }
         let count = slice.count
         let uploadOffset = progress.upload.start.map { $0 + progress.bodyBytes }
-        let kind = TranscriptEvent.Kind.requestBody(
-            exchange: progress.exchange, offset: progress.bodyBytes, length: Int64(count), uploadOffset: uploadOffset)
-        emitBody(kind, at: now)
+        let bodyStart = progress.bodyBytes
         progress.bodyBytes += Int64(count)
         request = progress
-        guard !progress.answeredLocally else { return }
+        /// Records the chunk's bytes `from..<to` as forwarded or dropped.
+        func recordBody(_ from: Int, _ to: Int, dropped: Bool) {
+            guard to > from else { return }
+            let offset = bodyStart + Int64(from)
+            let upload = uploadOffset.map { $0 + Int64(from) }
+            let length = Int64(to - from)
+            emitBody(
+                dropped
+                    ? .requestBodyDropped(
+                        exchange: progress.exchange, offset: offset, length: length, uploadOffset: upload)
+                    : .requestBody(exchange: progress.exchange, offset: offset, length: length, uploadOffset: upload),
+                at: now)
+        }
+        guard !progress.answeredLocally, !toUpstream.isCut else {
+            recordBody(0, count, dropped: true)
+            return
+        }
         let event = FaultEvent.requestBody(
             connection: id, count: count, uploadOffset: uploadOffset, uploadLength: progress.upload.length, time: now)
+        let outcome = oracle(event)
+        for notice in outcome.unresolved {
+            emit(.faultUnresolved(rule: notice.rule, exchange: progress.exchange, reason: notice.reason), at: now)
+        }
         var position = 0
-        for decision in oracle(event).sorted(by: { ($0.afterBytes ?? 0) < ($1.afterBytes ?? 0) }) {
+        for decision in outcome.decisions.sorted(by: { ($0.afterBytes ?? 0) < ($1.afterBytes ?? 0) }) {
             let cut = min(count, max(position, decision.afterBytes ?? 0))
             forwardRequestContent(slice.dropFirst(position).prefix(cut - position), chunked: progress.chunked, at: now)
+            recordBody(position, cut, dropped: false)
             position = cut
             if case .respond(let response) = decision.action {
-                record(decision, at: now)
                 request?.answeredLocally = true
-                answer(response, at: now, close: true)
+                let through = answer(response, at: now, close: true)
+                record(decision, at: now, wire: .after(.client, through: through))
+                recordBody(position, count, dropped: true)
                 return
             }
             applyInStream(decision, toClientLane: false, at: now)
+            if toUpstream.isCut {
+                recordBody(position, count, dropped: true)
+                return
+            }
         }
         forwardRequestContent(slice.dropFirst(position), chunked: progress.chunked, at: now)
+        recordBody(position, count, dropped: false)
     }
 
     private mutating func forwardRequestContent(_ bytes: ArraySlice<UInt8>, chunked: Bool, at now: Duration) {
@@ -148,17 +197,18 @@ extension ConnectionFlow {
         if !head.isInformational, !unanswered.isEmpty { unanswered.removeFirst() }
         var forwarded = head
         var strip = false
-        for decision in oracle(.responseHead(connection: id, head: head, time: now)) {
+        var rewrites: [FaultDecision] = []
+        for decision in oracle(.responseHead(connection: id, head: head, time: now)).decisions {
             switch decision.action {
             case .stripInterim:
-                record(decision, at: now)
+                record(decision, at: now, wire: .now)
                 strip = true
             case .dropResponse:
-                record(decision, at: now)
                 toClient.pushMarker(.close, at: now)
+                record(decision, at: now, wire: .atEnd)
                 return
             case .rewriteHeader(let name, let value):
-                record(decision, at: now)
+                rewrites.append(decision)
                 Self.rewrite(&forwarded.fields, name: name, value: value)
             default:
                 applyInStream(decision, toClientLane: true, at: now)
@@ -171,6 +221,7 @@ extension ConnectionFlow {
         guard !strip else { return }
         let bytes = (try? HTTP1Serializer.serialize(forwarded)) ?? (try? HTTP1Serializer.serialize(head)) ?? []
         toClient.push(bytes[...], at: now)
+        for decision in rewrites { record(decision, at: now, wire: afterQueued(toClientLane: true)) }
     }
 
     private mutating func responseBody(_ slice: ArraySlice<UInt8>, at now: Duration, oracle: FaultOracle) {
@@ -182,7 +233,7 @@ extension ConnectionFlow {
         progress.bodyBytes += Int64(count)
         response = progress
         var position = 0
-        let decisions = oracle(.responseBody(connection: id, count: count, time: now))
+        let decisions = oracle(.responseBody(connection: id, count: count, time: now)).decisions
         for decision in decisions.sorted(by: { ($0.afterBytes ?? 0) < ($1.afterBytes ?? 0) }) {
             let cut = min(count, max(position, decision.afterBytes ?? 0))
             forwardResponseContent(slice.dropFirst(position).prefix(cut - position), chunked: progress.chunked, at: now)
@@ -198,8 +249,10 @@ extension ConnectionFlow {
     }
 
     /// Answers the current request from the proxy (a `respond`, `expire-auth`, or a proxy error): the response
-    /// goes to the client after what is queued for it; with `close`, the connection closes after it.
-    mutating func answer(_ response: FaultResponse, at now: Duration, close: Bool) {
+    /// goes to the client after what is queued for it; with `close`, the connection closes after it. Returns the
+    /// client lane's position after the answer's bytes (they reached the wire once it is carried out).
+    @discardableResult
+    mutating func answer(_ response: FaultResponse, at now: Duration, close: Bool) -> Int {
         var fields = HTTPFields()
         for field in response.fields { fields.append(name: field.name, value: field.value) }
         fields.set(String(response.body.utf8.count), for: "Content-Length")
@@ -210,10 +263,12 @@ extension ConnectionFlow {
         var bytes = (try? HTTP1Serializer.serialize(head)) ?? []
         bytes.append(contentsOf: response.body.utf8)
         toClient.push(bytes[...], at: now)
+        let through = toClient.appended
         if close {
             toClient.pushMarker(.close, at: now)
             toUpstream.stopInput()
         }
+        return through
     }
 
     static func proxyError(_ status: Int, _ message: String) -> FaultResponse {

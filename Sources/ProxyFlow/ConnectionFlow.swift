@@ -1,9 +1,10 @@
 import FaultEngine
 import HTTPWire
 import ProxyTranscript
+import ResumableUpload
 
 /// Asks the fault engine about one event; the driver backs it with the proxy's shared engine.
-public typealias FaultOracle = (FaultEvent) -> [FaultDecision]
+public typealias FaultOracle = (FaultEvent) -> FaultOutcome
 
 /// One proxied connection without its sockets: bytes read from either side go in, the two `Lane`s fill with
 /// what to write (with release times), and transcript events pile up for the driver to take. Pure: times are
@@ -16,6 +17,10 @@ public typealias FaultOracle = (FaultEvent) -> [FaultDecision]
 /// In http mode heads are re-serialized (a `rewrite-header` changes them; a `respond` replaces the exchange)
 /// and bodies keep their framing (chunked bodies are re-chunked at the read boundaries, so a fault can cut
 /// between any two content bytes). In tcp mode bytes pass untouched and only connection faults apply.
+///
+/// A fired fault is recorded when its action reaches the wire (see `FiredFault`): the driver reports what it
+/// carried out with `wrote(at:)` after writing, and the connection's end with `finished(at:)` after the last RST
+/// or FIN went out.
 /// HTTP/1.1 without pipelining is assumed for fault placement: a response belongs to the oldest forwarded
 /// request still unanswered.
 public struct ConnectionFlow: Sendable {
@@ -50,10 +55,29 @@ public struct ConnectionFlow: Sendable {
     var unanswered: [(exchange: Int, method: HTTPMethod)] = []
     /// Set after an upgrade or a parse failure: bytes pass untouched (or are dropped once a lane is cut).
     var opaque: Bool
+    /// Fired faults recorded once their action reaches the wire, in the order they fired.
+    var awaitingWire: [AwaitingWire] = []
+
+    /// Where a fired fault's action reaches the wire.
+    enum WireMoment {
+        /// At once: it changes nothing already queued (stripping an interim head, an effect fired from outside).
+        case now
+        /// Once `lane`'s entries before position `through` (`Lane.appended` then) were carried out.
+        case after(FlowSide, through: Int)
+        /// When the connection ends: a cut, carried out by the driver as the last thing it does.
+        case atEnd
+    }
+
+    struct AwaitingWire: Sendable {
+        var decision: FaultDecision
+        /// The lane whose position `through` must be carried out; nil waits for the connection's end.
+        var lane: FlowSide?
+        var through: Int
+    }
 
     struct RequestProgress: Sendable {
         var exchange: Int
-        var upload: UploadContext
+        var upload: UploadRequestFacts
         var bodyBytes: Int64 = 0
         var chunked: Bool
         /// The proxy answered it (a `respond` or `expire-auth`): its body is read and dropped.
@@ -119,6 +143,12 @@ public struct ConnectionFlow: Sendable {
         ):
             guard other == exchange, next == offset + length, length + more <= bodyEventLimit else { return nil }
             return .requestBody(exchange: exchange, offset: offset, length: length + more, uploadOffset: upload)
+        case (
+            .requestBodyDropped(let exchange, let offset, let length, let upload),
+            .requestBodyDropped(let other, let next, let more, _)
+        ):
+            guard other == exchange, next == offset + length, length + more <= bodyEventLimit else { return nil }
+            return .requestBodyDropped(exchange: exchange, offset: offset, length: length + more, uploadOffset: upload)
         case (.responseBody(let exchange, let offset, let length), .responseBody(let other, let next, let more)):
             guard other == exchange, next == offset + length, length + more <= bodyEventLimit else { return nil }
             return .responseBody(exchange: exchange, offset: offset, length: length + more)
@@ -152,28 +182,34 @@ public struct ConnectionFlow: Sendable {
     /// Applies a decision made outside the byte stream (a connection opening, a tick, a rule change, a fire
     /// from the control API). A reset or close ends the connection at once.
     public mutating func apply(_ decision: FaultDecision, at now: Duration) {
-        record(decision, at: now)
         switch decision.action {
-        case .reset, .refuse: immediateEnd = .reset
-        case .close: immediateEnd = .close
-        case .respond(let response): answerIfAwaited(response, at: now)
+        case .reset, .refuse:
+            immediateEnd = .reset
+            record(decision, at: now, wire: .atEnd)
+        case .close:
+            immediateEnd = .close
+            record(decision, at: now, wire: .atEnd)
+        case .respond(let response):
+            record(decision, at: now, wire: answerIfAwaited(response, at: now))
         case .expireAuth(let challenge):
             let header = FaultHeader(name: "WWW-Authenticate", value: challenge)
-            answerIfAwaited(FaultResponse(status: 401, fields: [header]), at: now)
-        default: startEffect(decision, at: now)
+            record(decision, at: now, wire: answerIfAwaited(FaultResponse(status: 401, fields: [header]), at: now))
+        default:
+            record(decision, at: now, wire: .now)
+            startEffect(decision, at: now)
         }
     }
 
     /// Answers for the server when a request waits for its final response and none was forwarded yet (then the
     /// connection closes after the answer); otherwise an answer would corrupt the framing, and the connection
-    /// just closes.
-    mutating func answerIfAwaited(_ response: FaultResponse, at now: Duration) {
+    /// just closes. Returns when the answer (or the close) reaches the wire.
+    mutating func answerIfAwaited(_ response: FaultResponse, at now: Duration) -> WireMoment {
         let awaiting = (request != nil || !unanswered.isEmpty) && self.response == nil && !toClient.isCut
         if awaiting, mode == .http {
-            answer(response, at: now, close: true)
-        } else {
-            toClient.pushMarker(.close, at: now)
+            return .after(.client, through: answer(response, at: now, close: true))
         }
+        toClient.pushMarker(.close, at: now)
+        return .atEnd
     }
 
     /// Ends the effects of rules no longer in `names` (removed through the control API).
@@ -182,9 +218,40 @@ public struct ConnectionFlow: Sendable {
         toClient.keepEffects(of: names)
     }
 
-    /// Records a fired fault in the transcript.
-    mutating func record(_ decision: FaultDecision, at now: Duration) {
-        emit(.faultFired(FiredFault(decision)), at: now)
+    /// Records a fired fault in the transcript when its action reaches the wire (at `now` for `.now`).
+    mutating func record(_ decision: FaultDecision, at now: Duration, wire: WireMoment) {
+        switch wire {
+        case .now:
+            emit(.faultFired(FiredFault(decision)), at: now)
+        case .after(let side, let through):
+            awaitingWire.append(AwaitingWire(decision: decision, lane: side, through: through))
+            wrote(at: now)
+        case .atEnd:
+            awaitingWire.append(AwaitingWire(decision: decision, lane: nil, through: 0))
+        }
+    }
+
+    /// The driver carried out lane entries until `now`: faults whose action has now reached the wire are recorded
+    /// at `now` (in firing order: one waits for those fired before it).
+    public mutating func wrote(at now: Duration) {
+        while let first = awaitingWire.first, let side = first.lane {
+            let lane = side == .client ? toClient : toUpstream
+            guard lane.carriedOut >= first.through else { return }
+            awaitingWire.removeFirst()
+            emit(.faultFired(FiredFault(first.decision)), at: now)
+        }
+    }
+
+    /// The connection ended at `now`, its last RST or FIN sent: faults still waiting (cuts, and anything the end
+    /// overtook) are recorded at `now`.
+    public mutating func finished(at now: Duration) {
+        for waiting in awaitingWire { emit(.faultFired(FiredFault(waiting.decision)), at: now) }
+        awaitingWire = []
+    }
+
+    /// Where an effect fired inside the stream of a lane reaches the wire: once the bytes queued before it left.
+    func afterQueued(toClientLane: Bool) -> WireMoment {
+        toClientLane ? .after(.client, through: toClient.appended) : .after(.upstream, through: toUpstream.appended)
     }
 
     /// Starts a shaping effect on the lanes of the decision's direction (`delay-response` holds the client's).
@@ -202,16 +269,18 @@ public struct ConnectionFlow: Sendable {
     /// Carries out a decision fired inside the stream of `lane`'s source: cuts go after the bytes already
     /// queued in that lane, effects start now.
     mutating func applyInStream(_ decision: FaultDecision, toClientLane: Bool, at now: Duration) {
-        record(decision, at: now)
         switch decision.action {
         case .reset, .refuse, .close:
             let marker: FlowItem = decision.action == .close ? .close : .reset
             toClientLane ? toClient.pushMarker(marker, at: now) : toUpstream.pushMarker(marker, at: now)
+            record(decision, at: now, wire: .atEnd)
         case .truncateResponse:
             toClient.pushMarker(.close, at: now)
+            record(decision, at: now, wire: .atEnd)
         case .respond(let response):
-            answerIfAwaited(response, at: now)
+            record(decision, at: now, wire: answerIfAwaited(response, at: now))
         default:
+            record(decision, at: now, wire: afterQueued(toClientLane: toClientLane))
             startEffect(decision, at: now)
         }
     }

@@ -48,6 +48,13 @@ public struct Lane: Sendable {
     /// Whether nothing waits in the lane.
     public var isEmpty: Bool { head == entries.count }
 
+    /// How many entries were ever appended: a position in the lane's history, compared with `carriedOut`.
+    var appended: Int { nextSequence }
+
+    /// How many entries were carried out (written, or dropped by a closing stall): every entry before this
+    /// position has left the lane.
+    var carriedOut: Int { head < entries.count ? entries[head].sequence : nextSequence }
+
     /// The rules with an effect on the lane now.
     public var activeRules: [String] { effects.map(\.rule) }
 

@@ -13,6 +13,7 @@ extension Transcript {
             case .requestBody(_, _, let length, let uploadOffset):
                 exchange.requestBodyBytes += length
                 if let uploadOffset { uploadRanges[number, default: []].append(uploadOffset..<uploadOffset + length) }
+            case .requestBodyDropped(_, _, let length, _): exchange.droppedRequestBodyBytes += length
             case .responseBody(_, _, let length): exchange.responseBodyBytes += length
             default: break
             }
@@ -39,6 +40,14 @@ extension Transcript {
         }
     }
 
+    /// Every rule that matched a request but could not fire in it, in order (`faultUnresolved` events).
+    public func faultsUnresolved() -> [(time: Duration, connection: Int, rule: String, exchange: Int, reason: String)] {
+        events.compactMap { event in
+            guard case .faultUnresolved(let rule, let exchange, let reason) = event.kind else { return nil }
+            return (event.time, event.connection, rule, exchange, reason)
+        }
+    }
+
     /// The closes, in order, optionally only those by `side` and of `kind`.
     public func closes(
         side: CloseSide? = nil, kind: CloseKind? = nil
@@ -56,8 +65,9 @@ extension TranscriptEvent.Kind {
     /// The exchange number of a request or response event; nil for connection-level events.
     public var exchange: Int? {
         switch self {
-        case .requestHead(let exchange, _), .requestBody(let exchange, _, _, _), .interimResponse(let exchange, _),
-            .finalResponse(let exchange, _), .responseBody(let exchange, _, _):
+        case .requestHead(let exchange, _), .requestBody(let exchange, _, _, _),
+            .requestBodyDropped(let exchange, _, _, _), .interimResponse(let exchange, _),
+            .finalResponse(let exchange, _), .responseBody(let exchange, _, _), .faultUnresolved(_, let exchange, _):
             exchange
         case .opened, .tlsEstablished, .tlsFailed, .closed, .faultFired: nil
         }

@@ -14,14 +14,20 @@ extension TranscriptEvent {
     /// {"t_us":950,"conn":1,"event":"tls_failed","leg":"upstream","reason":"certificate verify failed"}
     /// {"t_us":1204,"conn":1,"event":"request","exchange":1,"method":"PATCH","target":"/uploads/7","version":"HTTP/1.1","fields":[["Host","localhost"],["Upload-Offset","3145728"]]}
     /// {"t_us":1290,"conn":1,"event":"request_body","exchange":1,"offset":0,"length":65536,"upload_offset":3145728}
+    /// {"t_us":1291,"conn":1,"event":"request_body_dropped","exchange":1,"offset":65536,"length":4096,"upload_offset":3211264}
     /// {"t_us":1302,"conn":1,"event":"interim","exchange":1,"version":"HTTP/1.1","status":104,"reason":"Upload Resumption Supported","fields":[["Location","/uploads/7"]]}
     /// {"t_us":9100,"conn":1,"event":"response","exchange":1,"version":"HTTP/1.1","status":204,"reason":"No Content","fields":[["Upload-Offset","8388608"]]}
     /// {"t_us":9150,"conn":1,"event":"response_body","exchange":1,"offset":0,"length":512}
     /// {"t_us":9400,"conn":1,"event":"close","side":"client","kind":"fin"}
-    /// {"t_us":5021,"conn":1,"event":"fault","rule":"cut-at-40%","action":"reset","direction":"upstream","offset":3355443}
+    /// {"t_us":5021,"conn":1,"event":"fault","rule":"cut-at-40%","action":"reset","direction":"upstream","offset":3355443,"decided_us":4870}
+    /// {"t_us":1295,"conn":2,"event":"fault_unresolved","rule":"cut-at-70%","exchange":1,"reason":"70% of an upload whose length the proxy never learned (PATCH /upload/7)"}
     /// ```
     ///
-    /// `request_body.upload_offset` and `fault.offset` may be `null`; so may `tls.sni` and `tls.alpn`.
+    /// `request_body` is what was forwarded to the upstream, `request_body_dropped` what was read from the client
+    /// and not forwarded (cut by a fault, or answered by the proxy). A `fault`'s `t_us` is when its action reached
+    /// the wire and `decided_us` when the engine decided it (see `FiredFault`). `request_body.upload_offset`,
+    /// `request_body_dropped.upload_offset`, `fault.offset` and `fault.decided_us` may be `null`; so may `tls.sni`
+    /// and `tls.alpn`.
     /// `init(jsonLine:)` reads this back.
     public func jsonLine() -> String {
         var writer = JSONObjectWriter()
@@ -48,11 +54,13 @@ extension TranscriptEvent.Kind {
         case .tlsFailed: "tls_failed"
         case .requestHead: "request"
         case .requestBody: "request_body"
+        case .requestBodyDropped: "request_body_dropped"
         case .interimResponse: "interim"
         case .finalResponse: "response"
         case .responseBody: "response_body"
         case .closed: "close"
         case .faultFired: "fault"
+        case .faultUnresolved: "fault_unresolved"
         }
     }
 
@@ -76,7 +84,8 @@ extension TranscriptEvent.Kind {
             writer.add("target", head.target)
             writer.add("version", head.version.description)
             writer.add("fields", pairs: head.fields.map { ($0.name, $0.value) })
-        case .requestBody(let exchange, let offset, let length, let uploadOffset):
+        case .requestBody(let exchange, let offset, let length, let uploadOffset),
+            .requestBodyDropped(let exchange, let offset, let length, let uploadOffset):
             writer.add("exchange", exchange)
             writer.add("offset", offset)
             writer.add("length", length)
@@ -99,6 +108,11 @@ extension TranscriptEvent.Kind {
             writer.add("action", fault.action)
             writer.add("direction", fault.direction.rawValue)
             writer.add("offset", fault.offset)
+            writer.add("decided_us", fault.decided.map(TranscriptEvent.microseconds))
+        case .faultUnresolved(let rule, let exchange, let reason):
+            writer.add("rule", rule)
+            writer.add("exchange", exchange)
+            writer.add("reason", reason)
         }
     }
 }

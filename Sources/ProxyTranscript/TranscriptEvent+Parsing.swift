@@ -23,11 +23,13 @@ extension TranscriptEvent {
         "tls_failed": ["leg", "reason"],
         "request": ["exchange", "method", "target", "version", "fields"],
         "request_body": ["exchange", "offset", "length", "upload_offset"],
+        "request_body_dropped": ["exchange", "offset", "length", "upload_offset"],
         "interim": ["exchange", "version", "status", "reason", "fields"],
         "response": ["exchange", "version", "status", "reason", "fields"],
         "response_body": ["exchange", "offset", "length"],
         "close": ["side", "kind"],
-        "fault": ["rule", "action", "direction", "offset"],
+        "fault": ["rule", "action", "direction", "offset", "decided_us"],
+        "fault_unresolved": ["rule", "exchange", "reason"],
     ]
 }
 
@@ -49,6 +51,10 @@ extension TranscriptEvent.Kind {
             self = .requestBody(
                 exchange: try reader.int("exchange", minimum: 1), offset: try reader.count("offset"),
                 length: try reader.count("length"), uploadOffset: try Self.optionalCount("upload_offset", reader))
+        case "request_body_dropped":
+            self = .requestBodyDropped(
+                exchange: try reader.int("exchange", minimum: 1), offset: try reader.count("offset"),
+                length: try reader.count("length"), uploadOffset: try Self.optionalCount("upload_offset", reader))
         case "interim":
             self = .interimResponse(exchange: try reader.int("exchange", minimum: 1), try Self.responseHead(reader))
         case "response":
@@ -60,6 +66,10 @@ extension TranscriptEvent.Kind {
         case "close":
             self = .closed(
                 side: try reader.name("side", as: CloseSide.self), kind: try reader.name("kind", as: CloseKind.self))
+        case "fault_unresolved":
+            self = .faultUnresolved(
+                rule: try reader.string("rule"), exchange: try reader.int("exchange", minimum: 1),
+                reason: try reader.string("reason"))
         default:
             self = .faultFired(try Self.fault(reader))
         }
@@ -89,7 +99,8 @@ extension TranscriptEvent.Kind {
         }
         return FiredFault(
             rule: try reader.string("rule"), action: try reader.string("action"), direction: parsed,
-            offset: try reader.optionalInteger("offset"))
+            offset: try reader.optionalInteger("offset"),
+            decided: try Self.optionalCount("decided_us", reader).map { .microseconds($0) })
     }
 
     /// `HTTP/D.D` (RFC 9112 §2.3).

@@ -18,9 +18,11 @@ public struct TranscriptEvent: Sendable, Hashable {
         self.kind = kind
     }
 
-    /// Records a fault the engine fired, at its time and on its connection.
-    public init(fault decision: FaultDecision) {
-        self.init(time: decision.time, connection: decision.connection, kind: .faultFired(FiredFault(decision)))
+    /// Records a fault the engine fired, on its connection, at `time` (when its action reached the wire; by
+    /// default when it was decided).
+    public init(fault decision: FaultDecision, time: Duration? = nil) {
+        self.init(
+            time: time ?? decision.time, connection: decision.connection, kind: .faultFired(FiredFault(decision)))
     }
 
     /// What happened.
@@ -33,9 +35,14 @@ public struct TranscriptEvent: Sendable, Hashable {
         case tlsFailed(leg: TLSLeg, reason: String)
         /// A request head arrived from the client; `exchange` counts requests on the connection from 1.
         case requestHead(exchange: Int, RequestHead)
-        /// `length` request body bytes starting `offset` bytes into the body. `uploadOffset` is the upload's
-        /// absolute offset of their first byte when known (the PATCH's `Upload-Offset` plus `offset`).
+        /// `length` request body bytes starting `offset` bytes into the body, forwarded to the upstream.
+        /// `uploadOffset` is the upload's absolute offset of their first byte when known (the PATCH's
+        /// `Upload-Offset` plus `offset`).
         case requestBody(exchange: Int, offset: Int64, length: Int64, uploadOffset: Int64?)
+        /// `length` request body bytes read from the client but not forwarded: after a fault cut the connection
+        /// (reset, close) in their read, or while the proxy answered the request itself (`respond`,
+        /// `expire-auth`). Same fields as `requestBody`.
+        case requestBodyDropped(exchange: Int, offset: Int64, length: Int64, uploadOffset: Int64?)
         /// An interim (1xx) response head arrived from the server.
         case interimResponse(exchange: Int, ResponseHead)
         /// The final response head arrived from the server (or was synthesized by a fault).
@@ -44,8 +51,10 @@ public struct TranscriptEvent: Sendable, Hashable {
         case responseBody(exchange: Int, offset: Int64, length: Int64)
         /// One side of the connection ended.
         case closed(side: CloseSide, kind: CloseKind)
-        /// A fault fired.
+        /// A fault fired; the event's time is when its action reached the wire (see `FiredFault.decided`).
         case faultFired(FiredFault)
+        /// A rule matched request `exchange` but cannot fire in it (`UnresolvedFault`): `reason` says why.
+        case faultUnresolved(rule: String, exchange: Int, reason: String)
     }
 }
 
@@ -87,7 +96,14 @@ public enum CloseKind: String, Sendable, Hashable, CaseIterable {
     case rst
 }
 
-/// A fault as the transcript records it: the rule, the action's scenario name, its direction, and where it fired.
+/// A fault as the transcript records it: the rule, the action's scenario name, its direction, where it fired and
+/// when it was decided.
+///
+/// The event's own time is when the action reached the wire: a reset when the RST went out (after the bytes
+/// before it were acknowledged), a close when the FIN did, a `respond` when its answer was written, a
+/// `drop-response` or `truncate-response` when the connection closed, an effect at an offset (`stall`,
+/// `latency`, …) when the bytes before it had been written, anything else when it was decided. A cut the
+/// connection's end overtook (a peer reset first) is stamped at that end.
 public struct FiredFault: Sendable, Hashable {
     /// The rule's name.
     public var rule: String
@@ -97,17 +113,24 @@ public struct FiredFault: Sendable, Hashable {
     /// The upload's absolute offset for an offset trigger, the response body byte count for a response-bytes
     /// trigger; nil otherwise.
     public var offset: Int64?
+    /// When the engine decided it (since the proxy started), in whole microseconds as JSON Lines write it; nil
+    /// when unknown (a transcript written before the proxy recorded it).
+    public var decided: Duration?
 
-    public init(rule: String, action: String, direction: FaultDirection, offset: Int64? = nil) {
+    public init(
+        rule: String, action: String, direction: FaultDirection, offset: Int64? = nil, decided: Duration? = nil
+    ) {
         self.rule = rule
         self.action = action
         self.direction = direction
         self.offset = offset
+        self.decided = decided
     }
 
     /// The record of an engine decision.
     public init(_ decision: FaultDecision) {
         self.init(
-            rule: decision.rule, action: decision.action.name, direction: decision.direction, offset: decision.offset)
+            rule: decision.rule, action: decision.action.name, direction: decision.direction, offset: decision.offset,
+            decided: .microseconds(TranscriptEvent.microseconds(decision.time)))
     }
 }

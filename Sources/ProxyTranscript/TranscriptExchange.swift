@@ -1,7 +1,8 @@
 import HTTPWire
 
 /// One request and what answered it on a connection, gathered from the transcript: the request head, its
-/// interim (1xx) responses in order, the final response, and byte totals of both bodies.
+/// interim (1xx) responses in order, the final response, and byte totals of both bodies (the request's forwarded
+/// and dropped apart).
 ///
 /// A head is nil when it has not happened yet, or when the transcript's cap dropped it.
 public struct TranscriptExchange: Sendable, Hashable {
@@ -11,8 +12,10 @@ public struct TranscriptExchange: Sendable, Hashable {
     public var request: RequestHead?
     public var interims: [ResponseHead] = []
     public var response: ResponseHead?
-    /// Request body bytes recorded (the sum of the kept ranges' lengths).
+    /// Request body bytes forwarded to the upstream (the sum of the kept `requestBody` ranges' lengths).
     public var requestBodyBytes: Int64 = 0
+    /// Request body bytes read from the client and not forwarded (`requestBodyDropped`).
+    public var droppedRequestBodyBytes: Int64 = 0
     /// Response body bytes recorded.
     public var responseBodyBytes: Int64 = 0
     /// The upload offsets the request body covered, where they were known: sorted, with overlapping and

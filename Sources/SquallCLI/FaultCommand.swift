@@ -20,12 +20,17 @@ enum FaultCommand {
         return try ControlAPIClient(url: url, token: arguments["--api-token"], command: command)
     }
 
-    /// `name  action  key=value …`: the fault's JSON flattened, nested keys joined with dots, sorted.
+    /// `name  action  key=value …`: the fault's JSON flattened, nested keys joined with dots, sorted; then, as the
+    /// fault list has them, `state=S  fired=N` and the `reason` a request could not place it.
     static func line(_ fault: JSONValue) -> String {
         guard case .object(var object) = fault else { return fault.text }
         let name = object.removeValue(forKey: "name")?.text ?? "?"
         let action = object.removeValue(forKey: "action")?.text ?? "?"
-        return ([name, action] + JSONValue.object(object).flattened()).joined(separator: "  ")
+        var status: [String] = []
+        if let state = object.removeValue(forKey: "state") { status.append("state=\(state.text)") }
+        if let fired = object.removeValue(forKey: "fired") { status.append("fired=\(fired.text)") }
+        if let reason = object.removeValue(forKey: "reason") { status.append("reason: \(reason.text)") }
+        return ([name, action] + JSONValue.object(object).flattened() + status).joined(separator: "  ")
     }
 }
 
@@ -33,7 +38,7 @@ enum FaultCommand {
 enum FaultListCommand: Subcommand {
     static let spec = CommandSpec(
         path: ["fault", "list"],
-        summary: "List the faults of a running proxy, one line each.",
+        summary: "List the faults of a running proxy, one line each, with its state and how often it fired.",
         usage: "--api URL [--api-token T]",
         options: FaultCommand.apiOptions,
         discussion: FaultCommand.apiDiscussion)

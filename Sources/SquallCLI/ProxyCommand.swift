@@ -1,5 +1,6 @@
 import ChaosProxy
 import ControlAPI
+import FaultEngine
 import Foundation
 import Glibc
 import ProxyFlow
@@ -36,8 +37,10 @@ enum ProxyCommand: Subcommand {
             given, then the path of the CA certificate clients must trust (unless --plain). The control API serves
             Toxiproxy's API (/proxies, /populate, /reset, /version, toxics) and Squall's own under /squall/
             (connections, faults, fire, scenario, transcript) and /metrics; 'squall fault' is its command-line
-            client. On SIGINT or SIGTERM the proxy stops, flushes the transcript, lists on stderr the faults that
-            never fired, and exits 0. The capture files are flushed as they are written, so a crash leaves them
+            client. A fault that meets a request it cannot fire in (a percentage of an upload whose length the
+            proxy never learned) is reported at once on stderr (and in the transcript as fault_unresolved). On
+            SIGINT or SIGTERM the proxy stops, flushes the transcript, lists on stderr the faults that never fired
+            (with the reason, when one is known), and exits 0. The capture files are flushed as they are written, so a crash leaves them
             readable: open --pcap with 'tshark -r FILE -Y http', and --pcap-wire with '-o tls.keylog_file:KEYLOG'
             (give --keylog too). When live capture is not permitted, a one-line message says so on stderr and
             the proxy runs on (the --pcap capture still works).
@@ -52,7 +55,9 @@ enum ProxyCommand: Subcommand {
         var previous = sigset_t()
         pthread_sigmask(SIG_BLOCK, &signals, &previous)
         defer { pthread_sigmask(SIG_SETMASK, &previous, nil) }
-        let configuration = try makeConfiguration(arguments, environment: context.environment)
+        var configuration = try makeConfiguration(arguments, environment: context.environment)
+        let console = context.console
+        configuration.onUnresolvedFault = { fault in console.printError("squall proxy: \(unresolvedLine(fault))") }
         let proxy = try ChaosProxy(configuration: configuration)
         var api: ControlServer?
         if let address = try apiAddress(arguments) {
@@ -73,14 +78,21 @@ enum ProxyCommand: Subcommand {
         sigwait(&signals, &received)
         api?.stop()
         let silent = proxy.neverFired
+        let reasons = proxy.neverFiredReasons
         proxy.stop()
         for problem in proxy.captureProblems where !startProblems.contains(problem) {
             context.console.printError("squall proxy: \(problem)")
         }
         if !silent.isEmpty {
-            context.console.printError("squall proxy: faults that never fired: \(silent.joined(separator: ", "))")
+            let names = silent.map { name in reasons[name].map { "\(name) (\($0))" } ?? name }
+            context.console.printError("squall proxy: faults that never fired: \(names.joined(separator: ", "))")
         }
         return 0
+    }
+
+    /// The stderr line for a rule that met a request it cannot fire in.
+    static func unresolvedLine(_ fault: UnresolvedFault) -> String {
+        "fault \(fault.rule) cannot fire on connection \(fault.connection): \(fault.reason)"
     }
 
     /// The proxy configuration the flags describe; a bad flag is a `UsageError`, a bad scenario file an error

@@ -31,6 +31,8 @@ public final class FakeRuntime: ProxyRuntime {
         public var nextPort = 40001
         public var transcript: [String] = []
         public var metrics = ProxyMetrics()
+        /// What `faultStatuses` answers, by rule name; a rule without one is armed and has not fired.
+        public var statuses: [String: FaultRuleStatus] = [:]
     }
 
     public let state = Mutex(State())
@@ -49,6 +51,12 @@ public final class FakeRuntime: ProxyRuntime {
     public func liveConnections() -> [LiveConnection] { state.withLock { $0.connections } }
 
     public func faultRules() -> [FaultRule] { rules }
+
+    public func faultStatuses() -> [FaultRuleStatus] {
+        state.withLock { state in
+            state.rules.map { state.statuses[$0.name] ?? FaultRuleStatus(name: $0.name, fired: 0, state: .armed) }
+        }
+    }
 
     public func addFaultRules(_ rules: [FaultRule]) throws(ControlAPIError) {
         try state.withLock { (state: inout State) throws(ControlAPIError) in

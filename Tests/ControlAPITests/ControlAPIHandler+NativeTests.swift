@@ -62,7 +62,30 @@ struct ControlAPIHandlerNativeTests {
         #expect(runtime.rules == [try Self.rule(json)])
         let listed = client.send(.get, "/squall/faults")
         #expect(listed.status == 200)
-        #expect(try JSONDecoder().decode([FaultRule].self, from: Data(listed.body)) == runtime.rules)
+        #expect(listed.array.first?["fired"] as? Int == 0)
+        #expect(listed.array.first?["state"] as? String == "armed")
+        #expect(listed.array.first?["reason"] == nil)
+        // Without its status keys, a listed fault posts back as it was.
+        let rules = listed.array.map { fault in fault.filter { !["fired", "state", "reason"].contains($0.key) } }
+        let stripped = try JSONSerialization.data(withJSONObject: rules)
+        #expect(try JSONDecoder().decode([FaultRule].self, from: stripped) == runtime.rules)
+    }
+
+    @Test func theListSaysHowOftenEachFaultFiredAndWhereItStands() throws {
+        client.send(
+            .post, "/squall/faults",
+            #"[{"name": "cut", "trigger": {"at-offset": "70%"}, "action": "reset"}, {"name": "once", "action": "close", "times": 1}, {"name": "idle", "action": "close"}]"#
+        )
+        let reason = "70% of an upload whose length the proxy never learned (PATCH /upload/7)"
+        runtime.state.withLock {
+            $0.statuses["cut"] = FaultRuleStatus(name: "cut", fired: 0, state: .unresolvable, reason: reason)
+            $0.statuses["once"] = FaultRuleStatus(name: "once", fired: 1, state: .exhausted)
+        }
+        let listed = client.send(.get, "/squall/faults").array
+        #expect(listed.map { $0["name"] as? String } == ["cut", "once", "idle"])
+        #expect(listed.map { $0["fired"] as? Int } == [0, 1, 0])
+        #expect(listed.map { $0["state"] as? String } == ["unresolvable", "exhausted", "armed"])
+        #expect(listed.map { $0["reason"] as? String } == [reason, nil, nil])
     }
 
     @Test func anArrayOfFaultsIsAddedTogether() {

@@ -22,7 +22,7 @@ import Testing
     /// out cannot answer any more: the connection closes after what was forwarded, nothing lands inside the body.
     @Test func respondDuringResponseBodyKeepsFraming() {
         var flow = ConnectionFlow(id: 1, mode: .http, seed: 1)
-        let none: FaultOracle = { _ in [] }
+        let none: FaultOracle = { _ in FaultOutcome() }
         flow.received(Array("GET /big HTTP/1.1\r\nHost: x\r\n\r\n".utf8)[...], from: .client, at: .zero, oracle: none)
         flow.received(
             Array("HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\n0123456789".utf8)[...], from: .upstream,
@@ -43,12 +43,11 @@ import Testing
     @Test func stallAtOffsetForwardsBytesBeforeTheOffset() {
         var flow = ConnectionFlow(id: 1, mode: .http, seed: 1)
         let oracle: FaultOracle = { event in
-            guard case .requestBody = event else { return [] }
-            return [
-                FaultDecision(
-                    rule: "hold", connection: 1, action: .stall(duration: nil, thenClose: false), direction: .upstream,
-                    afterBytes: 1000, offset: 1000, time: .zero)
-            ]
+            guard case .requestBody = event else { return FaultOutcome() }
+            let hold = FaultDecision(
+                rule: "hold", connection: 1, action: .stall(duration: nil, thenClose: false), direction: .upstream,
+                afterBytes: 1000, offset: 1000, time: .zero)
+            return FaultOutcome(decisions: [hold])
         }
         let head = "POST /u HTTP/1.1\r\nHost: x\r\nContent-Length: 4000\r\n\r\n"
         flow.received(

@@ -30,6 +30,11 @@ struct TranscriptEventTests {
         .closed(side: .proxy, kind: .rst),
         .faultFired(FiredFault(rule: nasty, action: "reset", direction: .upstream, offset: 3_355_443)),
         .faultFired(FiredFault(rule: "slow", action: "latency", direction: .both)),
+        .faultFired(
+            FiredFault(rule: "cut", action: "reset", direction: .both, offset: 7, decided: .microseconds(1_234_000))),
+        .requestBodyDropped(exchange: 1, offset: 65536, length: 4096, uploadOffset: 3_211_264),
+        .requestBodyDropped(exchange: 2, offset: 0, length: 1, uploadOffset: nil),
+        .faultUnresolved(rule: nasty, exchange: 3, reason: "70% of an upload whose length the proxy never learned"),
     ]
 
     @Test(arguments: kinds)
@@ -56,6 +61,17 @@ struct TranscriptEventTests {
             body.jsonLine()
                 == #"{"t_us":0,"conn":3,"event":"request_body","exchange":2,"offset":5,"length":6,"upload_offset":null}"#
         )
+        let dropped = TranscriptEvent(
+            time: .zero, connection: 3, kind: .requestBodyDropped(exchange: 2, offset: 5, length: 6, uploadOffset: 9))
+        #expect(
+            dropped.jsonLine()
+                == #"{"t_us":0,"conn":3,"event":"request_body_dropped","exchange":2,"offset":5,"length":6,"upload_offset":9}"#
+        )
+        let unresolved = TranscriptEvent(
+            time: .zero, connection: 3, kind: .faultUnresolved(rule: "cut", exchange: 2, reason: "why"))
+        #expect(
+            unresolved.jsonLine()
+                == #"{"t_us":0,"conn":3,"event":"fault_unresolved","rule":"cut","exchange":2,"reason":"why"}"#)
         let tls = TranscriptEvent(
             time: .seconds(1), connection: 1,
             kind: .tlsEstablished(leg: .client, TLSSession(serverName: "a", alpn: nil, version: "v", cipher: "c")))
@@ -103,10 +119,13 @@ struct TranscriptEventTests {
         #expect(event.time == .milliseconds(7))
         #expect(event.connection == 9)
         #expect(
-            event.kind == .faultFired(FiredFault(rule: "cut", action: "stall", direction: .downstream, offset: 4096)))
+            event.kind
+                == .faultFired(
+                    FiredFault(
+                        rule: "cut", action: "stall", direction: .downstream, offset: 4096, decided: .milliseconds(7))))
         #expect(
             event.jsonLine()
-                == #"{"t_us":7000,"conn":9,"event":"fault","rule":"cut","action":"stall","direction":"downstream","offset":4096}"#
+                == #"{"t_us":7000,"conn":9,"event":"fault","rule":"cut","action":"stall","direction":"downstream","offset":4096,"decided_us":7000}"#
         )
     }
 }

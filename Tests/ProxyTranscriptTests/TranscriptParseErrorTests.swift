@@ -39,6 +39,20 @@ struct TranscriptParseErrorTests {
             line: #"{"t_us":1,"conn":2,"event":"request_body","exchange":0,"offset":0,"length":1,"upload_offset":0}"#,
             code: .invalidValue, key: "exchange"),
         Case(
+            line:
+                #"{"t_us":1,"conn":2,"event":"request_body_dropped","exchange":1,"offset":0,"length":-1,"upload_offset":0}"#,
+            code: .invalidValue, key: "length"),
+        Case(
+            line: #"{"t_us":1,"conn":2,"event":"fault","rule":"r","action":"reset","direction":"both","offset":null}"#,
+            code: .missingKey, key: "decided_us"),
+        Case(
+            line:
+                #"{"t_us":1,"conn":2,"event":"fault","rule":"r","action":"reset","direction":"both","offset":null,"decided_us":-1}"#,
+            code: .invalidValue, key: "decided_us"),
+        Case(
+            line: #"{"t_us":1,"conn":2,"event":"fault_unresolved","rule":"r","exchange":1}"#, code: .missingKey,
+            key: "reason"),
+        Case(
             line: #"{"t_us":1,"conn":2,"event":"request_body","exchange":1,"offset":0,"length":1,"upload_offset":-5}"#,
             code: .invalidValue, key: "upload_offset"),
         Case(

@@ -104,9 +104,18 @@ struct FaultCommandTests {
             try Self.rule(#"{"name": "cut", "action": "reset", "match": {"method": "PATCH"}, "times": 1}"#),
             try Self.rule(#"{"name": "slow down", "action": "latency", "latency": "1s"}"#),
         ])
+        runtime.state.withLock {
+            $0.statuses["slow down"] = FaultRuleStatus(
+                name: "slow down", fired: 0, state: .unresolvable,
+                reason: "70% of an upload whose length the proxy never learned")
+        }
         let (listed, out, _) = squall(["fault", "list"])
         #expect(listed == 0)
-        #expect(out == "cut  reset  match.method=PATCH  times=1\nslow down  latency  latency=1s\n")
+        #expect(
+            out
+                == "cut  reset  match.method=PATCH  times=1  state=armed  fired=0\n"
+                + "slow down  latency  latency=1s  state=unresolvable  fired=0  "
+                + "reason: 70% of an upload whose length the proxy never learned\n")
         let (removed, removedOut, _) = squall(["fault", "remove", "slow down"])
         #expect(removed == 0)
         #expect(removedOut == "removed slow down\n")
