@@ -9,6 +9,7 @@
 ///   "retry-limit-respected": true,
 ///   "resumptions": {"min": 1},                      // automatic resumes, all jobs
 ///   "appends-at-server-offset": true,               // each PATCH starts at the offset the server last reported
+///   "server-offset-at-cut": true,                   // after each reset at an offset, the server reports that offset
 ///   "retransmitted-bytes": {"max": 0},              // bytes sent beyond each asset's size, all jobs
 ///   "restarts-from-zero": 0,                        // requests that started an asset over from byte 0
 ///   "peak-in-flight": {"max": 2},
@@ -29,6 +30,9 @@ public enum Expectation: Sendable, Hashable {
     case retryLimitRespected(Bool)
     case resumptions(Count)
     case appendsAtServerOffset(Bool)
+    /// After every `reset` fired at an upload offset, the first HEAD on that upload resource reports exactly that
+    /// offset: the server kept every byte the proxy delivered before the cut, no more, no fewer.
+    case serverOffsetAtCut(Bool)
     case retransmittedBytes(Count)
     case restartsFromZero(Count)
     case peakInFlight(Count)
@@ -50,6 +54,7 @@ public enum Expectation: Sendable, Hashable {
         case .retryLimitRespected: "retry-limit-respected"
         case .resumptions: "resumptions"
         case .appendsAtServerOffset: "appends-at-server-offset"
+        case .serverOffsetAtCut: "server-offset-at-cut"
         case .retransmittedBytes: "retransmitted-bytes"
         case .restartsFromZero: "restarts-from-zero"
         case .peakInFlight: "peak-in-flight"
@@ -66,7 +71,8 @@ public enum Expectation: Sendable, Hashable {
     /// Every top-level key, for messages and the schema.
     public static let keys = [
         "jobs", "acknowledged-once", "attempts", "retries", "retry-limit-respected", "resumptions",
-        "appends-at-server-offset", "retransmitted-bytes", "restarts-from-zero", "peak-in-flight", "auth-refreshes",
+        "appends-at-server-offset", "server-offset-at-cut", "retransmitted-bytes", "restarts-from-zero",
+        "peak-in-flight", "auth-refreshes",
         "requests", "server-objects-intact", "server-resource-ids-recorded", "job-errors", "process-jobs-results",
         "wall-time",
     ]

@@ -14,6 +14,9 @@ public struct RunObservation: Sendable {
     public var peakInFlight: Int
     /// Declared, non-optional faults that never fired.
     public var neverFired: [String]
+    /// Why a fault of `neverFired` could not fire, when the proxy knows (`70% of an upload whose length the
+    /// proxy never learned (PATCH /upload/7)`).
+    public var neverFiredReasons: [String: String] = [:]
     public var wallTime: Duration
     /// The run was stopped at the scenario's timeout.
     public var timedOut: Bool

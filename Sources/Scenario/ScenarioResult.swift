@@ -27,8 +27,11 @@ public struct Verdict: Sendable, Hashable, Codable {
 
 /// One fault that fired during a run, as reports show the timeline.
 public struct FaultFiring: Sendable, Hashable, Codable {
-    /// Microseconds since the proxy started.
+    /// When the action reached the wire (the RST sent, the answer written), in microseconds since the proxy
+    /// started.
     public var timeMicroseconds: Int64
+    /// When the engine decided it, when that was earlier (a reset waits for the peer's acknowledgement first).
+    public var decidedMicroseconds: Int64?
     public var rule: String
     public var action: String
     public var connection: Int

@@ -75,7 +75,7 @@ struct AppendOffsetCheck {
     }
 
     /// The `Upload-Offset` field's value (a Structured Fields integer, RFC 9651 §3.3.1), if it parses.
-    private static func offset(_ fields: HTTPFields) -> Int64? {
+    static func offset(_ fields: HTTPFields) -> Int64? {
         guard let value = fields["Upload-Offset"] else { return nil }
         let isSpace: (Character) -> Bool = { $0 == " " || $0 == "\t" }
         guard let first = value.firstIndex(where: { !isSpace($0) }), let last = value.lastIndex(where: { !isSpace($0) })

@@ -16,6 +16,12 @@ extension OracleContext {
         return verdict
     }
 
+    /// `server-offset-at-cut`: after each reset at an upload offset, the first HEAD on that upload reports it.
+    func serverOffsetAtCut(_ key: String, _ wanted: Bool) -> Verdict {
+        let check = CutOffsetCheck(observation.transcript)
+        return holds(key, wanted, problems: check.problems, judged: "\(check.cuts) cuts at an offset")
+    }
+
     /// `auth-refreshes`: requests for a token (`…/_squall/token`) after the first.
     func authRefreshes(_ key: String, _ count: Expectation.Count) -> Verdict {
         let tokens = requestHeads.filter { AppendOffsetCheck.resource($0.head.target).hasSuffix("/_squall/token") }

@@ -26,7 +26,9 @@ public enum ScenarioOracle {
         var verdicts = observation.neverFired.map { name in
             Verdict(
                 key: "fault.\(name)", status: .failed, expected: "fired at least once", observed: "never fired",
-                evidence: ["declared fault \(name) never fired"])
+                evidence: [
+                    "declared fault \(name) never fired" + (observation.neverFiredReasons[name].map { ": " + $0 } ?? "")
+                ])
         }
         for record in observation.events where !record.played {
             let reason = record.notPlayed ?? "it was still pending when the run ended"

@@ -38,8 +38,9 @@ public struct ScenarioRuns: Sendable, Hashable {
 ///                           "notes": [],
 ///                           "verdicts": [{"key": "attempts", "status": "failed", "expected": "…",
 ///                                         "observed": "…", "evidence": ["…"]}],
-///                           "faultTimeline": [{"timeMicroseconds": 412000, "rule": "…", "action": "reset",
-///                                              "connection": 2, "offset": 1048576}],
+///                           "faultTimeline": [{"timeMicroseconds": 412300, "decidedMicroseconds": 412000,
+///                                              "rule": "…", "action": "reset", "connection": 2,
+///                                              "offset": 1048576}],
 ///                           "eventTimeline": [{"index": 0, "event": "add-assets", "trigger": "at 100ms",
 ///                                              "played": true, "runMicroseconds": 100212,
 ///                                              "proxyMicroseconds": 131007, "did": ["…"], "notPlayed": null}],
@@ -111,7 +112,9 @@ public enum JSONReport {
 
     private static func firing(_ firing: FaultFiring) -> String {
         object([
-            ("timeMicroseconds", "\(firing.timeMicroseconds)"), ("rule", string(firing.rule)),
+            ("timeMicroseconds", "\(firing.timeMicroseconds)"),
+            ("decidedMicroseconds", firing.decidedMicroseconds.map { "\($0)" } ?? "null"),
+            ("rule", string(firing.rule)),
             ("action", string(firing.action)), ("connection", "\(firing.connection)"),
             ("offset", firing.offset.map { "\($0)" } ?? "null"),
         ])

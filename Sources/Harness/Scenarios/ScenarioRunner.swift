@@ -85,9 +85,11 @@ public enum ScenarioRunner {
     static func timeline(_ transcript: Transcript) -> [FaultFiring] {
         transcript.events.compactMap { event in
             guard case .faultFired(let fault) = event.kind else { return nil }
-            return FaultFiring(
+            var firing = FaultFiring(
                 timeMicroseconds: Int64(event.time / .microseconds(1)), rule: fault.rule, action: fault.action,
                 connection: event.connection, offset: fault.offset)
+            firing.decidedMicroseconds = fault.decided.map { Int64($0 / .microseconds(1)) }
+            return firing
         }
     }
 
@@ -223,11 +225,13 @@ struct ScenarioRun {
         waitForClientEnd()
         clientFailure = clientFailure ?? client.failure
         let ledger = try client.ledger()
-        return RunObservation(
+        var observation = RunObservation(
             ledger: ledger, transcript: proxy.transcript, serverUploads: try server?.uploads(), assets: assets,
             processJobsResults: client.processJobsResults, peakInFlight: Self.peakInFlight(ledger),
             neverFired: proxy.neverFired.filter { !$0.hasPrefix("squall-") },
             wallTime: ContinuousClock.now - started, timedOut: timedOut, events: records)
+        observation.neverFiredReasons = proxy.neverFiredReasons
+        return observation
     }
 
     func stop() {
