@@ -30,7 +30,7 @@ enum BundleFiles {
             "\(DebugBundle.transcript) the proxy's transcript: connections, exchanges, body ranges, faults, closes",
             "\(DebugBundle.ledger)     each job's ledger (the client's view)",
             "\(DebugBundle.serverLog)      the reference server's request log (absent with --upstream)",
-            "\(DebugBundle.report)     verdicts with expected, observed and evidence; the fault timeline",
+            "\(DebugBundle.report)     verdicts with expected, observed and evidence; the fault and event timelines",
             "ca/ store/ journal/ assets/  the run's CA, the server's store, the client's journal, the assets",
             "",
             "Open:",
