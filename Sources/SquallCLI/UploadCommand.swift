@@ -31,11 +31,15 @@ enum UploadCommand: Subcommand {
             .value(
                 "--journal", "DIR",
                 help: "Keep the job journal here; rerunning after a crash continues. Default: a temporary one."),
-            .flag("--production", help: "Runtime limit and backoff between invocations (default: developer mode)."),
+            .flag(
+                "--production",
+                help: "Runtime limit, backoff between invocations, full backoffs (default: developer mode)."),
             .value("--resume-attempts", "N", help: "Automatic resumes per transfer after a 104. Default 5."),
             .value(
-                "--backoff", "D", help: "Backoff before the first resume, doubling after (--production). Default 1s."),
-            .value("--backoff-limit", "D", help: "The longest backoff between resumes. Default 30s."),
+                "--backoff", "D",
+                help: "Wait before the first resume or job retry, doubling after (at most 1s in developer mode). "
+                    + "Default 1s."),
+            .value("--backoff-limit", "D", help: "The longest wait before a resume or job retry. Default 30s."),
             .value("--connect-timeout", "D", help: "Connecting (and TLS) gives up after D. Default 10s."),
             .value("--read-timeout", "D", help: "A request with no byte from the server for D times out. Default 60s."),
             .value(
@@ -48,11 +52,13 @@ enum UploadCommand: Subcommand {
         discussion: """
             Each file becomes an upload job (folders are walked recursively). The client preflights the server
             with OPTIONS, creates each upload with the interop version's fields, resumes by itself after an
-            interruption when the server announced the upload with a 104, and retries failed jobs up to the
-            retry limit. Progress shows as a bar on a terminal and as plain lines otherwise; a summary per file
-            follows. Exit status 0 only when every file was uploaded. With --journal, running the same command
-            again after a crash or Ctrl-C continues where it stopped: jobs in flight resume from the server's
-            offset, uploaded files are not sent again. SIGINT or SIGTERM stops the run (exit status 1).
+            interruption when the server announced the upload with a 104 (a refused or reset connection while
+            resuming is one more attempt), and retries failed jobs up to the retry limit, waiting a backoff
+            before each resume and each retry. Progress shows as a bar on a terminal and as plain lines
+            otherwise; a summary per file follows. Exit status 0 only when every file was uploaded. With
+            --journal, running the same command again after a crash or Ctrl-C continues where it stopped: jobs in
+            flight resume from the server's offset, uploaded files are not sent again. SIGINT or SIGTERM stops the
+            run (exit status 1).
             """
     )
 

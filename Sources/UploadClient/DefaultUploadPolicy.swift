@@ -74,7 +74,8 @@ public struct UploadPolicyError: Error, Hashable, Sendable, CustomStringConverti
 /// The extension policy of PhotoKit's sample, with `UploadPolicyConfiguration`'s knobs, reading its work from an
 /// `AssetLibrary` with persistent change tracking. Each invocation, while enabled:
 /// 1. retries failed jobs whose error is transient (with a refreshed token after `userAuthenticationRequired`
-///    when asked) and acknowledges the others;
+///    when asked) and acknowledges the others; the system starts a retried job's transfer after a backoff
+///    (`UploadSystem.retryDelay(for:)`), so retries are never spent back to back;
 /// 2. records each finished job's outcome (`x-server-resource-id` for successes) durably, then acknowledges it;
 /// 3. cancels redundant jobs (when asked), reads the library's changes since the saved token into the queue of
 ///    assets to upload, and creates jobs for queued assets with none held, as many as there are free in-flight

@@ -18,11 +18,12 @@ public struct TransferConfiguration: Sendable {
     /// Automatic resumes (HEAD then PATCH, or a PATCH after 409) before the transfer gives up with its last
     /// transient error. They are not job retries. Default 5.
     public var maximumResumeAttempts: Int
-    /// The backoff before resume attempt n is `backoffBase` × 2^(n−1), at most `backoffLimit`. Defaults 1 s and
-    /// 30 s.
+    /// The backoff before resume attempt n (and, in `UploadSystem`, before a job's retry n) is `backoffBase` ×
+    /// 2^(n−1), at most `backoffLimit`. Defaults 1 s and 30 s.
     public var backoffBase: Duration
     public var backoffLimit: Duration
-    /// No backoff between resume attempts (the system's developer mode). Default false.
+    /// The system's developer mode: every backoff is shortened to at most `developerModeBackoffLimit`, never
+    /// removed, so a transfer still rides out a server that is down for a moment. Default false.
     public var developerMode: Bool
     /// How long opening a connection (TCP and TLS handshake) may take. Default 10 s.
     public var connectTimeout: Duration
@@ -61,14 +62,18 @@ public struct TransferConfiguration: Sendable {
         self.resumeLocation = resumeLocation
     }
 
-    /// The delay before resume attempt `attempt` (1-based): zero in developer mode.
+    /// The longest backoff in developer mode: 1 s.
+    public static let developerModeBackoffLimit: Duration = .seconds(1)
+
+    /// The delay before resume attempt (or job retry) `attempt` (1-based): `backoffBase` × 2^(attempt−1), at most
+    /// `backoffLimit`, and at most `developerModeBackoffLimit` in developer mode.
     public func backoff(beforeAttempt attempt: Int) -> Duration {
-        guard !developerMode else { return .zero }
+        let limit = developerMode ? min(backoffLimit, Self.developerModeBackoffLimit) : backoffLimit
         var delay = backoffBase
         for _ in 1..<max(attempt, 1) {
             delay = delay * 2
-            if delay >= backoffLimit { return backoffLimit }
+            if delay >= limit { return limit }
         }
-        return min(delay, backoffLimit)
+        return min(delay, limit)
     }
 }

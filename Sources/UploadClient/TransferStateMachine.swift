@@ -16,12 +16,20 @@ import ResumableUpload
 ///              └─connection lost ─┬─ no 104 seen ──────────────────────────────▶ failed (transient)
 ///                                 └─ 104 seen: backoff ─▶ HEAD ─▶ offset check ─▶ append …
 ///                                      (at most maximumResumeAttempts, then failed with the transient error)
+///  HEAD refused, reset or timed out (or answered 5xx) ─▶ one more attempt: backoff ─▶ HEAD …
 ///  offset check: offset > bytes ever sent, or < an offset the server acknowledged before ─▶ DELETE ─▶ failed
 ///  cancel ─▶ HEAD (when there is an upload resource) ─▶ cancelled with the server's state
 /// ```
 ///
 /// Only transient connection failures (`TransferError.isTransient`) are resumed; a malformed response or a TLS
 /// failure ends the transfer. A 104 counts only when it carries the transfer's own interop version (§1.4).
+///
+/// Resume attempts: every interruption once an upload resource is known (a creation or append cut, a HEAD whose
+/// connection is refused, reset or times out, a 5xx to the HEAD, a 409 to an append) spends one of
+/// `maximumResumeAttempts`; all but the 409 wait `configuration.backoff(beforeAttempt:)` first, so a server that
+/// restarts (refusing connections for a moment) is waited for, not raced. Without an upload resource (the
+/// creation's connection refused before any 104) the transfer fails at once: the job's failure, which the system
+/// retries after its own backoff.
 public struct TransferStateMachine: Sendable {
     /// What happened, fed by the driver.
     public enum Input: Sendable, Hashable {
@@ -224,6 +232,8 @@ public struct TransferStateMachine: Sendable {
 
     // MARK: endings
 
+    /// The request in flight (or its connection) failed: a transient failure once an upload resource is known is
+    /// one more resume attempt, whether it cut a creation or append or the HEAD of an earlier attempt.
     mutating func failed(_ error: TransferError) -> [Action] {
         switch phase {
         case .sending, .retrieving(afterCancel: false):

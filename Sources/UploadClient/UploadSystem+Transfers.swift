@@ -23,9 +23,10 @@ extension UploadSystem {
 
     /// Starts a transfer for every registered job, and cancels transfers whose job the extension cancelled. A
     /// retried job whose earlier attempt was announced with a 104 resumes that upload resource (HEAD first: a
-    /// complete upload succeeds, a forgotten one starts over), so a retry never stores the file twice.
-    /// Download-only jobs (the resource is only brought onto the device, model choice: it always is) succeed at
-    /// once, with no request.
+    /// complete upload succeeds, a forgotten one starts over), so a retry never stores the file twice. A retried
+    /// job's transfer begins after `retryDelay(for:)`, so the retries of a job whose server is down are spread
+    /// out rather than spent back to back. Download-only jobs (the resource is only brought onto the device, model
+    /// choice: it always is) succeed at once, with no request.
     func startTransfers() throws {
         let held = Set(store.jobs.map(\.localID))
         for (id, transfer) in transfers.withLock({ $0 }) where !held.contains(id) { transfer.cancel() }
@@ -41,18 +42,33 @@ extension UploadSystem {
         for job in store.jobs where job.state == .registered && job.type == .upload {
             if isTerminated { return }
             try journal.performChanges(at: now()) { try $0.start(job.localID) }
-            try launch(job, resumeLocation: ledger[job.localID]?.uploadResource)
+            try launch(job, resumeLocation: ledger[job.localID]?.uploadResource, after: retryDelay(for: job))
         }
     }
 
-    /// Runs the job's transfer on its own thread; its end is recorded in the journal and wakes `run`.
-    private func launch(_ job: UploadJob, resumeLocation: String?) throws {
-        guard let destination = job.destination else { return }
+    /// The wait before a job's next transfer: none for its first attempt; before retry n the transfer's backoff
+    /// before attempt n (`TransferConfiguration.backoff(beforeAttempt:)`: `backoffBase` × 2^(n−1), at most
+    /// `backoffLimit`, shortened to at most 1 s in developer mode but never removed).
+    func retryDelay(for job: UploadJob) -> Duration {
+        guard job.retryCount > 0 else { return .zero }
+        return transferConfiguration.backoff(beforeAttempt: job.retryCount)
+    }
+
+    /// The transfers' configuration, in developer mode when the system is.
+    var transferConfiguration: TransferConfiguration {
         var settings = configuration.transfer
+        if configuration.developerMode { settings.developerMode = true }
+        return settings
+    }
+
+    /// Runs the job's transfer on its own thread, after waiting `delay` (a retry's backoff; cut short when the
+    /// system is terminated); its end is recorded in the journal and wakes `run`.
+    private func launch(_ job: UploadJob, resumeLocation: String?, after delay: Duration = .zero) throws {
+        guard let destination = job.destination else { return }
+        var settings = transferConfiguration
         settings.method = HTTPMethod(rawValue: destination.method)
         settings.headerFields = HTTPFields(destination.headerFields.map { HTTPField(name: $0.name, value: $0.value) })
         settings.resumeLocation = resumeLocation
-        if configuration.developerMode { settings.developerMode = true }
         let size = (try? FileManager.default.attributesOfItem(atPath: job.assetID)[.size] as? NSNumber)?.int64Value ?? 0
         let recorder = LedgerRecorder(system: self, job: job.localID, size: size)
         let transfer: UploadTransfer
@@ -68,6 +84,7 @@ extension UploadSystem {
         if isTerminated { transfer.abort() }
         observer(.transferStarted(job.localID, assetID: job.assetID, size: size, reconciling: resumeLocation != nil))
         let thread = Thread { [self] in
+            if delay > .zero && !isTerminated { sleeper(delay) }
             let outcome = transfer.run()
             recorder.flush()
             // Settled before it leaves the running set: the scheduler, woken by another transfer in between,

@@ -11,8 +11,9 @@ public struct UploadSystemConfiguration: Sendable {
     /// Interop version, append size, CA, timeouts and automatic resumes of every transfer; each job's destination
     /// replaces its method and fields. Default `TransferConfiguration()`.
     public var transfer: TransferConfiguration
-    /// Developer mode: no runtime limit per invocation and no backoff between invocations (nor between
-    /// automatic resumes). Default false.
+    /// Developer mode: no runtime limit per invocation and no backoff between invocations; the waits before
+    /// automatic resumes and job retries are shortened (at most `TransferConfiguration.developerModeBackoffLimit`),
+    /// not removed. Default false.
     public var developerMode: Bool
     /// How long one `processJobs` may run before the system calls `willTerminate`. Default 30 s.
     public var invocationRuntimeLimit: Duration
@@ -78,6 +79,13 @@ public struct UploadSystemSummary: Sendable, Equatable {
 /// transfers of registered jobs (one thread each, resuming by themselves after a 104), the extension's
 /// invocations with a runtime limit and backoff, and, on relaunch, the reconciliation of transfers an earlier run
 /// left in flight.
+///
+/// Waits (all through the injected sleeper, all cut short by `terminate`):
+/// - before automatic resume n of a transfer, and before retry n of a job (the extension called `retry`), the
+///   transfer's `backoff(beforeAttempt: n)`: `backoffBase` × 2^(n−1), at most `backoffLimit` (at most 1 s in
+///   developer mode, never zero unless `backoffBase` is);
+/// - before the next invocation after one that changed nothing while no transfer runs, `invocationBackoff`
+///   doubling to `invocationBackoffLimit` (none in developer mode).
 ///
 /// `run()` blocks its thread until the extension reports `completed` with no job held, or the system is
 /// terminated, or the extension stops making progress.

@@ -15,11 +15,14 @@ final class ServerProcess {
     let url: String
     private let output = Pipe()
 
-    /// Starts `squall server --listen 127.0.0.1:0 --store store --progress-interval 64KiB` plus `arguments`.
-    init(store: String, arguments: [String] = []) throws {
+    /// Starts `squall server --listen listen --store store --progress-interval progressInterval` plus `arguments`
+    /// (`listen` a fixed `host:port` to restart a killed server where its clients expect it).
+    init(
+        store: String, listen: String = "127.0.0.1:0", progressInterval: String = "64KiB", arguments: [String] = []
+    ) throws {
         process.executableURL = URL(fileURLWithPath: SquallBinaryTests.binary)
         process.arguments =
-            ["server", "--listen", "127.0.0.1:0", "--store", store, "--progress-interval", "64KiB"] + arguments
+            ["server", "--listen", listen, "--store", store, "--progress-interval", progressInterval] + arguments
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice
         process.standardInput = FileHandle.nullDevice

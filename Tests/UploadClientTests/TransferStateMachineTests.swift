@@ -39,10 +39,10 @@ struct TransferStateMachineTests {
         ResponseHead(status: 204, fields: ["Upload-Offset": "\(offset)", "Upload-Complete": complete ? "?1" : "?0"])
     }
 
-    /// A machine whose creation got its 104 and `sent` bytes out before the connection was lost (developer mode:
-    /// the HEAD follows at once).
+    /// A machine whose creation got its 104 and `sent` bytes out before the connection was lost (no backoff: the
+    /// HEAD follows at once).
     static func interrupted(sent: Int, acknowledged: Int64? = nil) -> (TransferStateMachine, [Action]) {
-        var machine = machine { $0.developerMode = true }
+        var machine = machine { $0.backoffBase = .zero }
         _ = machine.handle(.start)
         _ = machine.handle(.interim(announce()))
         if let acknowledged { _ = machine.handle(.interim(announce(location: "", offset: acknowledged))) }
@@ -266,11 +266,14 @@ struct TransferStateMachineTests {
         #expect(actions.last == .report(.finalising))
     }
 
-    @Test func backoffDoublesUpToTheLimitAndDeveloperModeSkipsIt() {
+    @Test func backoffDoublesUpToTheLimitAndDeveloperModeShortensItWithoutRemovingIt() {
         var configuration = TransferConfiguration(backoffBase: .seconds(1), backoffLimit: .seconds(5))
         #expect((1...5).map(configuration.backoff(beforeAttempt:)) == [1, 2, 4, 5, 5].map { .seconds($0) })
         configuration.developerMode = true
-        #expect(configuration.backoff(beforeAttempt: 3) == .zero)
+        #expect((1...3).map(configuration.backoff(beforeAttempt:)) == [1, 1, 1].map { .seconds($0) })
+        configuration.backoffBase = .milliseconds(50)
+        let shortened = (1...6).map(configuration.backoff(beforeAttempt:))
+        #expect(shortened == [50, 100, 200, 400, 800, 1000].map { .milliseconds($0) })
     }
 
     // MARK: resume location
@@ -327,7 +330,7 @@ struct TransferStateMachineTests {
     }
 
     @Test func a404AfterTheResumeLocationAnsweredIsABadServerResponse() throws {
-        var machine = Self.reconciling { $0.developerMode = true }
+        var machine = Self.reconciling { $0.backoffBase = .zero }
         _ = machine.handle(.start)
         _ = machine.handle(.response(Self.head(offset: 4000)))
         _ = machine.handle(.bodySent(1000))
