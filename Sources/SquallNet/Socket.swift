@@ -67,6 +67,16 @@ public final class Socket: @unchecked Sendable {
         try address(getpeername, "getpeername")
     }
 
+    /// Whether the peer has ended the connection (its FIN or RST has arrived), whatever is still unread: a
+    /// `poll` that does not wait, for POLLRDHUP, POLLHUP or POLLERR.
+    public var peerHasClosed: Bool {
+        // POLLRDHUP (0x2000, a GNU extension the Glibc module does not export): the peer shut down its writing.
+        let readHangUp: Int16 = 0x2000
+        var entry = pollfd(fd: fd, events: Int16(POLLIN) | readHangUp, revents: 0)
+        guard poll(&entry, 1, 0) == 1 else { return false }
+        return entry.revents & (readHangUp | Int16(POLLHUP) | Int16(POLLERR)) != 0
+    }
+
     /// Half-closes or fully shuts down the connection without releasing the descriptor.
     public func shutdown(reading: Bool = false, writing: Bool = true) {
         let how: Int32

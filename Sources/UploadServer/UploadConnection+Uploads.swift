@@ -44,6 +44,7 @@ extension UploadConnection {
             closeUnlessBodyless(head)
             return try sendUnknownUpload(id, request.version)
         }
+        slot.waitForClosedStream(besides: socket)
         let now = Self.now()
         let (outcome, generation) = try slot.state.withLock { state throws -> (ActionOutcome, UInt64?) in
             let outcome = try apply(state.machine.startAppend(request, now: now), to: &state, id: id)

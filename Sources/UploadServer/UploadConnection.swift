@@ -115,6 +115,7 @@ final class UploadConnection {
     ) throws {
         closeUnlessBodyless(head)
         guard let slot = server.slot(id, for: principal) else { return try sendUnknownUpload(id, version) }
+        slot.waitForClosedStream(besides: socket)
         let now = Self.now()
         let outcome = try slot.state.withLock { state in
             try apply(event(&state.machine, now), to: &state, id: id)

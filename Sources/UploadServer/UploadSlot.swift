@@ -1,3 +1,4 @@
+import Glibc
 import ResumableUpload
 import SquallNet
 import Synchronization
@@ -65,6 +66,24 @@ final class UploadRegistry: Sendable {
 }
 
 extension UploadSlot {
+    /// How long a request taking over the upload waits for a stream whose peer is gone to store what it had
+    /// received.
+    static let closedStreamPatience = Duration.seconds(1)
+
+    /// Before a later request takes the upload over (which ends the current stream and drops what its socket has
+    /// not read): when the current stream's peer is already gone (a cut: its RST or FIN has arrived), the bytes it
+    /// sent before the cut still wait in that socket; its own thread reads and stores them and then ends, and
+    /// this waits for that (at most `closedStreamPatience`). A live stream is taken over at once.
+    func waitForClosedStream(besides socket: Socket) {
+        let deadline = ContinuousClock.now + Self.closedStreamPatience
+        while ContinuousClock.now < deadline {
+            guard let streaming = state.withLock({ $0.streaming }), streaming !== socket, streaming.peerHasClosed
+            else { return }
+            // The other thread is draining that socket; look again in a millisecond.
+            usleep(1000)
+        }
+    }
+
     /// The slot of an upload that an earlier run of the server left in the store: idle, at its durable offset,
     /// `max-age` counted from its creation. Nil for plain or cancelled uploads, and for records whose facts
     /// contradict each other.

@@ -64,6 +64,23 @@ struct ResetWhileSendingTests {
         #expect(interruptions.contains { $0.reason.contains(failedWrite) }, "\(interruptions)")
     }
 
+    /// The client's HEAD after the cut can reach the server before the cut stream's thread has read what its
+    /// socket still holds: the offset it reports must already count every byte sent before the cut (the server
+    /// lets a stream whose peer is gone finish storing before the HEAD takes the upload over). Negative control:
+    /// without that wait, the HEAD aborts the stream and reports fewer bytes.
+    @Test(arguments: [Body.creation, .append])
+    func aHeadRightAfterTheCutReportsEveryAcknowledgedByte(body: Body) throws {
+        let fixture = try ServerFixture(UploadProtocolConfiguration(progressInterval: 1), transport: .http)
+        let data = ServerFixture.content(Self.cut, seed: 17)
+        for run in 0..<Self.runs {
+            let (client, id) = try Self.start(body, on: fixture, data: data)
+            try Self.resetOnceAcknowledged(client)
+            let head = try fixture.client().request(.head, "/upload/" + id, ServerFixture.versionField(Self.version))
+            #expect(head.final.fields["Upload-Offset"] == "\(Self.cut)", "run \(run): \(head.final)")
+        }
+        fixture.server.stop()
+    }
+
     /// Starts `body`'s request and sends its bytes up to `cut` (not reading the 104s); the client and the upload.
     static func start(_ body: Body, on fixture: ServerFixture, data: [UInt8]) throws -> (RawHTTPClient, String) {
         let client = try fixture.client()
