@@ -9,6 +9,9 @@ import ProxyTranscript
 /// The cut's upload resource is the request target's path for a PATCH, and the `Location` of a creation's 104 or
 /// final response for a POST (keyed by path, as `AppendOffsetCheck.resource`). A cut that no HEAD on its resource
 /// follows is a problem too: nothing showed what the server kept.
+///
+/// A reset fired after its exchange's final response is not a cut at an upload offset: its offset counts response
+/// body bytes (an `after-response-bytes` trigger, `FiredFault.offset`), so it is not judged.
 struct CutOffsetCheck {
     /// The resets at an offset judged.
     private(set) var cuts = 0
@@ -33,6 +36,8 @@ struct CutOffsetCheck {
         var heads: [Key: RequestHead] = [:]
         var current: [Int: Key] = [:]
         var resources: [Key: String] = [:]
+        /// The exchanges whose final response the transcript holds.
+        var answered = Set<Key>()
         var cutList: [Cut] = []
         /// HEAD answers: event index, resource, reported offset, evidence text.
         var answers: [(index: Int, resource: String, offset: Int64?, by: String)] = []
@@ -45,6 +50,7 @@ struct CutOffsetCheck {
                 if head.method != .post { resources[key] = AppendOffsetCheck.resource(head.target) }
             case .interimResponse(let exchange, let response), .finalResponse(let exchange, let response):
                 let key = Key(connection: event.connection, exchange: exchange)
+                if case .finalResponse = event.kind { answered.insert(key) }
                 if heads[key]?.method == .post, let location = response.fields["Location"] {
                     resources[key] = AppendOffsetCheck.resource(location)
                 }
@@ -57,7 +63,7 @@ struct CutOffsetCheck {
                 }
             case .faultFired(let fault):
                 guard fault.action == "reset", let offset = fault.offset, let key = current[event.connection],
-                    let head = heads[key]
+                    let head = heads[key], !answered.contains(key)
                 else { continue }
                 let request = Evidence.request(head, connection: key.connection, exchange: key.exchange)
                 cutList.append(Cut(rule: fault.rule, offset: offset, request: request, exchange: key, index: index))

@@ -59,8 +59,16 @@ extension OracleContext {
         return withFaults(counted(key, count, total, evidence: Evidence.capped(evidence)))
     }
 
-    /// `retransmitted-bytes`: per job, bytes sent beyond the asset's size (never below 0), summed. An asset of
-    /// unknown size counts the distinct bytes the job sent as its size.
+    /// `retransmitted-bytes`: the bytes the client's ledger says it sent in request bodies beyond each asset's
+    /// size, per job (never below 0), summed over jobs.
+    ///
+    /// A job's bytes sent are the lengths of every `bytesSent` range of every attempt, retries and automatic
+    /// resumes included, overlapping or not. A range is what the client wrote to its socket, so after a cut it may
+    /// exceed what the server received (bytes in flight when the connection was reset were dropped and sent
+    /// again): this counts the client's writes, not bytes the server received twice. A job resumed at 400 after
+    /// sending 0..<500 of 1000 bytes sent 1100 and counts 100; a job that never sent its whole asset counts 0 however
+    /// much of it it re-sent. An asset of unknown size counts the distinct bytes the job sent as its size (so the
+    /// overlap of its ranges).
     func retransmittedBytes(_ key: String, _ count: Expectation.Count) -> Verdict {
         let extra = jobs.map { job -> Int64 in
             let sent = job.byteRanges.reduce(0) { $0 + $1.length }

@@ -62,6 +62,17 @@ struct CutOffsetCheckTests {
         #expect(verdict.evidence.first?.contains("never announced") == true, "\(verdict)")
     }
 
+    /// An `after-response-bytes` reset's offset counts response body bytes, not an upload offset (the catalog's
+    /// `reset-after-response-bytes` cuts a token response at 16 bytes): it is no cut to judge.
+    @Test func aResetAfterTheFinalResponseIsNotACutAtAnUploadOffset() {
+        var builder = OracleFixtures.TranscriptBuilder()
+        builder.exchange(1, 1, .post, "/_squall/token?principal=squall", status: 200)
+        builder.fault(1, rule: "cut-token-body", action: "reset", offset: 16)
+        let verdict = judge(builder)
+        #expect(verdict.status == .passed, "\(verdict)")
+        #expect(verdict.observed == "true (0 cuts at an offset)")
+    }
+
     @Test func aCutInAnAppendIsJudgedOnItsTarget() {
         var builder = OracleFixtures.TranscriptBuilder()
         builder.exchange(

@@ -1,0 +1,321 @@
+import HTTPWire
+import ProxyTranscript
+import Scenario
+import Testing
+import UploadJobs
+
+@testable import ScenarioOracle
+
+/// One negative control per expectation kind and per run verdict (issue 13): a run with one defect fails the
+/// verdict, its observed value or evidence naming the offending job, request or count, and the same run without
+/// the defect passes, so each verdict is seen to discriminate. README.md "Negative controls" lists them.
+struct NegativeControlTests {
+    typealias Fixture = OracleFixtures
+    typealias Transfer = OracleFixtures.Transfer
+
+    /// A scenario, a run with one defect and the same run without it.
+    struct Control {
+        /// The verdict's key (`jobs.succeeded`, `fault.reset-mid`).
+        var verdict: String
+        var scenario: Scenario
+        var defective: RunObservation
+        var clean: RunObservation
+        /// The failed verdict's observed value.
+        var observed: String
+        /// A line of the failed verdict's evidence (the offending job or request); nil for a bare count.
+        var evidence: String?
+    }
+
+    /// Every expectation key, then the run verdicts (`fault`, `event`, `timeout`).
+    static let kinds = ScenarioExpectation.keys + ["fault", "event", "timeout"]
+
+    @Test func everyExpectationKindAndRunVerdictHasANegativeControl() throws {
+        #expect(Self.kinds.count == 21)
+        for kind in Self.kinds {
+            #expect(try Self.control(kind) != nil, "no negative control for \(kind)")
+        }
+    }
+
+    @Test(arguments: kinds)
+    func theDefectFailsTheVerdictAndTheSameRunWithoutItPasses(kind: String) throws {
+        let control = try #require(try Self.control(kind))
+        let failed = try #require(
+            ScenarioOracle.judge(control.scenario, control.defective).first { $0.key == control.verdict },
+            "\(kind): no verdict \(control.verdict)")
+        #expect(failed.status == .failed, "\(failed)")
+        #expect(failed.observed == control.observed, "\(failed)")
+        if let line = control.evidence {
+            #expect(failed.evidence.contains(line), "\(failed.evidence)")
+        }
+        let clean = ScenarioOracle.judge(control.scenario, control.clean)
+        #expect(clean.allSatisfy { $0.status == .passed }, "\(clean)")
+        let isExpectation = ScenarioExpectation.keys.contains(kind)
+        #expect(clean.contains { $0.key == control.verdict } == isExpectation, "\(clean)")
+    }
+
+    /// Issue 13: a job resumed at 400 after writing 0..<500 of its 1000 bytes re-sent 100 bytes, and
+    /// `retransmitted-bytes` says 100; with the resume exactly where the first write ended it says 0.
+    @Test func aJobResumedThatResentOneHundredBytesCountsOneHundred() throws {
+        let scenario = Fixture.scenario([.retransmittedBytes(.exactly(100))], count: 1)
+        let resent = Fixture.observation(ledger: try Fixture.ledger([[Self.resumed(firstWrite: 500, at: 400)]]))
+        let verdict = ScenarioOracle.judge(scenario, resent)[0]
+        #expect(verdict.status == .passed, "\(verdict)")
+        #expect(verdict.observed == "100")
+        let exact = Fixture.observation(ledger: try Fixture.ledger([[Self.resumed(firstWrite: 400, at: 400)]]))
+        #expect(ScenarioOracle.judge(scenario, exact)[0].observed == "0")
+    }
+
+    /// The documented limit of "beyond the asset's size": a job that never wrote its whole asset counts nothing,
+    /// even when it wrote some bytes twice (a 400-byte attempt, then a 300-byte one from 0, then it gave up).
+    @Test func aJobThatNeverSentItsWholeAssetCountsNoRetransmittedBytes() throws {
+        let short = Transfer(ranges: [.init(offset: 0, length: 400)], failure: (.networkConnectionLost, nil))
+        let shorter = Transfer(ranges: [.init(offset: 0, length: 300)], failure: (.networkConnectionLost, nil))
+        let ledger = try Fixture.ledger(retryLimit: 1, [[short, shorter]])
+        let scenario = Fixture.scenario([.retransmittedBytes(.exactly(0))], count: 1, retryLimit: 1)
+        #expect(ScenarioOracle.judge(scenario, Fixture.observation(ledger: ledger))[0].status == .passed)
+    }
+
+    // MARK: - The controls
+
+    /// The control for `kind`, nil when there is none.
+    static func control(_ kind: String) throws -> Control? {
+        try ledgerControl(kind) ?? transcriptControl(kind) ?? countControl(kind) ?? runControl(kind)
+    }
+
+    /// A job run once, then failed with `networkConnectionLost` at 400 bytes and run again from 0.
+    private static func failedOnce() -> [Transfer] {
+        [Transfer(ranges: [.init(offset: 0, length: 400)], failure: (.networkConnectionLost, nil)), Fixture.clean()]
+    }
+
+    /// A 1000-byte job that wrote 0..<`firstWrite`, then resumed at `at` and wrote the rest.
+    private static func resumed(firstWrite: Int64, at offset: Int64) -> Transfer {
+        Transfer(
+            ranges: [.init(offset: 0, length: firstWrite), .init(offset: offset, length: 1000 - offset)],
+            resumes: [offset])
+    }
+
+    private static func control(
+        _ verdict: String, _ expectation: ScenarioExpectation, count: Int = 2, retryLimit: Int = 3,
+        defective: RunObservation, clean: RunObservation, observed: String, evidence: String?
+    ) -> Control {
+        Control(
+            verdict: verdict, scenario: Fixture.scenario([expectation], count: count, retryLimit: retryLimit),
+            defective: defective, clean: clean, observed: observed, evidence: evidence)
+    }
+
+    /// The expectations judged from the client's ledger (and the server's uploads).
+    private static func ledgerControl(_ kind: String) throws -> Control? {
+        let clean = Fixture.observation(ledger: try Fixture.ledger([[Fixture.clean()], [Fixture.clean()]]))
+        let retried = Fixture.observation(ledger: try Fixture.ledger([[Fixture.clean()], failedOnce()]))
+        switch kind {
+        case "jobs":
+            let failing = Transfer(ranges: [.init(offset: 0, length: 10)], failure: (.badServerResponse, 500))
+            let failed = Fixture.observation(ledger: try Fixture.ledger(retryLimit: 0, [[Fixture.clean()], [failing]]))
+            return control(
+                "jobs.succeeded", .jobs(state: "succeeded", .all), defective: failed, clean: clean, observed: "1",
+                evidence: "job-2 (photo-2): failed")
+        case "acknowledged-once":
+            return control(
+                kind, .acknowledgedOnce(true), count: 1, defective: Fixture.observation(ledger: try unacknowledged()),
+                clean: Fixture.observation(ledger: try Fixture.ledger([[Fixture.clean()]])),
+                observed: "false (1 of 1 jobs not)", evidence: "job-1 (photo-1): acknowledged 0 times")
+        case "attempts":
+            return control(
+                kind, .attempts(.exactly(1)), defective: retried, clean: clean, observed: "1…2 per job",
+                evidence: "job-2 (photo-2): 2 attempts")
+        case "retries":
+            return control(
+                kind, .retries(.exactly(0)), defective: retried, clean: clean, observed: "0…1 per job",
+                evidence: "job-2 (photo-2): 1 retries")
+        case "retry-limit-respected":
+            return control(
+                kind, .retryLimitRespected(true), retryLimit: 0, defective: retried, clean: clean,
+                observed: "false (1 of 2 jobs not)", evidence: "job-2 (photo-2): 1 retries, limit 0")
+        case "resumptions":
+            let resumes = try Fixture.ledger([[resumed(firstWrite: 400, at: 400)], [Fixture.clean()]])
+            return control(
+                kind, .resumptions(.exactly(0)), defective: Fixture.observation(ledger: resumes), clean: clean,
+                observed: "1", evidence: "job-1 (photo-1): resumed at 400")
+        case "retransmitted-bytes":
+            let resent = try Fixture.ledger([[resumed(firstWrite: 500, at: 400)], [Fixture.clean()]])
+            let exact = try Fixture.ledger([[resumed(firstWrite: 400, at: 400)], [Fixture.clean()]])
+            return control(
+                kind, .retransmittedBytes(.exactly(0)), defective: Fixture.observation(ledger: resent),
+                clean: Fixture.observation(ledger: exact), observed: "100",
+                evidence: "job-1 (photo-1): 100 bytes sent again")
+        case "restarts-from-zero":
+            return control(
+                kind, .restartsFromZero(.exactly(0)), defective: retried, clean: clean, observed: "1",
+                evidence: "job-2 (photo-2): 1 restarts from byte 0")
+        case "job-errors":
+            return control(
+                "job-errors.networkConnectionLost", .jobErrors(code: "networkConnectionLost", .exactly(0)),
+                defective: retried, clean: clean, observed: "1", evidence: "job-2 (photo-2): 1 × networkConnectionLost")
+        case "server-objects-intact":
+            let ledger = try Fixture.ledger([[Fixture.clean()], [Fixture.clean()]])
+            let corrupt = [upload("u1", sha: "sha-1"), upload("u2", sha: "corrupt")]
+            let intact = [upload("u1", sha: "sha-1"), upload("u2", sha: "sha-2")]
+            return control(
+                kind, .serverObjectsIntact(true),
+                defective: Fixture.observation(ledger: ledger, serverUploads: corrupt),
+                clean: Fixture.observation(ledger: ledger, serverUploads: intact),
+                observed: "false (1 of 2 assets, 2 complete uploads not)",
+                evidence: "job-2 (photo-2): 0 complete uploads with sha256 sha-2")
+        case "server-resource-ids-recorded":
+            let uploads = [upload("u1", sha: "sha-1"), upload("u2", sha: "sha-2")]
+            let wrong = try Fixture.ledger([[Fixture.clean(resourceID: "u1")], [Fixture.clean(resourceID: "u9")]])
+            let right = try Fixture.ledger([[Fixture.clean(resourceID: "u1")], [Fixture.clean(resourceID: "u2")]])
+            return control(
+                kind, .serverResourceIDsRecorded(true),
+                defective: Fixture.observation(ledger: wrong, serverUploads: uploads),
+                clean: Fixture.observation(ledger: right, serverUploads: uploads),
+                observed: "false (1 of 2 succeeded jobs not)",
+                evidence: "job-2 (photo-2): recorded u9, not a server upload")
+        default:
+            return nil
+        }
+    }
+
+    /// The expectations judged from the proxy's transcript.
+    private static func transcriptControl(_ kind: String) -> Control? {
+        switch kind {
+        case "appends-at-server-offset":
+            return control(
+                kind, .appendsAtServerOffset(true), count: 1,
+                defective: Fixture.observation(transcript: cutAndResumed(reported: 400, resumeAt: 0)),
+                clean: Fixture.observation(transcript: cutAndResumed(reported: 400, resumeAt: 400)),
+                observed: "false (1 of 1 appends after a HEAD not)",
+                evidence: "conn 2 #2 PATCH /uploads/7 Upload-Offset: 0: sent 0, server reported 400 (conn 2 #1 HEAD)")
+        case "server-offset-at-cut":
+            return control(
+                kind, .serverOffsetAtCut(true), count: 1,
+                defective: Fixture.observation(transcript: cutAndResumed(reported: 256, resumeAt: 256)),
+                clean: Fixture.observation(transcript: cutAndResumed(reported: 400, resumeAt: 400)),
+                observed: "false (1 of 1 cuts at an offset not)",
+                evidence: "cut at 400 (conn 1 #1 POST /upload): conn 2 #1 HEAD /uploads/7 reported 256: 144 bytes lost")
+        case "auth-refreshes":
+            return control(
+                kind, .authRefreshes(.exactly(0)), count: 1,
+                defective: Fixture.observation(transcript: tokens(2)),
+                clean: Fixture.observation(transcript: tokens(1)),
+                observed: "1", evidence: "conn 2 #1 POST /_squall/token?principal=squall")
+        case "requests":
+            var withoutHead = OracleFixtures.TranscriptBuilder()
+            withoutHead.exchange(1, 1, .post, "/upload", body: 1000, status: 201)
+            var withHead = withoutHead
+            withHead.exchange(2, 1, .head, "/uploads/7", status: 204, responseFields: ["Upload-Offset": "1000"])
+            return control(
+                "requests.HEAD", .requests(method: "HEAD", .exactly(0)), count: 1,
+                defective: Fixture.observation(transcript: withHead.transcript),
+                clean: Fixture.observation(transcript: withoutHead.transcript), observed: "1",
+                evidence: "conn 2 #1 HEAD /uploads/7")
+        default:
+            return nil
+        }
+    }
+
+    /// The counters of the run: no job or request to name, the observed value says it.
+    private static func countControl(_ kind: String) -> Control? {
+        switch kind {
+        case "peak-in-flight":
+            return control(
+                kind, .peakInFlight(.range(min: nil, max: 1)), defective: Fixture.observation(peakInFlight: 2),
+                clean: Fixture.observation(peakInFlight: 1), observed: "2", evidence: nil)
+        case "process-jobs-results":
+            return control(
+                "process-jobs-results.failure", .processJobsResults(result: "failure", .exactly(0)),
+                defective: Fixture.observation(processJobsResults: ["processing", "failure", "completed"]),
+                clean: Fixture.observation(processJobsResults: ["processing", "completed"]), observed: "1",
+                evidence: nil)
+        case "wall-time":
+            return control(
+                kind, .wallTime(max: .seconds(2)), defective: Fixture.observation(wallTime: .milliseconds(2500)),
+                clean: Fixture.observation(wallTime: .milliseconds(1500)), observed: "2.500s", evidence: nil)
+        default:
+            return nil
+        }
+    }
+
+    /// The verdicts every run gets: a declared fault that never fired, an event that never played, the timeout.
+    private static func runControl(_ kind: String) -> Control? {
+        let scenario = Fixture.scenario([])
+        switch kind {
+        case "fault":
+            var defective = Fixture.observation(neverFired: ["cut-at-70"])
+            let reason = "70% of an upload whose length the proxy never learned (PATCH /uploads/7)"
+            defective.neverFiredReasons = ["cut-at-70": reason]
+            return Control(
+                verdict: "fault.cut-at-70", scenario: scenario, defective: defective, clean: Fixture.observation(),
+                observed: "never fired", evidence: "declared fault cut-at-70 never fired: " + reason)
+        case "event":
+            let trigger = "at-progress 70% of photo-1"
+            let notPlayed = "the upload of photo-1 got to 40% (400 of 1000 bytes)"
+            var defective = Fixture.observation()
+            defective.events = [EventRecord(index: 0, event: "switch-network", trigger: trigger, notPlayed: notPlayed)]
+            var clean = Fixture.observation()
+            clean.events = [
+                EventRecord(
+                    index: 0, event: "switch-network", trigger: trigger, runMicroseconds: 120_000,
+                    did: ["reset conn 1"])
+            ]
+            return Control(
+                verdict: "event.0.switch-network", scenario: scenario, defective: defective, clean: clean,
+                observed: "never played", evidence: "event switch-network \(trigger) never played: \(notPlayed)")
+        case "timeout":
+            return Control(
+                verdict: "timeout", scenario: scenario,
+                defective: Fixture.observation(wallTime: .seconds(30), timedOut: true),
+                clean: Fixture.observation(wallTime: .seconds(2)), observed: "stopped at the timeout after 30.000s",
+                evidence: "the run did not complete within the scenario's timeout")
+        default:
+            return nil
+        }
+    }
+
+    // MARK: - Fixtures
+
+    /// One job that sent its whole asset and succeeded, never acknowledged.
+    private static func unacknowledged() throws -> JobLedger {
+        var store = JobStore()
+        let id = try store.performChanges(at: 1) {
+            _ = try $0.createJob(assetID: "/assets/photo-1", destination: Fixture.destination)
+        }[0].jobID
+        try store.performChanges(at: 2) { block in
+            try block.start(id)
+            try block.record(.bytesSent(ByteRange(offset: 0, length: 1000)), job: id)
+            try block.succeed(id, status: 201, headers: [])
+        }
+        return store.ledger
+    }
+
+    private static func upload(_ id: String, sha: String) -> ServerUpload {
+        ServerUpload(id: id, complete: true, cancelled: false, length: 1000, offset: 1000, sha256: sha)
+    }
+
+    /// A creation announced at `/uploads/7` by a 104 and cut at 400, a HEAD reporting `reported`, then one PATCH
+    /// from `resumeAt` with the rest, answered 201.
+    private static func cutAndResumed(reported: Int64, resumeAt: Int64) -> Transcript {
+        var builder = OracleFixtures.TranscriptBuilder()
+        builder.add(
+            1,
+            .requestHead(exchange: 1, RequestHead(method: .post, target: "/upload", fields: ["Upload-Length": "1000"])))
+        builder.add(1, .interimResponse(exchange: 1, ResponseHead(status: 104, fields: ["Location": "/uploads/7"])))
+        builder.add(1, .requestBody(exchange: 1, offset: 0, length: 400, uploadOffset: 0))
+        builder.fault(1, rule: "cut", action: "reset", offset: 400)
+        builder.exchange(2, 1, .head, "/uploads/7", status: 204, responseFields: ["Upload-Offset": "\(reported)"])
+        builder.exchange(
+            2, 2, .patch, "/uploads/7", fields: ["Upload-Offset": "\(resumeAt)"], body: 1000 - resumeAt,
+            uploadOffset: resumeAt, status: 201)
+        return builder.transcript
+    }
+
+    /// `count` token requests, each on its own connection, then the upload.
+    private static func tokens(_ count: Int) -> Transcript {
+        var builder = OracleFixtures.TranscriptBuilder()
+        for number in 0..<count {
+            builder.exchange(1 + number, 1, .post, "/_squall/token?principal=squall", status: 200)
+        }
+        builder.exchange(count + 1, 1, .post, "/upload", body: 1000, status: 201)
+        return builder.transcript
+    }
+}
