@@ -13,7 +13,7 @@
 ///   "retransmitted-bytes": {"max": 0},              // bytes sent beyond each asset's size, all jobs
 ///   "restarts-from-zero": 0,                        // requests that started an asset over from byte 0
 ///   "peak-in-flight": {"max": 2},
-///   "auth-refreshes": {"min": 1},                   // token requests after the first per client
+///   "auth-refreshes": {"min": 1},                   // token requests in the run after the first (relaunches too)
 ///   "requests": {"OPTIONS": {"max": 1}},            // requests per method seen by the proxy
 ///   "server-objects-intact": true,                  // each asset once on the server, SHA-256 equal; no duplicates
 ///   "server-resource-ids-recorded": true,           // each succeeded job recorded the server's resource id

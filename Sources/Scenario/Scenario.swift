@@ -82,7 +82,8 @@ public struct ClientSpec: Sendable, Hashable {
     public var appendSize: Int64?
     /// Automatic resumes after a 104 before the job fails. Default 5.
     public var resumeAttempts = 5
-    /// No runtime limit per invocation and no backoff. Default true (scenarios run fast).
+    /// No runtime limit per invocation and no backoff between invocations; resume and retry waits are capped at
+    /// 1 s rather than removed. Default true (scenarios run fast).
     public var developerMode = true
     /// Refresh the bearer token after a 401. Default true.
     public var refreshAuth = true
