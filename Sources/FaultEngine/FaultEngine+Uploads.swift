@@ -51,7 +51,7 @@ extension FaultEngine {
         rules.indices.map { index in
             let state = states[index]
             let status: FaultRuleStatus.State
-            if let times = rules[index].times, state.fired >= times {
+            if !hasTimesLeft(index) {
                 status = .exhausted
             } else if state.fired > 0 {
                 status = .fired
@@ -65,7 +65,7 @@ extension FaultEngine {
     /// For the rules in `neverFired` that met a request they could not be placed in: why, by rule name.
     public var neverFiredReasons: [String: String] {
         var reasons: [String: String] = [:]
-        for index in rules.indices where !rules[index].optional && states[index].fired == 0 {
+        for index in neverFiredIndices {
             if let reason = states[index].unresolved { reasons[rules[index].name] = reason }
         }
         return reasons

@@ -72,7 +72,12 @@ public struct FaultEngine: Sendable {
 
     /// The non-optional rules that have not fired: each one fails the scenario.
     public var neverFired: [String] {
-        rules.indices.filter { !rules[$0].optional && states[$0].fired == 0 }.map { rules[$0].name }
+        neverFiredIndices.map { rules[$0].name }
+    }
+
+    /// The indices of the non-optional rules that have not fired.
+    var neverFiredIndices: [Int] {
+        rules.indices.filter { !rules[$0].optional && states[$0].fired == 0 }
     }
 
     /// How many times the rule named `name` has fired.

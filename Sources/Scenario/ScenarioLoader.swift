@@ -41,8 +41,8 @@ public enum ScenarioLoader {
         return load([UInt8](data), file: path)
     }
 
-    /// Every scenario in `paths` (files, or folders searched recursively for `*.json` other than the schemas, `schema.json` and `*.schema.json`,
-    /// in path order), and every mistake in them; a scenario name used by two files is a mistake in the second.
+    /// Every scenario in `paths` (files, or folders searched recursively for `*.json` other than the schemas,
+    /// `schema.json` and `*.schema.json`, in path order), and every mistake in them; a scenario name used by two files is a mistake in the second.
     public static func loadCatalog(paths: [String]) -> ([Scenario], [ScenarioError]) {
         var scenarios: [Scenario] = []
         var errors: [ScenarioError] = []
@@ -66,7 +66,8 @@ public enum ScenarioLoader {
         return (scenarios, errors)
     }
 
-    /// The files `paths` name: files as given, folders expanded to their `*.json` files except `schema.json` and `*.schema.json`.
+    /// The files `paths` name: files as given, folders expanded to their `*.json` files except `schema.json` and
+    /// `*.schema.json`.
     static func scenarioFiles(_ paths: [String], errors: inout [ScenarioError]) -> [String] {
         var files: [String] = []
         for path in paths {

@@ -86,11 +86,16 @@ public enum ScenarioRunner {
         transcript.events.compactMap { event in
             guard case .faultFired(let fault) = event.kind else { return nil }
             var firing = FaultFiring(
-                timeMicroseconds: Int64(event.time / .microseconds(1)), rule: fault.rule, action: fault.action,
+                timeMicroseconds: microseconds(event.time), rule: fault.rule, action: fault.action,
                 connection: event.connection, offset: fault.offset)
-            firing.decidedMicroseconds = fault.decided.map { Int64($0 / .microseconds(1)) }
+            firing.decidedMicroseconds = fault.decided.map(microseconds)
             return firing
         }
+    }
+
+    /// `duration` in whole microseconds, as the timelines give times.
+    static func microseconds(_ duration: Duration) -> Int64 {
+        Int64(duration / .microseconds(1))
     }
 
     static func ledgerJSON(_ ledger: JobLedger) -> String? {
@@ -202,7 +207,7 @@ struct ScenarioRun {
             }
             let settled = client.isSettled
             if settled, !canStillPlay(before: deadline) {
-                recordNeverPlayed(because: settledReason(deadline: deadline, started: started))
+                recordNeverPlayed(because: settledReason())
                 break
             }
             if ContinuousClock.now >= deadline {
@@ -267,7 +272,7 @@ struct ScenarioRun {
     }
 
     /// Why the pending events never played once the client settled.
-    private func settledReason(deadline: ContinuousClock.Instant, started: ContinuousClock.Instant) -> String {
+    private func settledReason() -> String {
         let settledAt = Self.text(ContinuousClock.now - origin)
         return "the client settled at \(settledAt) and the run times out at \(Self.text(scenario.timeout))"
     }
@@ -294,8 +299,8 @@ struct ScenarioRun {
     /// Takes the event out of `pending` and stamps its record with both clocks and what it did.
     private mutating func played(_ index: Int, did: [String]) {
         pending.removeAll { $0.index == index }
-        records[index].runMicroseconds = Self.microseconds(ContinuousClock.now - origin)
-        records[index].proxyMicroseconds = Self.microseconds(proxy.now)
+        records[index].runMicroseconds = ScenarioRunner.microseconds(ContinuousClock.now - origin)
+        records[index].proxyMicroseconds = ScenarioRunner.microseconds(proxy.now)
         records[index].did = did
     }
 
@@ -350,10 +355,6 @@ struct ScenarioRun {
         }
         return ids.isEmpty
             ? "no live connection to reset" : "reset connections " + ids.map(String.init).joined(separator: ", ")
-    }
-
-    static func microseconds(_ duration: Duration) -> Int64 {
-        Int64(duration / .microseconds(1))
     }
 
     /// `71 ms`, `5 s`, `1.5 s`: a duration as the never-played reasons say it.

@@ -43,14 +43,18 @@ final class UploadProgressIndex: Sendable {
         state.withLock { state in
             Self.read(transcript, into: &state)
             let uploads = state.exchanges.values.filter { exchange in asset.map { exchange.filename == $0 } ?? true }
-            guard let best = uploads.max(by: { $0.reached < $1.reached }) else {
+            guard let furthest = uploads.map(\.reached).max() else {
                 return asset.map { "no upload of \($0) was seen" } ?? "no upload was seen"
             }
-            guard let length = uploads.compactMap(\.uploadLength).max(), length > 0 else {
-                return "the upload never got past byte \(best.reached), and its length was never told"
+            guard let longest = uploads.compactMap(\.uploadLength).max(), longest > 0 else {
+                return "the upload never got past byte \(furthest), and its length was never told"
             }
-            let percent = uploads.map { $0.reached * 100 / max(1, $0.uploadLength ?? length) }.max() ?? 0
-            return "the upload never got past \(percent) % (byte \(best.reached) of \(length))"
+            // The request that got furthest through its upload (one whose length is untold counts against the
+            // longest told): its percentage, bytes and length, all of the same request.
+            let progress = uploads.map { (reached: $0.reached, length: max(1, $0.uploadLength ?? longest)) }
+            let best = progress.max { $0.reached * 100 / $0.length < $1.reached * 100 / $1.length }!
+            let percent = best.reached * 100 / best.length
+            return "the upload never got past \(percent) % (byte \(best.reached) of \(best.length))"
         }
     }
 
