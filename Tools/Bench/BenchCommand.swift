@@ -33,6 +33,7 @@ enum BenchMain {
             TransferBench.self,
             ProxyCommand.self,
             ProxyResponderCommand.self,
+            HTTPSSinkCommand.self,
             ProxyFeedCommand.self,
             ProxyLatencyBench.self,
             ProxyRateBench.self,

@@ -32,7 +32,11 @@ enum ProxyResponderCommand: BenchCommand {
     /// Answers the requests of one connection until the client closes it (or breaks HTTP: then an RST).
     static func serve(_ socket: Socket) {
         socket.setNoDelay()
-        let stream = PlainStream(socket: socket)
+        serve(PlainStream(socket: socket))
+    }
+
+    /// Answers the requests of one stream (plain or TLS) until the client closes it (or breaks HTTP: then an RST).
+    static func serve(_ stream: some ByteStream) {
         do {
             try answer(stream)
             stream.close()
@@ -41,7 +45,7 @@ enum ProxyResponderCommand: BenchCommand {
         }
     }
 
-    private static func answer(_ stream: PlainStream) throws {
+    private static func answer(_ stream: some ByteStream) throws {
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: readSize, alignment: 16)
         defer { buffer.deallocate() }
         var parser = HTTP1Parser(role: .server)
