@@ -11,7 +11,10 @@ import SquallNet
 /// ```
 /// `WANT_READ`/`WANT_WRITE` become `.wouldBlock`, a close_notify becomes `.endOfStream`, and a TCP close
 /// without close_notify is `TLSError(.unexpectedEOF)` (a truncation attack, or a crashed peer). After a
-/// `.wouldBlock` from `write`, call `write` again with at least the same bytes (OpenSSL retries the record).
+/// `.wouldBlock` from `write`, call `write` again with at least the same bytes (their records may be partly sent).
+///
+/// Records go out in batches (`OutboundRecords`): a `write` encrypts up to `writeBatch` bytes, four records, before
+/// one `send`, and reports bytes written only once their records are in the kernel.
 ///
 /// An `SSL*` must not be shared between threads: create the stream on the thread that will drive it.
 public final class TLSStream: ByteStream {
@@ -27,6 +30,20 @@ public final class TLSStream: ByteStream {
     private var writeClosed = false
     /// The last read would have blocked (see `bufferedReadableCount`).
     private var readBlocked = false
+    /// Records produced and not yet sent (OpenSSL's write BIO).
+    private let outbound = OutboundRecords()
+    /// Plaintext bytes of the caller's last `write` whose records are encrypted but not all sent: the retry reports
+    /// them once they are.
+    private var encryptedUnsent = 0
+    /// The handshake finished with its last flight not all sent.
+    private var handshakeUnsent = false
+    /// SSL_shutdown has put the close_notify among the outbound records.
+    private var closeNotifyQueued = false
+
+    /// The plaintext encrypted before each `send`: four full records.
+    static let writeBatch = 64 * 1024
+    /// The most plaintext one `write` takes.
+    static let writeLimit = 256 * 1024
 
     private enum Operation: String {
         case handshake
@@ -43,6 +60,8 @@ public final class TLSStream: ByteStream {
         self.context = context
         self.ssl = ssl
         guard SSL_set_fd(ssl, socket.fd) == 1 else { throw TLSError.openSSL(.configuration, "SSL_set_fd") }
+        // Reads stay on the socket BIO SSL_set_fd made; writes go to the outbound records (the SSL* owns the BIO).
+        SSL_set0_wbio(ssl, outbound.bio)
         _ = shim_SSL_set_app_data(ssl, Unmanaged.passUnretained(self).toOpaque())
         switch context.role {
         case .server:
@@ -77,11 +96,26 @@ public final class TLSStream: ByteStream {
     /// Advances the handshake: `.done(0)` once finished (then `session` is set), `.wouldBlock` on a
     /// non-blocking socket that must become readable or writable first.
     public func handshake() throws -> IOOutcome {
-        if session != nil { return .done(0) }
+        if session != nil {
+            guard handshakeUnsent else { return .done(0) }
+            guard try outbound.send(to: socket.fd) else { return .wouldBlock(.write) }
+            handshakeUnsent = false
+            return .done(0)
+        }
         try prepareCall()
         let status = SSL_do_handshake(ssl)
-        guard status == 1 else { return try outcome(afterFailure: status, of: .handshake) }
+        guard status == 1 else {
+            let result = Result { try outcome(afterFailure: status, of: .handshake) }
+            // The flight (or the alert) OpenSSL just produced goes out before the wait, or the failure.
+            let sent = (try? outbound.send(to: socket.fd)) ?? true
+            let next = try result.get()
+            return sent ? next : .wouldBlock(.write)
+        }
         session = makeSessionInfo()
+        guard try outbound.send(to: socket.fd) else {
+            handshakeUnsent = true
+            return .wouldBlock(.write)
+        }
         return .done(0)
     }
 
@@ -92,22 +126,78 @@ public final class TLSStream: ByteStream {
         try prepareCall()
         let status = SSL_read_ex(ssl, buffer.baseAddress, buffer.count, &count)
         guard status == 1 else {
-            let result = try outcome(afterFailure: status, of: .read)
-            readBlocked = result != .endOfStream
-            return result
+            let result = Result { try outcome(afterFailure: status, of: .read) }
+            sendProducedByRead()
+            let next = try result.get()
+            readBlocked = next != .endOfStream
+            return next
         }
         readBlocked = false
+        sendProducedByRead()
         return .done(count)
+    }
+
+    /// A read can produce records (an alert, a key update's answer): they go out now if the socket takes them, else
+    /// with the next write, shutdown or close. A read never waits for them, so that it cannot deadlock against a peer
+    /// that is not reading either.
+    private func sendProducedByRead() {
+        if outbound.pendingCount > 0 { _ = try? outbound.send(to: socket.fd, wait: false) }
     }
 
     public func write(_ bytes: UnsafeRawBufferPointer) throws -> IOOutcome {
         if case .wouldBlock(let interest) = try handshake() { return .wouldBlock(interest) }
         guard !bytes.isEmpty else { return .done(0) }
-        var count = 0
+        if outbound.pendingCount > 0 {
+            guard try sendOutbound() else { return .wouldBlock(.write) }
+        }
+        // Sent by now (here, or by a read in between): the retry's bytes are written.
+        if encryptedUnsent > 0 {
+            defer { encryptedUnsent = 0 }
+            return .done(encryptedUnsent)
+        }
         try prepareCall()
-        let status = SSL_write_ex(ssl, bytes.baseAddress, bytes.count, &count)
-        guard status == 1 else { return try outcome(afterFailure: status, of: .write) }
-        return .done(count)
+        let total = min(bytes.count, Self.writeLimit)
+        var written = 0
+        while written < total {
+            let batch = min(Self.writeBatch, total - written)
+            let (encrypted, blocked) = try encrypt(UnsafeRawBufferPointer(rebasing: bytes[written..<written + batch]))
+            guard encrypted > 0 else { return written > 0 ? .done(written) : .wouldBlock(blocked ?? .read) }
+            guard try sendOutbound() else {
+                // The caller comes back with these bytes; the retry reports them once their records are sent.
+                encryptedUnsent = encrypted
+                return written > 0 ? .done(written) : .wouldBlock(.write)
+            }
+            written += encrypted
+        }
+        return .done(written)
+    }
+
+    /// Encrypts `bytes` into the outbound records: how many were taken, all of them, or fewer with what OpenSSL
+    /// waits for (it never waits for the socket here; reading first would be a renegotiation, which is disabled).
+    private func encrypt(_ bytes: UnsafeRawBufferPointer) throws -> (taken: Int, blocked: IOInterest?) {
+        var taken = 0
+        while taken < bytes.count {
+            var count = 0
+            let status = SSL_write_ex(ssl, bytes.baseAddress! + taken, bytes.count - taken, &count)
+            guard status == 1 else {
+                guard case .wouldBlock(let interest) = try outcome(afterFailure: status, of: .write) else {
+                    return (taken, .read)
+                }
+                return (taken, interest)
+            }
+            taken += count
+        }
+        return (taken, nil)
+    }
+
+    /// Sends the outbound records; a failed send is fatal for the stream (no close_notify afterwards).
+    private func sendOutbound() throws -> Bool {
+        do {
+            return try outbound.send(to: socket.fd)
+        } catch {
+            failed = true
+            throw error
+        }
     }
 
     /// Sends a close_notify (RFC 8446 §6.1), then a TCP FIN; reading stays possible until the peer's own
@@ -115,11 +205,15 @@ public final class TLSStream: ByteStream {
     public func shutdownWrite() throws -> IOOutcome {
         guard !writeClosed else { return .done(0) }
         if session != nil && !failed && socket.fd >= 0 {
-            try prepareCall()
-            let status = SSL_shutdown(ssl)
-            if status < 0, case .wouldBlock(let interest) = try outcome(afterFailure: status, of: .shutdown) {
-                return .wouldBlock(interest)
+            if !closeNotifyQueued {
+                try prepareCall()
+                let status = SSL_shutdown(ssl)
+                if status < 0, case .wouldBlock(let interest) = try outcome(afterFailure: status, of: .shutdown) {
+                    return .wouldBlock(interest)
+                }
+                closeNotifyQueued = true
             }
+            guard try sendOutbound() else { return .wouldBlock(.write) }
         }
         writeClosed = true
         socket.shutdown(writing: true)
@@ -129,9 +223,10 @@ public final class TLSStream: ByteStream {
     /// Sends a close_notify when the connection is healthy (best effort), then closes the socket.
     public func close() {
         if session != nil && !failed && !writeClosed, (try? prepareCall()) != nil {
-            _ = SSL_shutdown(ssl)
+            if !closeNotifyQueued { _ = SSL_shutdown(ssl) }
             ERR_clear_error()
         }
+        if !failed && socket.fd >= 0 { _ = try? outbound.send(to: socket.fd, wait: false) }
         writeClosed = true
         socket.close()
     }
@@ -139,6 +234,7 @@ public final class TLSStream: ByteStream {
     /// Closes with a TCP RST and no close_notify.
     public func abort() {
         failed = true
+        outbound.discard()
         socket.abort()
     }
 
