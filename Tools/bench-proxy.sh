@@ -27,7 +27,8 @@
 #   6. One BENCH_UPLOAD_SIZE (default 4GiB) streaming POST through the proxy (TLS listener, http mode) to
 #      proxy-responder: the rate and the proxy's VmHWM. Target: VmHWM < 64 MiB.
 #
-# BENCH_SYSCALLS=1 adds, after the rounds of 1 and 2, one more upload per proxy with `strace -c -f` attached to the
+# BENCH_BIN=DIR uses the squall and squall-bench binaries in DIR instead of a fresh release build (to compare two
+# builds in the same conditions). BENCH_SYSCALLS=1 adds, after the rounds of 1 and 2, one more upload per proxy with `strace -c -f` attached to the
 # proxy process, and prints its system calls per MiB uploaded (strace slows the proxy: read the counts, not the
 # rate). MB/s = 10^6 bytes/s. The scratch folder (CA, upload file, nginx config, logs) is made under
 # $SQUALL_BENCH_DIR (default ${TMPDIR:-/tmp}) and removed at the end.
@@ -67,7 +68,9 @@ max_held_rss_kib=$((256 * 1024))
 max_upload_hwm_kib=$((64 * 1024))
 
 Tools/setup.sh --bench
-bin=$(build_release squall squall-bench)
+# BENCH_BIN=DIR runs the squall and squall-bench in DIR instead of building them (to compare two builds).
+bin="${BENCH_BIN:-}"
+[[ -n "$bin" ]] || bin=$(build_release squall squall-bench)
 bench="$bin/squall-bench"
 squall="$bin/squall"
 [[ -x "$bench" && -x "$squall" ]] || fail "no squall or squall-bench in $bin"
