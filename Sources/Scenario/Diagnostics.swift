@@ -1,3 +1,5 @@
+import SquallCore
+
 /// The mistakes found so far in one file; every reader appends to it instead of stopping at the first.
 struct Diagnostics {
     let file: String?

@@ -1,8 +1,9 @@
 import FaultEngine
 import Foundation
+import SquallCore
 
-/// Reads scenario files (DESIGN.md "Scenario files") strictly, collecting every mistake: unknown keys at every
-/// level, wrong types, bad units, names outside the vocabularies, and the rules a run depends on (at least one
+/// Reads scenario files (DESIGN.md "Scenario files") strictly, collecting every mistake: JSON that is not RFC 8259
+/// or holds a key twice (with its line and column), unknown keys at every level, wrong types, bad units, names outside the vocabularies, and the rules a run depends on (at least one
 /// asset and one expectation, unique fault names, a progress event's asset that exists). `Scenarios/schema.json`
 /// describes the same format for editors and other tools.
 ///
@@ -22,9 +23,9 @@ public enum ScenarioLoader {
         var diagnostics = Diagnostics(file: file)
         let document: JSONValue
         do {
-            document = try JSONDecoder().decode(JSONValue.self, from: Data(bytes))
+            document = try JSONValue.parse(bytes)
         } catch {
-            diagnostics.report(.unreadable, path: "", "not valid JSON")
+            diagnostics.report(ScenarioError(error))
             return .failure(ScenarioErrors(diagnostics.errors))
         }
         let scenario = read(document, into: &diagnostics)

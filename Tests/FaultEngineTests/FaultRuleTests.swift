@@ -4,7 +4,7 @@ import Testing
 
 /// Decodes one fault from JSON text, as a scenario loader would.
 func decodeRule(_ json: String) throws -> FaultRule {
-    try JSONDecoder().decode(FaultRule.self, from: Data(json.utf8))
+    try FaultRule.parse(json)
 }
 
 /// The `FaultError` decoding `json` throws, or nil when it decodes (or fails otherwise).
@@ -47,13 +47,11 @@ struct FaultRuleTests {
     }
 
     @Test func decodesAListAndNamesTheElementInErrors() throws {
-        let rules = try JSONDecoder().decode(
-            [FaultRule].self, from: Data(#"[{"name": "a", "action": "close"}, {"name": "b", "action": "refuse"}]"#.utf8)
-        )
+        let rules = try FaultRule.parseList(#"[{"name": "a", "action": "close"}, {"name": "b", "action": "refuse"}]"#)
         #expect(rules.map(\.action) == [.close, .refuse])
         let bad = #"[{"name": "a", "action": "close"}, {"name": "b", "action": "close", "probability": 2}]"#
         #expect {
-            try JSONDecoder().decode([FaultRule].self, from: Data(bad.utf8))
+            try FaultRule.parseList(bad)
         } throws: { error in
             (error as? FaultError)?.path == "[1].probability" && (error as? FaultError)?.code == .invalidValue
         }

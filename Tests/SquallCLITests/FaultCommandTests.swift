@@ -36,7 +36,7 @@ struct FaultCommandTests {
     }
 
     static func rule(_ json: String) throws -> FaultRule {
-        try JSONDecoder().decode(FaultRule.self, from: Data(json.utf8))
+        try FaultRule.parse(json)
     }
 
     @Test func addBuildsTheFaultFromWordsAndFlags() throws {

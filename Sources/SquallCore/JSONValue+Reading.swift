@@ -1,0 +1,207 @@
+/// The typed readers of single values: each takes the value's JSON path and returns the model's value or a
+/// `JSONError` naming the path, what was expected and what was found.
+extension JSONValue {
+    /// What a size looks like, for messages.
+    public static let sizeExpected = "a size: whole bytes or a string such as \"512KiB\", \"8MiB\", \"1GB\""
+    /// What a duration looks like, for messages.
+    public static let durationExpected = "a duration string such as \"250ms\", \"2s\", \"1m\", \"1d\""
+
+    public func string(at path: String) throws(JSONError) -> String {
+        guard case .string(let text) = self else { throw wrongType(path, "a string") }
+        return text
+    }
+
+    public func bool(at path: String) throws(JSONError) -> Bool {
+        guard case .bool(let flag) = self else { throw wrongType(path, "true or false") }
+        return flag
+    }
+
+    /// A whole number within `range`.
+    public func integer(at path: String, in range: ClosedRange<Int64> = Int64.min...Int64.max) throws(JSONError)
+        -> Int64
+    {
+        let expected =
+            range == Int64.min...Int64.max
+            ? "a whole number"
+            : range.upperBound == .max
+                ? "a whole number ≥ \(range.lowerBound)" : "a whole number in \(range.lowerBound)…\(range.upperBound)"
+        guard case .integer(let number) = self else { throw wrongType(path, expected) }
+        guard range.contains(number) else {
+            throw JSONError(.invalidValue, path: path, "expected \(expected), found \(number)")
+        }
+        return number
+    }
+
+    /// A whole number from 0 to `UInt64.max` (a seed).
+    public func unsignedInteger(at path: String) throws(JSONError) -> UInt64 {
+        switch self {
+        case .integer(let number) where number >= 0: return UInt64(number)
+        case .largeInteger(let number): return number
+        default: throw wrongType(path, "a whole number from 0 to 18446744073709551615")
+        }
+    }
+
+    /// Any number.
+    public func double(at path: String) throws(JSONError) -> Double {
+        switch self {
+        case .integer(let number): return Double(number)
+        case .largeInteger(let number): return Double(number)
+        case .number(let number): return number
+        default: throw wrongType(path, "a number")
+        }
+    }
+
+    /// A duration string in `DurationText`'s grammar (`"250ms"`, `"2s"`, `"1d"`).
+    public func duration(at path: String) throws(JSONError) -> Duration {
+        guard case .string(let text) = self else { throw wrongType(path, Self.durationExpected) }
+        do {
+            return try DurationText.parse(text)
+        } catch {
+            throw JSONError(
+                .invalidDuration, path: path, "expected \(Self.durationExpected), found \"\(text)\": \(error.reason)")
+        }
+    }
+
+    /// A size: whole bytes (never negative) or a string in `ByteSize`'s grammar (`"512KiB"`).
+    public func size(at path: String) throws(JSONError) -> Int64 {
+        switch self {
+        case .integer(let bytes) where bytes < 0:
+            throw JSONError(
+                .invalidSize, path: path, "expected \(Self.sizeExpected), found the negative size \(bytes)")
+        case .integer(let bytes):
+            return bytes
+        case .string(let text):
+            do {
+                return try ByteSize.parse(text)
+            } catch {
+                throw JSONError(
+                    .invalidSize, path: path, "expected \(Self.sizeExpected), found \"\(text)\": \(error.reason)")
+            }
+        default:
+            throw wrongType(path, Self.sizeExpected)
+        }
+    }
+
+    /// The elements of an array.
+    public func elements(at path: String, expected: String = "an array") throws(JSONError) -> [JSONValue] {
+        guard case .array(let elements) = self else { throw wrongType(path, expected) }
+        return elements
+    }
+
+    /// The wrong-type error for this value at `path`: "expected …, found …".
+    public func wrongType(_ path: String, _ expected: String) -> JSONError {
+        JSONError(.wrongType, path: path, "expected \(expected), found \(summary)")
+    }
+}
+
+/// One JSON object at `path`, read key by key with the typed readers of `JSONValue`: absent keys read as nil,
+/// present ones must have the right type and unit.
+///
+/// ```swift
+/// let fields = try JSONFieldReader(value, path: "faults[0]", expected: "a fault object")
+/// try fields.rejectUnknownKeys(["name", "action", "rate"], context: "a \"bandwidth\" fault")
+/// let rate = try fields.require(try fields.size("rate"), "rate", expected: "bytes/s")
+/// ```
+public struct JSONFieldReader: Sendable {
+    public let members: [String: JSONValue]
+    public let path: String
+
+    /// The object `value` holds; a wrong-type error naming `expected` otherwise.
+    public init(_ value: JSONValue, path: String, expected: String) throws(JSONError) {
+        guard case .object(let members) = value else { throw value.wrongType(path, expected) }
+        self.members = members
+        self.path = path
+    }
+
+    /// The object's keys, sorted so errors do not depend on the document's order.
+    public var keys: [String] { members.keys.sorted() }
+
+    public var isEmpty: Bool { members.isEmpty }
+
+    public subscript(key: String) -> JSONValue? { members[key] }
+
+    public func has(_ key: String) -> Bool { members[key] != nil }
+
+    public func isNull(_ key: String) -> Bool { members[key] == .null }
+
+    /// The path of `key` inside this object.
+    public func path(_ key: String) -> String { JSONPath.key(path, key) }
+
+    /// One error for each key outside `allowed`, in sorted order.
+    public func unknownKeys(_ allowed: [String], context: String) -> [JSONError] {
+        let known = Set(allowed)
+        return keys.filter { !known.contains($0) }.map { key in
+            JSONError(
+                .unknownKey, path: path(key),
+                "unknown key in \(context); expected one of: \(allowed.joined(separator: ", "))")
+        }
+    }
+
+    /// Fails on the first key (in sorted order) outside `allowed`.
+    public func rejectUnknownKeys(_ allowed: [String], context: String) throws(JSONError) {
+        if let first = unknownKeys(allowed, context: context).first { throw first }
+    }
+
+    /// `value`, or a missing-key error for `key`.
+    public func require<T>(_ value: T?, _ key: String, expected: String) throws(JSONError) -> T {
+        guard let value else { throw JSONError(.missingKey, path: path(key), "missing; expected \(expected)") }
+        return value
+    }
+
+    /// The value of `key` read by `read` with its path; nil when the key is absent.
+    public func read<T, Failure: Error>(
+        _ key: String, _ read: (JSONValue, String) throws(Failure) -> T
+    ) throws(Failure) -> T? {
+        guard let value = members[key] else { return nil }
+        return try read(value, path(key))
+    }
+
+    public func string(_ key: String) throws(JSONError) -> String? {
+        try read(key) { value, path throws(JSONError) in try value.string(at: path) }
+    }
+
+    public func bool(_ key: String) throws(JSONError) -> Bool? {
+        try read(key) { value, path throws(JSONError) in try value.bool(at: path) }
+    }
+
+    /// A whole number that fits in `Int`.
+    public func int(_ key: String) throws(JSONError) -> Int? {
+        try read(key) { value, path throws(JSONError) in
+            Int(try value.integer(at: path, in: Int64(Int.min)...Int64(Int.max)))
+        }
+    }
+
+    public func integer(_ key: String, in range: ClosedRange<Int64> = Int64.min...Int64.max) throws(JSONError) -> Int64?
+    {
+        try read(key) { value, path throws(JSONError) in try value.integer(at: path, in: range) }
+    }
+
+    public func unsignedInteger(_ key: String) throws(JSONError) -> UInt64? {
+        try read(key) { value, path throws(JSONError) in try value.unsignedInteger(at: path) }
+    }
+
+    public func double(_ key: String) throws(JSONError) -> Double? {
+        try read(key) { value, path throws(JSONError) in try value.double(at: path) }
+    }
+
+    public func duration(_ key: String) throws(JSONError) -> Duration? {
+        try read(key) { value, path throws(JSONError) in try value.duration(at: path) }
+    }
+
+    public func size(_ key: String) throws(JSONError) -> Int64? {
+        try read(key) { value, path throws(JSONError) in try value.size(at: path) }
+    }
+
+    /// The object at `key`.
+    public func object(_ key: String, expected: String) throws(JSONError) -> JSONFieldReader? {
+        try read(key) { value, path throws(JSONError) in try JSONFieldReader(value, path: path, expected: expected) }
+    }
+
+    /// An object of string values, sorted by key.
+    public func stringMap(_ key: String) throws(JSONError) -> [(key: String, value: String)]? {
+        guard let object = try object(key, expected: "an object of string values") else { return nil }
+        var pairs: [(key: String, value: String)] = []
+        for name in object.keys { pairs.append((name, try object.members[name]!.string(at: object.path(name)))) }
+        return pairs
+    }
+}
