@@ -56,8 +56,8 @@ enum NativeInput {
         do {
             return try JSONValue.parse(body)
         } catch {
-            let place = error.position.map { " at \($0)" } ?? ""
-            throw ControlAPIError(.badRequest, "the body is not valid JSON\(place): \(error.description)")
+            let prefix = error.code == .syntax ? "the body is not valid JSON: " : ""
+            throw ControlAPIError(.badRequest, prefix + error.description)
         }
     }
 

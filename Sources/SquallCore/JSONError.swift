@@ -43,9 +43,13 @@ public struct JSONError: Error, Sendable, Hashable, CustomStringConvertible {
         return "line \(line), column \(column)"
     }
 
-    /// `path (line L, column C): detail`, leaving out what is unknown.
+    /// `path (line L, column C): detail`, or `line L, column C: detail` at the top, leaving out what is unknown.
     public var description: String {
-        let place = [path.isEmpty ? nil : path, position.map { "(\($0))" }].compactMap { $0 }.joined(separator: " ")
-        return place.isEmpty ? detail : "\(place): \(detail)"
+        switch (path.isEmpty, position) {
+        case (true, nil): detail
+        case (true, let position?): "\(position): \(detail)"
+        case (false, nil): "\(path): \(detail)"
+        case (false, let position?): "\(path) (\(position)): \(detail)"
+        }
     }
 }

@@ -103,7 +103,12 @@ struct ControlAPIHandlerNativeTests {
         (#"{"name": "a", "action": "explode"}"#, #"action: unknown action "explode""#),
         (#"{"name": "a", "action": "reset", "rate": 5}"#, "rate: unknown key"),
         (#"{"action": "reset"}"#, "name: missing"),
-        (#"{"name": "a", "action": "reset""#, "the body is not valid JSON"),
+        (#"{"name": "a", "action": "reset""#, "the body is not valid JSON: line 1, column 32: expected '}'"),
+        (#"{"name": "a", "action": "reset"} x"#, "the body is not valid JSON: line 1, column 34: unexpected bytes"),
+        (
+            #"[{"name": "a", "action": "reset", "name": "b"}]"#,
+            #"[0].name (line 1, column 35): the key "name" appears twice in this object; keep one"#
+        ),
         (#"[]"#, "an empty array adds no fault"),
         (#"42"#, "expected a fault object"),
     ])

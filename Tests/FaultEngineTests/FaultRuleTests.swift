@@ -46,6 +46,15 @@ struct FaultRuleTests {
         #expect(rule.optional)
     }
 
+    /// Faults are decoded strictly: a key given twice is refused (neither copy wins), with its path and place.
+    @Test func aDuplicateKeyIsRefusedWithItsPath() throws {
+        let error = try #require(decodingError(#"{"name": "x", "action": "limit", "bytes": 1, "bytes": 2}"#))
+        #expect(error.code == .duplicateKey)
+        #expect(error.path == "bytes")
+        #expect(error.detail == #"at line 1, column 46: the key "bytes" appears twice in this object; keep one"#)
+        #expect(decodingError(#"{"name": "x", "action": "reset"} x"#)?.code == .syntax)
+    }
+
     @Test func decodesAListAndNamesTheElementInErrors() throws {
         let rules = try FaultRule.parseList(#"[{"name": "a", "action": "close"}, {"name": "b", "action": "refuse"}]"#)
         #expect(rules.map(\.action) == [.close, .refuse])

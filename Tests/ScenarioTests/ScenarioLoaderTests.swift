@@ -226,6 +226,20 @@ struct ScenarioLoaderTests {
         ),
         (#"[1, 2]"#, .wrongType, "", "expected a scenario object, found an array"),
         (#"{"name": "x""#, .unreadable, "", "not valid JSON"),
+        (
+            #"{"name": "x", "name": "y", "description": "d", "assets": [{"name": "a", "size": 1}], "expect": {"attempts": 1}}"#,
+            .duplicate, "name", #"at line 1, column 15: the key "name" appears twice in this object; keep one"#
+        ),
+        ("{\n\"name\": x}", .unreadable, "name", "at line 2, column 9: not valid JSON: unexpected character"),
+        (
+            #"{"name": "x", "description": "d", "assets": [{"name": "a", "size": 1}], "expect": {"attempts": 1}} {}"#,
+            .unreadable, "", "not valid JSON: unexpected bytes after the value"
+        ),
+        (
+            #"{"name": "x", "description": "d", "assets": [{"name": "a", "size": 1}], "expect": {"attempts": 1},"#
+                + #" "faults": [{"name": "f", "action": "reset", "action": "close"}]}"#,
+            .duplicate, "faults[0].action", #"the key "action" appears twice"#
+        ),
     ]
 
     @Test(arguments: documents) func eachDocumentMistakeIsReported(

@@ -43,6 +43,13 @@ struct JSONValueParsingTests {
         #expect(found.detail.contains("did you mean true?"))
     }
 
+    @Test func descriptionsPutThePathThenThePlace() {
+        #expect(JSONError(.syntax, path: "", line: 1, column: 3, "x").description == "line 1, column 3: x")
+        #expect(JSONError(.syntax, path: "a[0]", line: 2, column: 1, "x").description == "a[0] (line 2, column 1): x")
+        #expect(JSONError(.wrongType, path: "a", "x").description == "a: x")
+        #expect(JSONError(.wrongType, path: "", "x").description == "x")
+    }
+
     @Test(arguments: ["{} x", "1 2", "[1]]", "{\"a\": 1}}", "null,"])
     func trailingBytesAreRefused(text: String) throws {
         let found = try #require(error(text))
