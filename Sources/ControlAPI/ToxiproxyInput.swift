@@ -9,18 +9,12 @@ struct ProxyInput: Sendable {
     var upstream: String?
     var enabled: Bool?
 
-    init(name: String? = nil, listen: String? = nil, upstream: String? = nil, enabled: Bool? = nil) {
-        self.name = name
-        self.listen = listen
-        self.upstream = upstream
-        self.enabled = enabled
-    }
-
     init(_ value: JSONValue, path: String) throws(JSONError) {
         let reader = try JSONFieldReader(value.withoutNulls, path: path, expected: "a proxy object")
-        self.init(
-            name: try reader.string("name"), listen: try reader.string("listen"),
-            upstream: try reader.string("upstream"), enabled: try reader.bool("enabled"))
+        name = try reader.string("name")
+        listen = try reader.string("listen")
+        upstream = try reader.string("upstream")
+        enabled = try reader.bool("enabled")
     }
 
     /// The proxies of a `POST /populate` array.
@@ -41,28 +35,17 @@ struct ToxicInput: Sendable {
     var toxicity: Double?
     var attributes: [String: Int64]?
 
-    init(
-        name: String? = nil, type: String? = nil, stream: String? = nil, toxicity: Double? = nil,
-        attributes: [String: Int64]? = nil
-    ) {
-        self.name = name
-        self.type = type
-        self.stream = stream
-        self.toxicity = toxicity
-        self.attributes = attributes
-    }
-
     init(_ value: JSONValue) throws(JSONError) {
         let reader = try JSONFieldReader(value.withoutNulls, path: "", expected: "a toxic object")
-        var attributes: [String: Int64]?
+        name = try reader.string("name")
+        type = try reader.string("type")
+        stream = try reader.string("stream")
+        toxicity = try reader.double("toxicity")
         if let object = try reader.object("attributes", expected: "an object of whole numbers") {
             var values: [String: Int64] = [:]
             for key in object.keys { values[key] = try object.integer(key) }
             attributes = values
         }
-        self.init(
-            name: try reader.string("name"), type: try reader.string("type"), stream: try reader.string("stream"),
-            toxicity: try reader.double("toxicity"), attributes: attributes)
     }
 }
 
