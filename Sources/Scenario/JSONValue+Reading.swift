@@ -74,8 +74,7 @@ extension JSONValue {
 }
 
 extension ScenarioError {
-    /// The scenario error for a mistake SquallCore's JSON reader found: the same path, and the line and column
-    /// ahead of the message when the mistake is in the text.
+    /// The scenario error for a mistake SquallCore's JSON reader found: the same path, line and column.
     init(_ error: JSONError) {
         let code: Code =
             switch error.code {
@@ -87,6 +86,6 @@ extension ScenarioError {
             case .invalidDuration, .invalidSize, .invalidValue: .invalidValue
             }
         let detail = error.code == .syntax ? "not valid JSON: \(error.detail)" : error.detail
-        self.init(code, path: error.path, error.position.map { "at \($0): \(detail)" } ?? detail)
+        self.init(code, path: error.path, line: error.line, column: error.column, detail)
     }
 }

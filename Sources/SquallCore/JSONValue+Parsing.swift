@@ -32,6 +32,44 @@ extension JSONValue {
     }
 }
 
+/// A parsed document with the line and column where each of its values starts, so that an error found in the
+/// tree (a wrong type, an unknown key, a bad unit) names its place in the text like a syntax error does.
+public struct JSONDocument: Sendable {
+    /// A 1-based line and column (in UTF-8 bytes).
+    public struct Position: Sendable, Hashable {
+        public var line: Int
+        public var column: Int
+
+        public init(line: Int, column: Int) {
+            self.line = line
+            self.column = column
+        }
+    }
+
+    public let value: JSONValue
+    private let positions: [String: Position]
+
+    /// Parses `bytes` as `JSONValue.parse` does, keeping every value's position.
+    public init(parsing bytes: [UInt8], options: JSONValue.ParseOptions = .init()) throws(JSONError) {
+        var parser = JSONParser(bytes, options: options, recordsPositions: true)
+        value = try parser.parseDocument()
+        positions = parser.positions.mapValues { Position(line: $0.line, column: $0.column) }
+    }
+
+    /// Where the value at `path` starts, or its nearest enclosing value (a missing key's object); nil for an
+    /// empty document path that was never recorded.
+    public func position(of path: String) -> Position? {
+        var path = Substring(path)
+        while true {
+            if let position = positions[String(path)] { return position }
+            guard !path.isEmpty else { return nil }
+            let cut = path.lastIndex { $0 == "." || $0 == "[" } ?? path.startIndex
+            path = path[..<cut]
+        }
+    }
+
+}
+
 /// A recursive-descent parser over UTF-8 bytes that keeps the path it is at, for errors.
 private struct JSONParser {
     private enum Step {
@@ -41,12 +79,20 @@ private struct JSONParser {
 
     let bytes: [UInt8]
     let options: JSONValue.ParseOptions
+    let recordsPositions: Bool
     var index = 0
+    /// The line `index` is on and the offset that line starts at (newlines only occur in whitespace: a string
+    /// holding a raw one is refused).
+    private var line = 1
+    private var lineStart = 0
     private var steps: [Step] = []
+    /// Where each value starts, by path, when `recordsPositions`.
+    private(set) var positions: [String: (line: Int, column: Int)] = [:]
 
-    init(_ bytes: [UInt8], options: JSONValue.ParseOptions) {
+    init(_ bytes: [UInt8], options: JSONValue.ParseOptions, recordsPositions: Bool = false) {
         self.bytes = bytes
         self.options = options
+        self.recordsPositions = recordsPositions
     }
 
     mutating func parseDocument() throws(JSONError) -> JSONValue {
@@ -58,6 +104,7 @@ private struct JSONParser {
 
     private mutating func parseValue() throws(JSONError) -> JSONValue {
         skipWhitespace()
+        if recordsPositions { positions[renderedPath] = (line, index - lineStart + 1) }
         guard let byte = peek() else { throw syntax("unexpected end of the text; a value is missing") }
         switch byte {
         case UInt8(ascii: "{"), UInt8(ascii: "["):
@@ -278,7 +325,13 @@ private struct JSONParser {
     }
 
     private mutating func skipWhitespace() {
-        while let byte = peek(), byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D { index += 1 }
+        while let byte = peek(), byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D {
+            index += 1
+            if byte == 0x0A {
+                line += 1
+                lineStart = index
+            }
+        }
     }
 
     private func peek() -> UInt8? {
@@ -297,6 +350,11 @@ private struct JSONParser {
             line += 1
             lineStart = position + 1
         }
+        return JSONError(code, path: renderedPath, line: line, column: offset - lineStart + 1, detail)
+    }
+
+    /// The path the parser is at: `faults[2].rate`.
+    private var renderedPath: String {
         var path = ""
         for step in steps {
             switch step {
@@ -304,6 +362,6 @@ private struct JSONParser {
             case .index(let position): path = JSONPath.index(path, position)
             }
         }
-        return JSONError(code, path: path, line: line, column: offset - lineStart + 1, detail)
+        return path
     }
 }

@@ -43,6 +43,18 @@ struct JSONValueParsingTests {
         #expect(found.detail.contains("did you mean true?"))
     }
 
+    @Test func aDocumentKnowsWhereEachValueStarts() throws {
+        let document = try JSONDocument(parsing: Array("{\"a\": [1,\n  {\"b\": true}],\n\"c\": \"x\"}".utf8))
+        #expect(document.value["c"] == .string("x"))
+        #expect(document.position(of: "") == JSONDocument.Position(line: 1, column: 1))
+        #expect(document.position(of: "a") == JSONDocument.Position(line: 1, column: 7))
+        #expect(document.position(of: "a[1].b") == JSONDocument.Position(line: 2, column: 9))
+        #expect(document.position(of: "c") == JSONDocument.Position(line: 3, column: 6))
+        // A path the document lacks (a missing key) is placed at its nearest enclosing value.
+        #expect(document.position(of: "a[1].missing") == JSONDocument.Position(line: 2, column: 3))
+        #expect(document.position(of: "nothing.here") == JSONDocument.Position(line: 1, column: 1))
+    }
+
     @Test func descriptionsPutThePathThenThePlace() {
         #expect(JSONError(.syntax, path: "", line: 1, column: 3, "x").description == "line 1, column 3: x")
         #expect(JSONError(.syntax, path: "a[0]", line: 2, column: 1, "x").description == "a[0] (line 2, column 1): x")
