@@ -2,8 +2,8 @@ import FaultEngine
 import SquallCore
 
 /// Reads the bodies of the native endpoints with SquallCore's strict JSON reader. Every mistake is a 400 whose
-/// message names the JSON path and the problem (`[1].rate: expected a size …`), with the line and column when
-/// the body is not JSON.
+/// message names the JSON path, the line and column, and the problem (`[1].rate (line 1, column 60): expected a
+/// size …`).
 enum NativeInput {
     /// The keys of a rule that a fired action does not take: it fires once, now, on one connection.
     static let ruleOnlyKeys = ["match", "trigger", "times", "probability", "optional"]
@@ -14,14 +14,15 @@ enum NativeInput {
     /// within the array (else 409).
     static func faults(_ body: [UInt8]) throws(ControlAPIError) -> (rules: [FaultRule], isArray: Bool) {
         let document = try parse(body)
-        let isArray = if case .array = document { true } else { false }
-        let rules = try fault { () throws(FaultError) in
-            isArray ? try FaultRule.list(document, path: "") : [try FaultRule(document)]
+        let isArray = if case .array = document.value { true } else { false }
+        let rules = try fault(in: document) { () throws(FaultError) in
+            isArray ? try FaultRule.list(document.value, path: "") : [try FaultRule(document.value)]
         }
         guard !rules.isEmpty else { throw ControlAPIError(.badRequest, "an empty array adds no fault") }
         var seen: Set<String> = []
         for (index, rule) in rules.enumerated() where !seen.insert(rule.name).inserted {
-            throw ControlAPIError(.alreadyExists, "[\(index)].name: \"\(rule.name)\" appears twice")
+            let message = located("[\(index)].name", "\"\(rule.name)\" appears twice", in: document)
+            throw ControlAPIError(.alreadyExists, message)
         }
         return (rules, isArray)
     }
@@ -29,7 +30,8 @@ enum NativeInput {
     /// An action to fire now (`POST /squall/connections/{id}/fire`): a fault object without `match`, `trigger`,
     /// `times`, `probability` or `optional`, whose `name` defaults to "fire".
     static func firedAction(_ body: [UInt8]) throws(ControlAPIError) -> FaultRule {
-        guard case .object(var object) = try parse(body) else {
+        let document = try parse(body)
+        guard case .object(var object) = document.value else {
             throw ControlAPIError(.badRequest, "expected an action object such as {\"action\": \"reset\"}")
         }
         if let key = ruleOnlyKeys.first(where: { object[$0] != nil }) {
@@ -37,37 +39,45 @@ enum NativeInput {
         }
         if object["name"] == nil { object["name"] = .string(defaultFireName) }
         let named = JSONValue.object(object)
-        return try fault { () throws(FaultError) in try FaultRule(named) }
+        return try fault(in: document) { () throws(FaultError) in try FaultRule(named) }
     }
 
     /// A scenario's `faults` (required; names must differ) and `seed` (optional); other keys are ignored.
     static func scenario(_ body: [UInt8]) throws(ControlAPIError) -> ScenarioFaults {
         let document = try parse(body)
-        let scenario = try fault { () throws(FaultError) in try ScenarioFaults(document) }
+        let scenario = try fault(in: document) { () throws(FaultError) in try ScenarioFaults(document.value) }
         var seen: Set<String> = []
         for (index, rule) in scenario.faults.enumerated() where !seen.insert(rule.name).inserted {
-            throw ControlAPIError(.badRequest, "faults[\(index)].name: \"\(rule.name)\" appears twice")
+            let message = located("faults[\(index)].name", "\"\(rule.name)\" appears twice", in: document)
+            throw ControlAPIError(.badRequest, message)
         }
         return scenario
     }
 
-    /// The one JSON value of `body`.
-    static func parse(_ body: [UInt8]) throws(ControlAPIError) -> JSONValue {
+    /// The JSON document `body` holds.
+    static func parse(_ body: [UInt8]) throws(ControlAPIError) -> JSONDocument {
         do {
-            return try JSONValue.parse(body)
+            return try JSONDocument(parsing: body)
         } catch {
             let prefix = error.code == .syntax ? "the body is not valid JSON: " : ""
             throw ControlAPIError(.badRequest, prefix + error.description)
         }
     }
 
-    /// What `read` returns; its `FaultError` as a 400 that keeps the path.
-    static func fault<T>(_ read: () throws(FaultError) -> T) throws(ControlAPIError) -> T {
+    /// What `read` returns; its `FaultError` as a 400 naming the path, and the line and column in `document`.
+    static func fault<T>(in document: JSONDocument, _ read: () throws(FaultError) -> T) throws(ControlAPIError) -> T {
         do {
             return try read()
         } catch {
-            throw ControlAPIError(.badRequest, error.description)
+            throw ControlAPIError(.badRequest, located(error.path, error.detail, in: document))
         }
+    }
+
+    /// `path (line L, column C): detail`, as `JSONError` writes it (the detail alone for the whole body).
+    static func located(_ path: String, _ detail: String, in document: JSONDocument) -> String {
+        guard !path.isEmpty else { return detail }
+        let position = document.position(of: path)
+        return JSONError(.invalidValue, path: path, line: position?.line, column: position?.column, detail).description
     }
 }
 
