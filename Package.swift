@@ -33,14 +33,14 @@ let package = Package(
         .target(name: "ResumableUpload", dependencies: ["SquallCore", "HTTPWire", "StructuredFields"]),
         .target(name: "UploadJobs", dependencies: ["SquallCore"]),
         .target(name: "FaultEngine", dependencies: ["SquallCore", "HTTPWire", "StructuredFields", "ResumableUpload"]),
-        .target(name: "ProxyTranscript", dependencies: ["HTTPWire", "FaultEngine"]),
+        .target(name: "ProxyTranscript", dependencies: ["SquallCore", "HTTPWire", "FaultEngine"]),
         .target(
             name: "ProxyFlow",
             dependencies: ["SquallCore", "HTTPWire", "FaultEngine", "ProxyTranscript", "ResumableUpload"]),
         .target(name: "Scenario", dependencies: ["SquallCore", "FaultEngine", "UploadJobs", "ProxyTranscript"]),
         .target(
             name: "ScenarioOracle",
-            dependencies: ["Scenario", "FaultEngine", "UploadJobs", "ProxyTranscript", "HTTPWire"]),
+            dependencies: ["Scenario", "FaultEngine", "UploadJobs", "ProxyTranscript", "HTTPWire", "ResumableUpload"]),
         .target(name: "ScenarioReports", dependencies: ["Scenario", "SquallCore"]),
         .target(name: "PacketSynthesis"),
 
@@ -58,7 +58,7 @@ let package = Package(
                 "SquallCore", "ResumableUpload", "UploadStore", "HTTPWire", "StructuredFields", "SquallNet", "TLSKit",
             ]
         ),
-        .target(name: "ControlAPI", dependencies: ["FaultEngine", "HTTPWire"]),
+        .target(name: "ControlAPI", dependencies: ["SquallCore", "FaultEngine", "HTTPWire"]),
         .target(
             name: "ChaosProxy",
             dependencies: [
@@ -118,7 +118,7 @@ let package = Package(
         .testTarget(name: "SquallCoreTests", dependencies: ["SquallCore"]),
         .testTarget(name: "ResumableUploadTests", dependencies: ["ResumableUpload", "TestSupport"]),
         .testTarget(name: "UploadJobsTests", dependencies: ["UploadJobs", "TestSupport"]),
-        .testTarget(name: "FaultEngineTests", dependencies: ["FaultEngine", "HTTPWire", "TestSupport"]),
+        .testTarget(name: "FaultEngineTests", dependencies: ["FaultEngine", "SquallCore", "HTTPWire", "TestSupport"]),
         .testTarget(name: "ProxyTranscriptTests", dependencies: ["ProxyTranscript", "FaultEngine", "HTTPWire"]),
         .testTarget(name: "ControlAPITests", dependencies: ["ControlAPI", "FaultEngine", "HTTPWire", "TestSupport"]),
         .testTarget(

@@ -2,7 +2,7 @@ import FaultEngine
 import HTTPWire
 
 /// Squall's native endpoints, served only while a running proxy is attached (else 404). Faults are JSON in the
-/// scenario vocabulary (`FaultRule(from:)`); a refused request changes nothing.
+/// scenario vocabulary (`FaultRule(_:path:)`); a refused request changes nothing.
 ///
 /// | method and path | reply |
 /// |---|---|

@@ -1,5 +1,5 @@
-import Foundation
 import HTTPWire
+import SquallCore
 
 /// The Toxiproxy-compatible endpoints (Toxiproxy 2.x `api.go`), with its JSON shapes and status codes:
 ///
@@ -34,7 +34,7 @@ extension ControlAPIHandler {
             return .noContent
         case 1 where segments[0] == "populate":
             try allow(method, [.post])
-            let inputs = try decode([ProxyInput].self, body)
+            let inputs = try decode(body, ProxyInput.list)
             return ControlAPIReply(
                 status: 201,
                 [
@@ -58,7 +58,7 @@ extension ControlAPIHandler {
     private func proxies(_ method: HTTPMethod, _ body: [UInt8]) throws(ControlAPIError) -> ControlAPIReply {
         try allow(method, [.get, .post])
         if method == .get { return ControlAPIReply(try read { $0.proxies }) }
-        let input = try decode(ProxyInput.self, body)
+        let input = try decode(body) { value throws(JSONError) in try ProxyInput(value, path: "") }
         let created = try changeProxies { registry throws(ControlAPIError) in [try registry.create(input).name] }
         return ControlAPIReply(status: 201, created[0])
     }
@@ -73,7 +73,7 @@ extension ControlAPIHandler {
             try change { registry throws(ControlAPIError) in try registry.delete(name) }
             return .noContent
         default:
-            let input = try decode(ProxyInput.self, body)
+            let input = try decode(body) { value throws(JSONError) in try ProxyInput(value, path: "") }
             let updated = try changeProxies { registry throws(ControlAPIError) in
                 [try registry.update(name, input).name]
             }
@@ -88,7 +88,7 @@ extension ControlAPIHandler {
         if method == .get {
             return ControlAPIReply(try read { registry throws(ControlAPIError) in try registry.proxy(proxy).toxics })
         }
-        let input = try decode(ToxicInput.self, body)
+        let input = try decode(body, ToxicInput.init)
         return ControlAPIReply(
             try change { registry throws(ControlAPIError) in try registry.addToxic(input, to: proxy) })
     }
@@ -104,7 +104,7 @@ extension ControlAPIHandler {
             try change { registry throws(ControlAPIError) in try registry.removeToxic(name, of: proxy) }
             return .noContent
         default:
-            let input = try decode(ToxicInput.self, body)
+            let input = try decode(body, ToxicInput.init)
             return ControlAPIReply(
                 try change { registry throws(ControlAPIError) in try registry.updateToxic(name, of: proxy, with: input)
                 })
@@ -120,11 +120,11 @@ extension ControlAPIHandler {
         }
     }
 
-    /// Decodes a JSON body; any failure (bad JSON, a wrong type, a fractional attribute) is Toxiproxy's
-    /// "bad request body".
-    func decode<T: Decodable>(_ type: T.Type, _ body: [UInt8]) throws(ControlAPIError) -> T {
+    /// Reads a JSON body with `read`; any failure (bad JSON, a duplicate key, a wrong type, a fractional
+    /// attribute) is Toxiproxy's "bad request body".
+    func decode<T>(_ body: [UInt8], _ read: (JSONValue) throws(JSONError) -> T) throws(ControlAPIError) -> T {
         do {
-            return try JSONDecoder().decode(T.self, from: Data(body))
+            return try read(try JSONValue.parse(body))
         } catch {
             throw ControlAPIError(.badRequest, "bad request body")
         }

@@ -3,6 +3,10 @@
 public struct FaultError: Error, Sendable, Hashable, CustomStringConvertible {
     /// What kind of mistake the definition holds.
     public enum Code: String, Sendable, Hashable {
+        /// Not JSON (RFC 8259): the text has a bad token, bytes after the value, nesting too deep, …
+        case syntax
+        /// An object holds the same key twice (faults are decoded strictly, so neither copy is guessed at).
+        case duplicateKey
         /// A key the schema does not define (or one that does not apply to the rule's action).
         case unknownKey
         /// A required key is absent.

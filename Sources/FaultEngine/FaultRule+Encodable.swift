@@ -1,4 +1,6 @@
-/// Writes faults back in the scenario vocabulary that `FaultRule(from:)` reads, so that
+import SquallCore
+
+/// Writes faults back in the scenario vocabulary that `FaultRule(_:path:)` reads, so that
 /// `decode(encode(rule)) == rule` for every rule a scenario file or the control API can describe.
 ///
 /// Defaults are left out (`match` when it matches everything, `trigger` when `on-match`, `direction` when it is
@@ -70,7 +72,7 @@ extension FaultAction {
 }
 
 extension FaultMatch: Encodable {
-    /// Writes the criteria that are set, with the keys `FaultMatch(from:)` reads.
+    /// Writes the criteria that are set, with the keys `FaultMatch.read(_:path:)` reads.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: AnyKey.self)
         if let method { try container.encode(method.rawValue, forKey: AnyKey("method")) }
@@ -92,7 +94,7 @@ extension HeaderMatch: Encodable {
 }
 
 extension FaultTrigger: Encodable {
-    /// Writes `"on-match"` or the one-key object `FaultTrigger(from:)` reads.
+    /// Writes `"on-match"` or the one-key object `FaultTrigger.read(_:path:)` reads.
     public func encode(to encoder: any Encoder) throws {
         if case .onMatch = self {
             var single = encoder.singleValueContainer()
@@ -113,8 +115,8 @@ extension FaultTrigger: Encodable {
             try writer.size(name, bytes)
         case .window(let from, let until):
             var window = writer.container.nestedContainer(keyedBy: AnyKey.self, forKey: AnyKey(name))
-            try window.encode(try DurationText.format(from), forKey: AnyKey("from"))
-            try window.encode(try DurationText.format(until), forKey: AnyKey("until"))
+            try window.encode(try DurationText.exactText(from), forKey: AnyKey("from"))
+            try window.encode(try DurationText.exactText(until), forKey: AnyKey("until"))
         }
     }
 }
@@ -136,24 +138,33 @@ extension UploadPosition {
 }
 
 extension DurationText {
-    /// `duration` with the largest unit that keeps it exact: `"2s"`, `"250ms"`, `"1m"`, `"1500us"`; the inverse
-    /// of `parse`. Throws `EncodingError.invalidValue` for a negative duration or one finer than a microsecond.
-    public static func format(_ duration: Duration) throws -> String {
-        let (seconds, attoseconds) = duration.components
-        let perMicrosecond: Int64 = 1_000_000_000_000
-        let (scaled, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000)
-        guard seconds >= 0, attoseconds >= 0, attoseconds % perMicrosecond == 0, !overflow else {
+    /// `DurationText.format(duration)`, or `EncodingError.invalidValue` for a duration the grammar cannot write.
+    static func exactText(_ duration: Duration) throws -> String {
+        guard let text = format(duration) else {
             let context = EncodingError.Context(codingPath: [], debugDescription: "\(duration) has no exact text")
             throw EncodingError.invalidValue(duration, context)
         }
-        let microseconds = scaled + attoseconds / perMicrosecond
-        let units: [(suffix: String, microseconds: Int64)] = [
-            ("h", 3_600_000_000), ("m", 60_000_000), ("s", 1_000_000), ("ms", 1000),
-        ]
-        for unit in units where microseconds != 0 && microseconds % unit.microseconds == 0 {
-            return "\(microseconds / unit.microseconds)\(unit.suffix)"
-        }
-        return microseconds == 0 ? "0ms" : "\(microseconds)us"
+        return text
+    }
+}
+
+/// A coding key for any JSON object key.
+struct AnyKey: CodingKey {
+    let stringValue: String
+    let intValue: Int?
+
+    init(_ string: String) {
+        self.stringValue = string
+        self.intValue = nil
+    }
+
+    init?(stringValue: String) {
+        self.init(stringValue)
+    }
+
+    init?(intValue: Int) {
+        self.stringValue = String(intValue)
+        self.intValue = intValue
     }
 }
 
@@ -167,16 +178,13 @@ struct KeyWriter {
 
     mutating func duration(_ key: String, _ value: Duration?) throws {
         guard let value else { return }
-        try container.encode(try DurationText.format(value), forKey: AnyKey(key))
+        try container.encode(try DurationText.exactText(value), forKey: AnyKey(key))
     }
 
     /// `"64KiB"`, `"8MiB"` when a binary unit divides the size exactly, else whole bytes.
     mutating func size(_ key: String, _ bytes: Int64) throws {
-        let units: [(suffix: String, factor: Int64)] = [
-            ("TiB", 1 << 40), ("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10),
-        ]
-        if bytes > 0, let unit = units.first(where: { bytes % $0.factor == 0 }) {
-            try container.encode("\(bytes / unit.factor)\(unit.suffix)", forKey: AnyKey(key))
+        if let text = ByteSize.binaryText(bytes) {
+            try container.encode(text, forKey: AnyKey(key))
         } else {
             try container.encode(bytes, forKey: AnyKey(key))
         }

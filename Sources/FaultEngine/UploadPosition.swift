@@ -16,10 +16,12 @@ public enum UploadPosition: Sendable, Hashable {
     /// Reads `"40%"`, a size string (`"3MiB"`) or a whole number of bytes given as text.
     public static func parse(_ text: String, path: String = "") throws(FaultError) -> UploadPosition {
         guard text.hasSuffix("%") else {
-            guard let bytes = try? ByteSize.parse(text) else {
-                throw FaultError(.invalidSize, path: path, "\"\(text)\" is not a size or a percentage like \"40%\"")
+            do {
+                return .bytes(try ByteSize.parse(text))
+            } catch {
+                throw FaultError(
+                    .invalidSize, path: path, "\"\(text)\" is not a size or a percentage like \"40%\": \(error.reason)")
             }
-            return .bytes(bytes)
         }
         return try parsePercentage(String(text.dropLast()), path: path)
     }

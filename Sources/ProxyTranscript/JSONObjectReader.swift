@@ -1,54 +1,46 @@
-/// Reads the members of one JSON object line, throwing errors that name the key.
+import SquallCore
+
+/// Reads the members of one JSON object line with SquallCore's strict reader and typed field reader, throwing
+/// errors that name the key.
 ///
 /// Every key an event kind defines must be present (`null` stands for an absent optional value), and no other key
 /// may be: the format is written with a fixed key set per kind, so anything else is a mistake worth reporting.
+/// Numbers are integers only, and lines nest at most 16 deep.
 struct JSONObjectReader {
-    private let members: [String: JSONValue]
+    static let options = JSONValue.ParseOptions(maxDepth: 16, integersOnly: true)
+    private let fields: JSONFieldReader
 
     init(line: String) throws(TranscriptParseError) {
-        guard case .object(let list) = try JSONValue(parsing: line) else {
+        let value = try Self.transcript { () throws(JSONError) in try JSONValue.parse(line, options: Self.options) }
+        guard case .object = value else {
             throw TranscriptParseError(.syntax, key: "", "the line is not a JSON object")
         }
-        var members: [String: JSONValue] = [:]
-        for member in list {
-            guard members.updateValue(member.value, forKey: member.key) == nil else {
-                throw TranscriptParseError(.unknownKey, key: member.key, "the key appears twice")
-            }
+        fields = try Self.transcript { () throws(JSONError) in
+            try JSONFieldReader(value, path: "", expected: "a JSON object")
         }
-        self.members = members
     }
 
     /// Throws for the first key (in sorted order) that `keys` does not list.
     func requireOnly(_ keys: [String]) throws(TranscriptParseError) {
-        if let extra = Set(members.keys).subtracting(keys).sorted().first {
+        if let extra = Set(fields.keys).subtracting(keys).sorted().first {
             throw TranscriptParseError(.unknownKey, key: extra, "not a key of this event kind")
         }
     }
 
     func string(_ key: String) throws(TranscriptParseError) -> String {
-        guard let value = try optionalString(key) else { throw wrongType(key, "a string", found: .null) }
-        return value
+        try present(key) { () throws(JSONError) in try fields.string(key) }
     }
 
     func optionalString(_ key: String) throws(TranscriptParseError) -> String? {
-        switch try value(key) {
-        case .null: return nil
-        case .string(let string): return string
-        case let other: throw wrongType(key, "a string or null", found: other)
-        }
+        try nullable(key) { () throws(JSONError) in try fields.string(key) }
     }
 
     func integer(_ key: String) throws(TranscriptParseError) -> Int64 {
-        guard let value = try optionalInteger(key) else { throw wrongType(key, "an integer", found: .null) }
-        return value
+        try present(key) { () throws(JSONError) in try fields.integer(key) }
     }
 
     func optionalInteger(_ key: String) throws(TranscriptParseError) -> Int64? {
-        switch try value(key) {
-        case .null: return nil
-        case .integer(let integer): return integer
-        case let other: throw wrongType(key, "an integer or null", found: other)
-        }
+        try nullable(key) { () throws(JSONError) in try fields.integer(key) }
     }
 
     /// An integer of at least `minimum` that fits in `Int`.
@@ -81,25 +73,54 @@ struct JSONObjectReader {
 
     /// An array of two-string arrays: `[["Host","a"],["Accept","*/*"]]`.
     func pairs(_ key: String) throws(TranscriptParseError) -> [(String, String)] {
-        guard case .array(let elements) = try value(key) else {
-            throw wrongType(key, "an array of [name, value] pairs", found: try value(key))
+        let expected = "an array of [name, value] pairs"
+        let elements = try present(key) { () throws(JSONError) in
+            try fields.read(key) { value, path throws(JSONError) in try value.elements(at: path, expected: expected) }
         }
         var pairs: [(String, String)] = []
         for element in elements {
             guard case .array(let pair) = element, pair.count == 2, case .string(let name) = pair[0],
                 case .string(let value) = pair[1]
-            else { throw wrongType(key, "an array of [name, value] pairs", found: element) }
+            else { throw Self.transcriptError(element.wrongType(key, expected)) }
             pairs.append((name, value))
         }
         return pairs
     }
 
-    private func value(_ key: String) throws(TranscriptParseError) -> JSONValue {
-        guard let value = members[key] else { throw TranscriptParseError(.missingKey, key: key, "required") }
+    /// The value `read` returns for a key that must be present and not null.
+    private func present<T>(_ key: String, _ read: () throws(JSONError) -> T?) throws(TranscriptParseError) -> T {
+        guard fields.has(key) else { throw TranscriptParseError(.missingKey, key: key, "required") }
+        guard let value = try Self.transcript(read) else {
+            throw TranscriptParseError(.wrongType, key: key, "expected a value, found null")
+        }
         return value
     }
 
-    private func wrongType(_ key: String, _ expected: String, found: JSONValue) -> TranscriptParseError {
-        TranscriptParseError(.wrongType, key: key, "expected \(expected), found \(found.typeName)")
+    /// Nil for `null`, else the value `read` returns; the key must be present.
+    private func nullable<T>(_ key: String, _ read: () throws(JSONError) -> T?) throws(TranscriptParseError) -> T? {
+        guard fields.has(key) else { throw TranscriptParseError(.missingKey, key: key, "required") }
+        return fields.isNull(key) ? nil : try Self.transcript(read)
+    }
+
+    private static func transcript<T>(_ read: () throws(JSONError) -> T) throws(TranscriptParseError) -> T {
+        do {
+            return try read()
+        } catch {
+            throw transcriptError(error)
+        }
+    }
+
+    /// The transcript error for a JSON error: its key is the top-level key the path starts with.
+    private static func transcriptError(_ error: JSONError) -> TranscriptParseError {
+        let key = String(error.path.prefix { $0 != "." && $0 != "[" })
+        let detail = error.position.map { "\(error.detail) at \($0)" } ?? error.detail
+        switch error.code {
+        case .syntax: return TranscriptParseError(.syntax, key: "", detail)
+        case .duplicateKey: return TranscriptParseError(.unknownKey, key: key, "the key appears twice")
+        case .unknownKey: return TranscriptParseError(.unknownKey, key: key, detail)
+        case .missingKey: return TranscriptParseError(.missingKey, key: key, detail)
+        case .wrongType: return TranscriptParseError(.wrongType, key: key, detail)
+        case .invalidDuration, .invalidSize, .invalidValue: return TranscriptParseError(.invalidValue, key: key, detail)
+        }
     }
 }

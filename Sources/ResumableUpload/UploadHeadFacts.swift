@@ -64,17 +64,21 @@ public struct UploadRequestFacts: Sendable, Hashable {
 }
 
 /// What a response head tells an intermediary about an upload: the resource a creation announced (`Location` on
-/// a 104 or a 2xx, draft -01 on) and the upload's length (`Upload-Length` on an offset retrieval's answer, interop
-/// 6 on), read in the interop version the response echoes, else the request's.
+/// a 104 or a 2xx, draft -01 on), the upload's length (`Upload-Length` on an offset retrieval's answer, interop
+/// 6 on), read in the interop version the response echoes, else the request's, and the offset the server
+/// reports (`Upload-Offset`, an sf-Integer ≥ 0; malformed reads as absent).
 public struct UploadResponseFacts: Sendable, Hashable {
     /// The path of the announced upload resource (`Location`, absolute or relative, without query).
     public var resourcePath: String?
     /// The upload's whole length, when the response states it.
     public var length: Int64?
+    /// The upload offset the response reports (`Upload-Offset`), when it states one.
+    public var offset: Int64?
 
-    public init(resourcePath: String?, length: Int64?) {
+    public init(resourcePath: String?, length: Int64?, offset: Int64? = nil) {
         self.resourcePath = resourcePath
         self.length = length
+        self.offset = offset
     }
 
     public init(_ head: ResponseHead, requestVersion: InteropVersion?) {
@@ -82,6 +86,8 @@ public struct UploadResponseFacts: Sendable, Hashable {
         let announces = head.status == 104 || (200...299).contains(head.status)
         let location = announces ? head.fields[UploadFields.location] : nil
         let length = version.supportsUploadLength ? (try? UploadFields.size(UploadFields.length, in: head.fields)) : nil
-        self.init(resourcePath: location.map { UploadRequest.path(of: $0) }, length: length ?? nil)
+        let offset = try? UploadFields.size(UploadFields.offset, in: head.fields)
+        self.init(
+            resourcePath: location.map { UploadRequest.path(of: $0) }, length: length ?? nil, offset: offset ?? nil)
     }
 }

@@ -134,8 +134,9 @@ extension UploadRequest {
         return length >= minSize
     }
 
-    /// The path of an origin-form or absolute-form target, without query.
-    static func path(of target: String) -> String {
+    /// The path of an origin-form or absolute-form target, without query or fragment: the upload resource a
+    /// request or a `Location` names, for every module that keys uploads by resource.
+    public static func path(of target: String) -> String {
         var rest = Substring(target)
         if let scheme = rest.firstRange(of: "://") {
             rest = rest[scheme.upperBound...]

@@ -1,3 +1,5 @@
+import SquallCore
+
 /// The mistakes found so far in one file; every reader appends to it instead of stopping at the first.
 struct Diagnostics {
     let file: String?
@@ -28,37 +30,34 @@ struct Diagnostics {
     }
 }
 
-/// One JSON object of a scenario file at `path`, read key by key.
+/// One JSON object of a scenario file at `path`, read key by key: SquallCore's `JSONFieldReader` with every
+/// mistake recorded in the file's diagnostics instead of thrown.
 struct ObjectReader {
-    let fields: [String: JSONValue]
-    let path: String
+    let reader: JSONFieldReader
+
+    var fields: [String: JSONValue] { reader.members }
 
     /// The object `value` holds, or nil with a wrong-type error naming `expected`.
     init?(_ value: JSONValue, path: String, expected: String, into diagnostics: inout Diagnostics) {
-        guard case .object(let fields) = value else {
-            diagnostics.report(.wrongType, path: path, "expected \(expected), found \(value.summary)")
+        do {
+            reader = try JSONFieldReader(value, path: path, expected: expected)
+        } catch {
+            diagnostics.report(ScenarioError(error))
             return nil
         }
-        self.fields = fields
-        self.path = path
     }
 
     /// The path of `key` inside this object.
-    func path(_ key: String) -> String { path.isEmpty ? key : "\(path).\(key)" }
+    func path(_ key: String) -> String { reader.path(key) }
 
     /// Reports each key outside `allowed` (in sorted order).
     func rejectUnknownKeys(_ allowed: [String], context: String, into diagnostics: inout Diagnostics) {
-        let known = Set(allowed)
-        for key in fields.keys.sorted() where !known.contains(key) {
-            diagnostics.report(
-                .unknownKey, path: path(key),
-                "unknown key in \(context); expected one of: \(allowed.joined(separator: ", "))")
-        }
+        for error in reader.unknownKeys(allowed, context: context) { diagnostics.report(ScenarioError(error)) }
     }
 
     /// Reports a missing key.
     func require(_ key: String, expected: String, into diagnostics: inout Diagnostics) {
-        if fields[key] == nil { diagnostics.report(.missingKey, path: path(key), "missing; expected \(expected)") }
+        if !reader.has(key) { diagnostics.report(.missingKey, path: path(key), "missing; expected \(expected)") }
     }
 
     /// The value of `key` read by `parse`, nil when absent or wrong (the error recorded).

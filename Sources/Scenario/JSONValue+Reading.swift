@@ -1,34 +1,22 @@
 import FaultEngine
 import SquallCore
 
-/// The scalar readers of scenario files: each takes a value and its path and returns the model's value or a
-/// `ScenarioError` saying what was expected and what was found.
+/// The scalar readers of scenario files: SquallCore's typed readers with their errors as `ScenarioError`s, each
+/// taking a value and its path and returning the model's value or what was expected and what was found.
 extension JSONValue {
-    static let sizeExpected = "a size: whole bytes or a string such as \"512KiB\", \"8MiB\", \"1GB\""
-    static let durationExpected = "a duration string such as \"250ms\", \"2s\", \"1m\""
-
     static func string(_ value: JSONValue, _ path: String) throws(ScenarioError) -> String {
-        guard case .string(let text) = value else { throw wrongType(value, path, "a string") }
-        return text
+        try scenario { () throws(JSONError) in try value.string(at: path) }
     }
 
     static func bool(_ value: JSONValue, _ path: String) throws(ScenarioError) -> Bool {
-        guard case .bool(let flag) = value else { throw wrongType(value, path, "true or false") }
-        return flag
+        try scenario { () throws(JSONError) in try value.bool(at: path) }
     }
 
     /// A whole number within `range`.
     static func integer(
         _ value: JSONValue, _ path: String, in range: ClosedRange<Int64>
     ) throws(ScenarioError) -> Int64 {
-        let expected =
-            range.upperBound == .max
-            ? "a whole number ≥ \(range.lowerBound)" : "a whole number in \(range.lowerBound)…\(range.upperBound)"
-        guard case .integer(let number) = value else { throw wrongType(value, path, expected) }
-        guard range.contains(number) else {
-            throw ScenarioError(.invalidValue, path: path, "expected \(expected), found \(number)")
-        }
-        return number
+        try scenario { () throws(JSONError) in try value.integer(at: path, in: range) }
     }
 
     /// A reader of whole numbers within `range`, as `Int`.
@@ -36,31 +24,14 @@ extension JSONValue {
         { value, path throws(ScenarioError) in Int(try integer(value, path, in: range)) }
     }
 
-    /// A duration string (`"250ms"`, `"2s"`, `"1m"`).
+    /// A duration string (`"250ms"`, `"2s"`, `"1m"`, `"1d"`; see `DurationText`).
     static func duration(_ value: JSONValue, _ path: String) throws(ScenarioError) -> Duration {
-        guard case .string(let text) = value else { throw wrongType(value, path, durationExpected) }
-        do {
-            return try DurationText.parse(text, path: path)
-        } catch {
-            throw ScenarioError(.invalidValue, path: path, "expected \(durationExpected), found \"\(text)\"")
-        }
+        try scenario { () throws(JSONError) in try value.duration(at: path) }
     }
 
-    /// A size: whole bytes (never negative) or a string with a unit.
+    /// A size: whole bytes (never negative) or a string with a unit (see `ByteSize`).
     static func size(_ value: JSONValue, _ path: String) throws(ScenarioError) -> Int64 {
-        switch value {
-        case .integer(let bytes) where bytes < 0:
-            throw ScenarioError(.invalidValue, path: path, "expected \(sizeExpected), found the negative size \(bytes)")
-        case .integer(let bytes):
-            return bytes
-        case .string(let text):
-            guard let bytes = try? ByteSize.parse(text) else {
-                throw ScenarioError(.invalidValue, path: path, "expected \(sizeExpected), found \"\(text)\"")
-            }
-            return bytes
-        default:
-            throw wrongType(value, path, sizeExpected)
-        }
+        try scenario { () throws(JSONError) in try value.size(at: path) }
     }
 
     /// A position inside an upload: a percentage (`"40%"`) or a size.
@@ -90,6 +61,31 @@ extension JSONValue {
     }
 
     static func wrongType(_ value: JSONValue, _ path: String, _ expected: String) -> ScenarioError {
-        ScenarioError(.wrongType, path: path, "expected \(expected), found \(value.summary)")
+        ScenarioError(value.wrongType(path, expected))
+    }
+
+    private static func scenario<T>(_ read: () throws(JSONError) -> T) throws(ScenarioError) -> T {
+        do {
+            return try read()
+        } catch {
+            throw ScenarioError(error)
+        }
+    }
+}
+
+extension ScenarioError {
+    /// The scenario error for a mistake SquallCore's JSON reader found: the same path, line and column.
+    init(_ error: JSONError) {
+        let code: Code =
+            switch error.code {
+            case .syntax: .unreadable
+            case .duplicateKey: .duplicate
+            case .unknownKey: .unknownKey
+            case .missingKey: .missingKey
+            case .wrongType: .wrongType
+            case .invalidDuration, .invalidSize, .invalidValue: .invalidValue
+            }
+        let detail = error.code == .syntax ? "not valid JSON: \(error.detail)" : error.detail
+        self.init(code, path: error.path, line: error.line, column: error.column, detail)
     }
 }

@@ -26,19 +26,34 @@ public struct ScenarioError: Error, Sendable, Hashable, CustomStringConvertible 
     /// The file the scenario came from (nil when loaded from bytes without a name).
     public var file: String?
     public var path: String
+    /// The 1-based line and column (in UTF-8 bytes) of the mistake, or of the value at `path` (a missing key's
+    /// object); nil when the file could not be read.
+    public var line: Int?
+    public var column: Int?
     public var message: String
 
-    public init(_ code: Code, file: String? = nil, path: String, _ message: String) {
+    public init(
+        _ code: Code, file: String? = nil, path: String, line: Int? = nil, column: Int? = nil, _ message: String
+    ) {
         self.code = code
         self.file = file
         self.path = path
+        self.line = line
+        self.column = column
         self.message = message
     }
 
-    /// `file: path: message` (the path left out when it is the whole document).
+    /// `file: path (line L, column C): message`, as `JSONError` writes it (the path and the place left out when
+    /// unknown).
     public var description: String {
         let place = file ?? "<input>"
-        return path.isEmpty ? "\(place): \(message)" : "\(place): \(path): \(message)"
+        let position = line.flatMap { line in column.map { "line \(line), column \($0)" } }
+        switch (path.isEmpty, position) {
+        case (true, nil): return "\(place): \(message)"
+        case (true, let position?): return "\(place): \(position): \(message)"
+        case (false, nil): return "\(place): \(path): \(message)"
+        case (false, let position?): return "\(place): \(path) (\(position)): \(message)"
+        }
     }
 }
 

@@ -1,4 +1,5 @@
 import FaultEngine
+import SquallCore
 
 /// Something that happens to the world during a run (DESIGN.md "Events"), and when.
 ///
@@ -86,7 +87,7 @@ extension EventTrigger {
     public var text: String {
         switch self {
         case .time(let delay):
-            return "at " + ((try? DurationText.format(delay)) ?? "\(delay)")
+            return "at " + (DurationText.format(delay) ?? "\(delay)")
         case .progress(let position, let asset):
             let place =
                 switch position {

@@ -1,3 +1,5 @@
+import SquallCore
+
 /// The `events` section: `{"event": "kill-client", "at": "2s"}`, `{"event": "switch-network", "at-progress": "40%",
 /// "asset": "photo"}`, `{"event": "add-assets", "at": "1s", "name": "late", "size": "1MiB", "count": 2}`.
 extension ScenarioLoader {

@@ -1,3 +1,4 @@
+import SquallCore
 import UploadJobs
 
 /// The `expect` section (see `Expectation` for every key) and counts: a whole number ≥ 0, `"all"`, or

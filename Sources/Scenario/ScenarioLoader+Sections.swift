@@ -1,5 +1,5 @@
 import FaultEngine
-import Foundation
+import SquallCore
 import UploadJobs
 
 /// The `server`, `client`, `assets` and `faults` sections.
@@ -93,7 +93,7 @@ extension ScenarioLoader {
         return AssetSpec(name: name, size: size, count: count ?? 1)
     }
 
-    /// Each fault through `FaultRule`'s strict `Decodable` (its paths prefixed with `faults[i].`); names unique.
+    /// Each fault through `FaultRule`'s strict reader at `faults[i]`; names unique.
     static func readFaults(_ value: JSONValue, path: String, into diagnostics: inout Diagnostics) -> [FaultRule]? {
         guard case .array(let items) = value else {
             diagnostics.report(JSONValue.wrongType(value, path, "an array of faults"))
@@ -116,17 +116,16 @@ extension ScenarioLoader {
 
     private static func decodeFault(_ value: JSONValue, path: String) throws(ScenarioError) -> FaultRule {
         do {
-            return try JSONDecoder().decode(FaultRule.self, from: JSONEncoder().encode(value))
-        } catch let error as FaultError {
-            let place = error.path.isEmpty ? path : "\(path).\(error.path)"
-            throw ScenarioError(code(of: error.code), path: place, error.detail)
+            return try FaultRule(value, path: path)
         } catch {
-            throw ScenarioError(.wrongType, path: path, "expected a fault object, found \(value.summary)")
+            throw ScenarioError(code(of: error.code), path: error.path, error.detail)
         }
     }
 
     private static func code(of code: FaultError.Code) -> ScenarioError.Code {
         switch code {
+        case .syntax: .unreadable
+        case .duplicateKey: .duplicate
         case .unknownKey, .unknownAttribute: .unknownKey
         case .missingKey: .missingKey
         case .wrongType: .wrongType

@@ -1,8 +1,9 @@
 import FaultEngine
 import Foundation
+import SquallCore
 
-/// Reads scenario files (DESIGN.md "Scenario files") strictly, collecting every mistake: unknown keys at every
-/// level, wrong types, bad units, names outside the vocabularies, and the rules a run depends on (at least one
+/// Reads scenario files (DESIGN.md "Scenario files") strictly, collecting every mistake: JSON that is not RFC 8259
+/// or holds a key twice (with its line and column), unknown keys at every level, wrong types, bad units, names outside the vocabularies, and the rules a run depends on (at least one
 /// asset and one expectation, unique fault names, a progress event's asset that exists). `Scenarios/schema.json`
 /// describes the same format for editors and other tools.
 ///
@@ -20,17 +21,28 @@ public enum ScenarioLoader {
     /// The scenario in `bytes` (the contents of `file`, which only names it in errors), or every mistake in it.
     public static func load(_ bytes: [UInt8], file: String?) -> Result<Scenario, ScenarioErrors> {
         var diagnostics = Diagnostics(file: file)
-        let document: JSONValue
+        let document: JSONDocument
         do {
-            document = try JSONDecoder().decode(JSONValue.self, from: Data(bytes))
+            document = try JSONDocument(parsing: bytes)
         } catch {
-            diagnostics.report(.unreadable, path: "", "not valid JSON")
+            diagnostics.report(ScenarioError(error))
             return .failure(ScenarioErrors(diagnostics.errors))
         }
-        let scenario = read(document, into: &diagnostics)
-        guard var scenario, diagnostics.errors.isEmpty else { return .failure(ScenarioErrors(diagnostics.errors)) }
+        let scenario = read(document.value, into: &diagnostics)
+        guard var scenario, diagnostics.errors.isEmpty else {
+            return .failure(ScenarioErrors(diagnostics.errors.map { located($0, in: document) }))
+        }
         scenario.file = file
         return .success(scenario)
+    }
+
+    /// `error` with the line and column of the value its path names (or of the nearest enclosing one).
+    private static func located(_ error: ScenarioError, in document: JSONDocument) -> ScenarioError {
+        guard error.line == nil, let position = document.position(of: error.path) else { return error }
+        var located = error
+        located.line = position.line
+        located.column = position.column
+        return located
     }
 
     /// The scenario in the file at `path`, or every mistake in it.

@@ -1,5 +1,6 @@
 import HTTPWire
 import ProxyTranscript
+import ResumableUpload
 
 /// Checks, from the proxy's transcript, that every append (PATCH) to an upload resource starts at the offset
 /// the server last reported for it (draft-ietf-httpbis-resumable-upload §4.4 offset retrieval, §4.5 upload
@@ -8,8 +9,10 @@ import ProxyTranscript
 /// Walks the events in order. A HEAD's final response sets the resource's reported offset from its
 /// `Upload-Offset`; a PATCH's 2xx final response moves it to its `Upload-Offset` (or, without one, to the
 /// PATCH's offset plus the body bytes the server accepted), so chunked appends after a resume are judged too.
-/// Only PATCHes to a resource after a HEAD to it are judged (and only their responses move the offset): before the first offset retrieval the client's
-/// offset comes from its own creation request. Resources are keyed by the request target's path.
+/// Only PATCHes to a resource after a HEAD to it are judged (and only their responses move the offset): before the
+/// first offset retrieval the client's offset comes from its own creation request. The fields mean what
+/// `ResumableUpload` says they mean (`UploadRequestFacts`, `UploadResponseFacts`), and resources are keyed by
+/// `UploadRequest.path(of:)`.
 struct AppendOffsetCheck {
     /// One judged PATCH whose `Upload-Offset` differed from the server's last reported offset.
     struct Mismatch: Equatable {
@@ -53,7 +56,7 @@ struct AppendOffsetCheck {
     private mutating func judge(_ head: RequestHead, _ key: ExchangeKey) {
         guard let last = reported[Self.resource(head.target)] else { return }
         judged += 1
-        let sent = Self.offset(head.fields)
+        let sent = UploadRequestFacts(head).start
         if sent != last.offset {
             let request = Evidence.request(head, connection: key.connection, exchange: key.exchange)
             mismatches.append(Mismatch(request: request, sent: sent, reported: last.offset, reportedBy: last.by))
@@ -64,33 +67,24 @@ struct AppendOffsetCheck {
         guard let request = requests[key] else { return }
         let resource = Self.resource(request.target)
         let by = "conn \(key.connection) #\(key.exchange) \(request.method)"
-        if request.method == .head, let offset = Self.offset(response.fields) {
+        if request.method == .head, let offset = Self.offset(response) {
             reported[resource] = (offset, by)
         } else if request.method == .patch, reported[resource] != nil, (200..<300).contains(response.status),
-            let offset = Self.offset(response.fields)
-                ?? Self.offset(request.fields).map({ $0 + (bodyBytes[key] ?? 0) })
+            let offset = Self.offset(response)
+                ?? UploadRequestFacts(request).start.map({ $0 + (bodyBytes[key] ?? 0) })
         {
             reported[resource] = (offset, by)
         }
     }
 
-    /// The `Upload-Offset` field's value (a Structured Fields integer, RFC 9651 §3.3.1), if it parses.
-    static func offset(_ fields: HTTPFields) -> Int64? {
-        guard let value = fields["Upload-Offset"] else { return nil }
-        let isSpace: (Character) -> Bool = { $0 == " " || $0 == "\t" }
-        guard let first = value.firstIndex(where: { !isSpace($0) }), let last = value.lastIndex(where: { !isSpace($0) })
-        else { return nil }
-        return Int64(value[first...last])
+    /// The offset a response reports (`UploadResponseFacts.offset`: `Upload-Offset`, an sf-Integer).
+    static func offset(_ response: ResponseHead) -> Int64? {
+        UploadResponseFacts(response, requestVersion: nil).offset
     }
 
-    /// The path of a request target (origin or absolute form), without its query.
+    /// The upload resource a request target or `Location` names (`UploadRequest.path(of:)`).
     static func resource(_ target: String) -> String {
-        var path = Substring(target)
-        if !path.hasPrefix("/"), let colon = path.firstIndex(of: ":") {
-            let afterScheme = path[path.index(after: colon)...].drop { $0 == "/" }
-            path = afterScheme.firstIndex(of: "/").map { afterScheme[$0...] } ?? "/"
-        }
-        return String(path.prefix { $0 != "?" })
+        UploadRequest.path(of: target)
     }
 }
 

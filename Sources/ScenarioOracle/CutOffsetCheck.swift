@@ -1,5 +1,6 @@
 import HTTPWire
 import ProxyTranscript
+import ResumableUpload
 
 /// Checks, from the proxy's transcript, that the server kept exactly the bytes delivered before each cut: for
 /// every `reset` fired at an upload offset, the first HEAD final response on that upload resource after it
@@ -51,13 +52,16 @@ struct CutOffsetCheck {
             case .interimResponse(let exchange, let response), .finalResponse(let exchange, let response):
                 let key = Key(connection: event.connection, exchange: exchange)
                 if case .finalResponse = event.kind { answered.insert(key) }
-                if heads[key]?.method == .post, let location = response.fields["Location"] {
-                    resources[key] = AppendOffsetCheck.resource(location)
+                if let head = heads[key], head.method == .post,
+                    let resource = UploadResponseFacts(response, requestVersion: UploadRequestFacts(head).version)
+                        .resourcePath
+                {
+                    resources[key] = resource
                 }
                 if case .finalResponse = event.kind, let head = heads[key], head.method == .head {
                     answers.append(
                         (
-                            index, AppendOffsetCheck.resource(head.target), AppendOffsetCheck.offset(response.fields),
+                            index, AppendOffsetCheck.resource(head.target), AppendOffsetCheck.offset(response),
                             Evidence.request(head, connection: key.connection, exchange: key.exchange)
                         ))
                 }

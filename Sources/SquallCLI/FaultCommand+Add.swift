@@ -1,5 +1,5 @@
 import Foundation
-import Scenario
+import SquallCore
 
 /// `squall fault add`: builds a fault object in the scenario vocabulary from flags (or reads one from a file) and
 /// posts it; the server validates it.
@@ -39,7 +39,7 @@ enum FaultAddCommand: Subcommand {
     static func run(_ arguments: ParsedArguments, context: CommandContext) throws -> Int32 {
         let client = try FaultCommand.client(arguments, command: spec.path)
         let json = try body(arguments)
-        let added = JSONValue.parse(try client.send(.post, "/squall/faults", json: json))
+        let added = JSONValue.reply(try client.send(.post, "/squall/faults", json: json))
         for fault in added.map({ $0.elements.isEmpty ? [$0] : $0.elements }) ?? [] {
             context.console.print("added \(FaultCommand.line(fault))")
         }
@@ -97,7 +97,7 @@ enum FaultFireCommand: Subcommand {
         if let name = arguments["--name"] { action["name"] = .string(name) }
         if let direction = arguments["--direction"] { action["direction"] = .string(direction) }
         let connection = words[0].addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? words[0]
-        let reply = JSONValue.parse(
+        let reply = JSONValue.reply(
             try client.send(.post, "/squall/connections/\(connection)/fire", json: JSONValue.object(action).data))
         context.console.print("fired \(reply?["fired"]?.text ?? words[1]) on connection \(words[0])")
         return 0

@@ -1,4 +1,4 @@
-import Scenario
+import SquallCore
 
 /// Builds a fault object in the scenario vocabulary from command-line words. Nothing is checked beyond the shape
 /// of the words: the server validates the fault and names what is wrong.

@@ -1,5 +1,5 @@
 import Foundation
-import Scenario
+import SquallCore
 
 /// What every `squall fault` command shares: `--api URL` (required) and `--api-token T`, and printing a fault as
 /// one line.
@@ -46,7 +46,7 @@ enum FaultListCommand: Subcommand {
     static func run(_ arguments: ParsedArguments, context: CommandContext) throws -> Int32 {
         let client = try FaultCommand.client(arguments, command: spec.path)
         let body = try client.send(.get, "/squall/faults")
-        for fault in JSONValue.parse(body)?.elements ?? [] { context.console.print(FaultCommand.line(fault)) }
+        for fault in JSONValue.reply(body)?.elements ?? [] { context.console.print(FaultCommand.line(fault)) }
         return 0
     }
 }
@@ -83,7 +83,7 @@ enum FaultConnectionsCommand: Subcommand {
     static func run(_ arguments: ParsedArguments, context: CommandContext) throws -> Int32 {
         let client = try FaultCommand.client(arguments, command: spec.path)
         let body = try client.send(.get, "/squall/connections")
-        for connection in JSONValue.parse(body)?.elements ?? [] {
+        for connection in JSONValue.reply(body)?.elements ?? [] {
             let fields = ["id", "proxy", "client", "age", "bytesUpstream", "bytesDownstream", "requests"]
             let values = fields.map { connection[$0]?.text ?? "-" }
             context.console.print(

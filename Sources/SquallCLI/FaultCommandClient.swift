@@ -1,6 +1,6 @@
 import Foundation
 import HTTPWire
-import Scenario
+import SquallCore
 import SquallNet
 
 /// A small blocking HTTP/1.1 client of the control API's native endpoints: one connection per request
@@ -86,7 +86,7 @@ struct ControlAPIClient {
 
     /// The server's `{"error": …}` message, else the status and the body's first line.
     private static func message(status: Int, body: [UInt8]) -> String {
-        if case .string(let error)? = JSONValue.parse(body)?["error"] { return error }
+        if case .string(let error)? = JSONValue.reply(body)?["error"] { return error }
         let text = String(decoding: body.prefix(200), as: UTF8.self).split(separator: "\n").first ?? ""
         return "HTTP \(status) \(text)"
     }

@@ -1,12 +1,12 @@
 import Foundation
-import Scenario
+import SquallCore
 
-/// What `squall fault` needs of a JSON value (the scenario loader's tree): building fault objects from flags and
-/// reading the API's answers without fixing their shape.
+/// What `squall fault` needs of a JSON value (SquallCore's tree): building fault objects from flags and reading the
+/// API's answers without fixing their shape.
 extension JSONValue {
-    /// Parses `bytes`; nil when they are not JSON.
-    static func parse(_ bytes: [UInt8]) -> JSONValue? {
-        try? JSONDecoder().decode(JSONValue.self, from: Data(bytes))
+    /// The control API's answer in `bytes`; nil when it is not JSON.
+    static func reply(_ bytes: [UInt8]) -> JSONValue? {
+        try? JSONValue.parse(bytes)
     }
 
     /// The value as JSON text with sorted keys.
@@ -22,17 +22,13 @@ extension JSONValue {
         return []
     }
 
-    subscript(key: String) -> JSONValue? {
-        if case .object(let object) = self { return object[key] }
-        return nil
-    }
-
     /// A scalar as a command line shows it: strings without quotes; containers as JSON.
     var text: String {
         switch self {
         case .null: "null"
         case .bool(let bool): String(bool)
         case .integer(let integer): String(integer)
+        case .largeInteger(let integer): String(integer)
         case .number(let number): String(number)
         case .string(let string): string
         case .array, .object: String(decoding: data, as: UTF8.self)

@@ -1,5 +1,6 @@
 import Glibc
 import ResumableUpload
+import SquallCore
 import SquallNet
 import UploadServer
 
@@ -127,14 +128,8 @@ enum ServerCommand: Subcommand {
         return Int64(try ByteSizeOption.parse(text, option: option, command: path))
     }
 
-    /// Seconds of a duration written with a unit: `30s`, `10m`, `1h`, `2d`.
+    /// Whole seconds of a duration flag (`30s`, `10m`, `1h`, `2d`, `500ms`; see `DurationOption.seconds`).
     static func seconds(_ text: String, option: String) throws(UsageError) -> Int64 {
-        let units: [Character: Int64] = ["s": 1, "m": 60, "h": 3600, "d": 86_400]
-        guard let unit = text.last.flatMap({ units[$0] }), let number = Int64(text.dropLast()), number >= 0,
-            case (let product, let overflow) = number.multipliedReportingOverflow(by: unit), !overflow
-        else {
-            throw UsageError("\(option) must be a duration such as 30s, 10m or 1h, not '\(text)'", command: path)
-        }
-        return product
+        try DurationOption.seconds(text, option: option, command: path)
     }
 }

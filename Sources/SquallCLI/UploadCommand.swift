@@ -187,12 +187,8 @@ struct UploadOptions {
     }
 
     private static func duration(_ arguments: ParsedArguments, _ option: String) throws(UsageError) -> Duration? {
-        guard let text = arguments[option] else { return nil }
-        do {
-            return try DurationText.parse(text)
-        } catch {
-            throw UsageError(
-                "\(option) must be a duration such as 250ms or 2s, not '\(text)'", command: UploadCommand.spec.path)
+        try arguments[option].map { text throws(UsageError) in
+            try DurationOption.parse(text, option: option, command: UploadCommand.spec.path)
         }
     }
 

@@ -1,27 +1,58 @@
-/// Sizes as Squall writes them everywhere (flags, benchmarks, later scenario files): a number of bytes, or a
-/// number with a unit — `512KiB`, `8MiB`, `1GiB`, `1TiB` (powers of 1024) or `500KB`, `8MB`, `1GB`, `1TB`
-/// (powers of 1000) or `B`.
+/// The one size grammar of Squall, used by scenario files, fault JSON, the control API, flags and benchmarks: a
+/// whole number of bytes, or a whole number with a unit and nothing between them — `B`, `KiB`, `MiB`, `GiB`,
+/// `TiB` (powers of 1024) or `KB`, `MB`, `GB`, `TB` (powers of 1000). `512KiB`, `8MiB`, `1GB`, `1048576`. Units
+/// are case-sensitive (`8mib` is refused) and decimals are not accepted (`1.5MiB` is written `1536KiB`).
 public enum ByteSize {
-    /// Why a size did not parse.
+    /// Why a text is not a size.
     public enum Failure: Error, Equatable, Sendable {
-        /// Not a non-negative whole number with an optional unit.
-        case notASize
+        /// No whole number before the unit (`KiB`, `1.5MiB`, `+5`, `MiB8`, empty).
+        case notAWholeNumber
+        /// A unit outside the grammar (`12XB`, `8mib`, `8 MiB`).
+        case unknownUnit(String)
+        /// A minus sign (`-1`).
+        case negative
         /// The number times its unit does not fit in 64 bits.
         case tooLarge
+
+        /// What is wrong, for "…, not '12XB': <reason>".
+        public var reason: String {
+            switch self {
+            case .notAWholeNumber: "a size is whole bytes or a whole number with a unit (\(ByteSize.unitList))"
+            case .unknownUnit(let unit): "the unit \"\(unit)\" is not one of \(ByteSize.unitList)"
+            case .negative: "a size is 0 or more"
+            case .tooLarge: "it does not fit in 64 bits"
+            }
+        }
     }
 
-    private static let units: [(suffix: String, factor: Int64)] = [
-        ("KiB", 1 << 10), ("MiB", 1 << 20), ("GiB", 1 << 30), ("TiB", 1 << 40),
-        ("KB", 1000), ("MB", 1_000_000), ("GB", 1_000_000_000), ("TB", 1_000_000_000_000), ("B", 1),
+    /// The accepted units, for messages.
+    public static let unitList = "B, KB, MB, GB, TB, KiB, MiB, GiB, TiB"
+
+    private static let units: [String: Int64] = [
+        "": 1, "B": 1, "KiB": 1 << 10, "MiB": 1 << 20, "GiB": 1 << 30, "TiB": 1 << 40,
+        "KB": 1000, "MB": 1_000_000, "GB": 1_000_000_000, "TB": 1_000_000_000_000,
     ]
 
     /// The number of bytes `text` stands for.
     public static func parse(_ text: String) throws(Failure) -> Int64 {
-        let unit = units.first { text.hasSuffix($0.suffix) }
-        let number = unit.map { String(text.dropLast($0.suffix.count)) } ?? text
-        guard let value = Int64(number), value >= 0, number.first != "+" else { throw .notASize }
-        let (product, overflow) = value.multipliedReportingOverflow(by: unit?.factor ?? 1)
+        let (number, unit) = NumberWithUnit.split(text)
+        if number.hasPrefix("-"), number.count > 1, number.dropFirst().allSatisfy(NumberWithUnit.isDigit) {
+            throw .negative
+        }
+        guard !number.isEmpty, number.allSatisfy(NumberWithUnit.isDigit) else { throw .notAWholeNumber }
+        guard let factor = units[unit] else { throw .unknownUnit(unit) }
+        guard let value = Int64(number) else { throw .tooLarge }
+        let (product, overflow) = value.multipliedReportingOverflow(by: factor)
         guard !overflow else { throw .tooLarge }
         return product
+    }
+
+    /// `"64KiB"`, `"8MiB"` when a binary unit divides `bytes` exactly, else nil (write whole bytes).
+    public static func binaryText(_ bytes: Int64) -> String? {
+        let largestFirst: [(suffix: String, factor: Int64)] = [
+            ("TiB", 1 << 40), ("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10),
+        ]
+        guard bytes > 0, let unit = largestFirst.first(where: { bytes % $0.factor == 0 }) else { return nil }
+        return "\(bytes / unit.factor)\(unit.suffix)"
     }
 }

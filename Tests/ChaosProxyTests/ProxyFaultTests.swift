@@ -11,7 +11,7 @@ import Testing
 /// Each fault kind over real loopback sockets, through the proxy to the reference server.
 @Suite struct ProxyFaultTests {
     static func rule(_ json: String) throws -> FaultRule {
-        try JSONDecoder().decode(FaultRule.self, from: Data(json.utf8))
+        try FaultRule.parse(json)
     }
 
     static func fired(_ transcript: Transcript) -> [FiredFault] {

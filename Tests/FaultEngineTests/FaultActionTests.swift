@@ -75,7 +75,7 @@ struct FaultActionTests {
         (#""action": "respond""#, .missingKey, "status"),
         (#""action": "respond", "status": 99"#, .invalidValue, "status"),
         (#""action": "respond", "status": "503""#, .wrongType, "status"),
-        (#""action": "respond", "status": 503, "headers": {"Retry-After": 1}"#, .wrongType, "headers"),
+        (#""action": "respond", "status": 503, "headers": {"Retry-After": 1}"#, .wrongType, "headers.Retry-After"),
         (#""action": "respond", "status": 503, "headers": ["Retry-After"]"#, .wrongType, "headers"),
         (#""action": "respond", "status": 503, "body": 5"#, .wrongType, "body"),
         (#""action": "expire-auth", "challenge": 1"#, .wrongType, "challenge"),

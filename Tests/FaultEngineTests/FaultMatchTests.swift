@@ -1,11 +1,12 @@
 import FaultEngine
 import Foundation
 import HTTPWire
+import SquallCore
 import Testing
 
 struct FaultMatchTests {
     private func decode(_ json: String) throws -> FaultMatch {
-        try JSONDecoder().decode(FaultMatch.self, from: Data(json.utf8))
+        try FaultMatch(try JSONValue.parse(json))
     }
 
     @Test func decodesEveryCriterion() throws {

@@ -90,20 +90,6 @@ struct FaultRuleEncodingTests {
         #expect(try Self.encode(up).contains(#""direction":"upstream""#))
     }
 
-    @Test(arguments: [
-        (Duration.zero, "0ms"), (.microseconds(7), "7us"), (.milliseconds(250), "250ms"), (.seconds(90), "90s"),
-        (.seconds(120), "2m"), (.seconds(7200), "2h"), (.milliseconds(1001), "1001ms"),
-    ])
-    func durationsFormatExactly(duration: Duration, text: String) throws {
-        #expect(try DurationText.format(duration) == text)
-        #expect(try DurationText.parse(text) == duration)
-    }
-
-    @Test(arguments: [Duration.nanoseconds(1), .nanoseconds(1500), .milliseconds(-1)])
-    func durationsTheVocabularyCannotWriteFail(duration: Duration) {
-        #expect(throws: EncodingError.self) { try DurationText.format(duration) }
-    }
-
     @Test func aRuleWithAnUnwritableDurationFailsToEncode() throws {
         let rule = try FaultRule(name: "n", action: .delayResponse(.nanoseconds(10)))
         #expect(throws: EncodingError.self) { try Self.encode(rule) }

@@ -4,7 +4,7 @@ import Testing
 
 /// Decodes one fault from JSON text, as a scenario loader would.
 func decodeRule(_ json: String) throws -> FaultRule {
-    try JSONDecoder().decode(FaultRule.self, from: Data(json.utf8))
+    try FaultRule.parse(json)
 }
 
 /// The `FaultError` decoding `json` throws, or nil when it decodes (or fails otherwise).
@@ -46,14 +46,21 @@ struct FaultRuleTests {
         #expect(rule.optional)
     }
 
+    /// Faults are decoded strictly: a key given twice is refused (neither copy wins), with its path and place.
+    @Test func aDuplicateKeyIsRefusedWithItsPath() throws {
+        let error = try #require(decodingError(#"{"name": "x", "action": "limit", "bytes": 1, "bytes": 2}"#))
+        #expect(error.code == .duplicateKey)
+        #expect(error.path == "bytes")
+        #expect(error.detail == #"at line 1, column 46: the key "bytes" appears twice in this object; keep one"#)
+        #expect(decodingError(#"{"name": "x", "action": "reset"} x"#)?.code == .syntax)
+    }
+
     @Test func decodesAListAndNamesTheElementInErrors() throws {
-        let rules = try JSONDecoder().decode(
-            [FaultRule].self, from: Data(#"[{"name": "a", "action": "close"}, {"name": "b", "action": "refuse"}]"#.utf8)
-        )
+        let rules = try FaultRule.parseList(#"[{"name": "a", "action": "close"}, {"name": "b", "action": "refuse"}]"#)
         #expect(rules.map(\.action) == [.close, .refuse])
         let bad = #"[{"name": "a", "action": "close"}, {"name": "b", "action": "close", "probability": 2}]"#
         #expect {
-            try JSONDecoder().decode([FaultRule].self, from: Data(bad.utf8))
+            try FaultRule.parseList(bad)
         } throws: { error in
             (error as? FaultError)?.path == "[1].probability" && (error as? FaultError)?.code == .invalidValue
         }

@@ -37,4 +37,14 @@ struct UploadPositionTests {
             (error as? FaultError)?.code == code && (error as? FaultError)?.path == "trigger.at-offset"
         }
     }
+
+    @Test func aBadSizeSaysWhichUnitsAreAccepted() {
+        #expect {
+            try UploadPosition.parse("3XB", path: "trigger.at-offset")
+        } throws: { error in
+            (error as? FaultError)?.detail.hasSuffix(
+                #"the unit "XB" is not one of B, KB, MB, GB, TB, KiB, MiB, GiB, TiB"#)
+                == true
+        }
+    }
 }

@@ -9,7 +9,7 @@ import Testing
 /// what it did, and one that cannot play fails the scenario with a verdict that says why (negative controls).
 @Suite struct EventTimelineTests {
     static func rule(_ json: String) throws -> FaultRule {
-        try JSONDecoder().decode(FaultRule.self, from: Data(json.utf8))
+        try FaultRule.parse(json)
     }
 
     /// Monitoring mode: the two photos are done long before 300 ms; the run waits for the event, the added

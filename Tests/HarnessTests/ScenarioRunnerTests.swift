@@ -8,7 +8,7 @@ import Testing
 /// The runner end to end on loopback: server, proxy and client in-process, faults and events played.
 @Suite struct ScenarioRunnerTests {
     static func rule(_ json: String) throws -> FaultRule {
-        try JSONDecoder().decode(FaultRule.self, from: Data(json.utf8))
+        try FaultRule.parse(json)
     }
 
     @Test func aResetAtFortyPercentIsResumedAndTheUploadCompletes() throws {

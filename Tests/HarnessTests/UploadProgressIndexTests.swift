@@ -50,4 +50,21 @@ struct UploadProgressIndexTests {
         #expect(transcript.events(since: 7).isEmpty && transcript.appendedCount == 7)
         #expect(index.reached(Self.half(of: "photo-1"), in: transcript))
     }
+
+    /// The length is what `UploadRequestFacts` says: an append that does not complete the upload tells no length,
+    /// so its `Content-Length` plus its offset is not taken for the upload's (the looser rule this replaced was).
+    @Test func anIncompleteAppendTellsNoLength() {
+        let index = UploadProgressIndex()
+        var transcript = Transcript()
+        let head = RequestHead(
+            method: .patch, target: "/upload/1",
+            fields: [
+                "X-Filename": "photo", "Upload-Draft-Interop-Version": "8", "Upload-Offset": "400",
+                "Upload-Complete": "?0", "Content-Length": "100",
+            ])
+        transcript.append(TranscriptEvent(time: .zero, connection: 1, kind: .requestHead(exchange: 1, head)))
+        transcript.append(Self.body(1, 1, at: 400, 100))
+        #expect(!index.reached(Self.half(of: "photo"), in: transcript))
+        #expect(index.furthest(of: "photo", in: transcript).contains("its length was never told"))
+    }
 }

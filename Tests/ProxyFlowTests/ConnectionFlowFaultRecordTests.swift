@@ -11,7 +11,7 @@ import Testing
 /// action reaches the wire.
 @Suite struct ConnectionFlowFaultRecordTests {
     static func rule(_ json: String) throws -> FaultRule {
-        try JSONDecoder().decode(FaultRule.self, from: Data(json.utf8))
+        try FaultRule.parse(json)
     }
 
     /// Carries out every item of `lane` due at `now`.

@@ -10,7 +10,7 @@ import Testing
 /// The HTTP flow without sockets: bytes split every which way give the same forwarded bytes and faults.
 @Suite struct ConnectionFlowTests {
     static func rule(_ json: String) throws -> FaultRule {
-        try JSONDecoder().decode(FaultRule.self, from: Data(json.utf8))
+        try FaultRule.parse(json)
     }
 
     /// Feeds the chunks from the client at time zero through an engine with `rules`, carries out the upstream

@@ -54,7 +54,11 @@ struct UploadHeadFactsTests {
         let answer = ResponseHead(
             status: 204, reason: "No Content",
             fields: ["Upload-Draft-Interop-Version": "8", "Upload-Offset": "5", "Upload-Length": "100"])
-        #expect(UploadResponseFacts(answer, requestVersion: nil) == UploadResponseFacts(resourcePath: nil, length: 100))
+        #expect(
+            UploadResponseFacts(answer, requestVersion: nil)
+                == UploadResponseFacts(resourcePath: nil, length: 100, offset: 5))
+        let malformed = ResponseHead(status: 204, reason: "No Content", fields: ["Upload-Offset": "-1"])
+        #expect(UploadResponseFacts(malformed, requestVersion: nil).offset == nil)
         let old = ResponseHead(status: 204, reason: "No Content", fields: ["Upload-Length": "100"])
         #expect(UploadResponseFacts(old, requestVersion: InteropVersion(rawValue: 5)).length == nil)
         let refused = ResponseHead(status: 404, reason: "Not Found", fields: ["Location": "/elsewhere"])

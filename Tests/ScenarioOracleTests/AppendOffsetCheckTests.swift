@@ -77,9 +77,18 @@ struct AppendOffsetCheckTests {
 
     @Test(arguments: [
         ("/uploads/7", "/uploads/7"), ("/uploads/7?a=b", "/uploads/7"), ("https://h:1/uploads/7", "/uploads/7"),
-        ("http://h", "/"),
+        ("http://h", "/"), ("/uploads/7#part", "/uploads/7"), ("https://h/uploads/7?a#b", "/uploads/7"),
     ])
     func resourcesAreKeyedByPath(target: String, path: String) {
         #expect(AppendOffsetCheck.resource(target) == path)
+    }
+
+    /// The resource rule is `UploadRequest.path(of:)`, the one the proxy and the server use: a HEAD whose target
+    /// carries a fragment reports the offset of the same resource as the PATCH without one.
+    @Test func aHeadAndAPatchNamingTheResourceDifferentlyAreTheSameResource() {
+        var builder = OracleFixtures.TranscriptBuilder()
+        builder.exchange(1, 1, .head, "/uploads/9#x", status: 204, responseFields: ["Upload-Offset": "10"])
+        builder.exchange(1, 2, .patch, "/uploads/9", fields: ["Upload-Offset": "0"], body: 5, status: 204)
+        #expect(judge(builder).status == .failed)
     }
 }

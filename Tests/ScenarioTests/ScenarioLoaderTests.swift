@@ -68,7 +68,7 @@ struct ScenarioLoaderTests {
         let busy =
             #"{"name": "busy", "match": {"nth-request": 2}, "action": "respond", "status": 503, "#
             + #""headers": {"Retry-After": "1"}, "body": "busy"}"#
-        #expect(scenario.faults[2] == (try JSONDecoder().decode(FaultRule.self, from: Data(busy.utf8))))
+        #expect(scenario.faults[2] == (try FaultRule.parse(busy)))
 
         #expect(
             scenario.events == [
@@ -226,6 +226,20 @@ struct ScenarioLoaderTests {
         ),
         (#"[1, 2]"#, .wrongType, "", "expected a scenario object, found an array"),
         (#"{"name": "x""#, .unreadable, "", "not valid JSON"),
+        (
+            #"{"name": "x", "name": "y", "description": "d", "assets": [{"name": "a", "size": 1}], "expect": {"attempts": 1}}"#,
+            .duplicate, "name", #"the key "name" appears twice in this object; keep one"#
+        ),
+        ("{\n\"name\": x}", .unreadable, "name", "not valid JSON: unexpected character"),
+        (
+            #"{"name": "x", "description": "d", "assets": [{"name": "a", "size": 1}], "expect": {"attempts": 1}} {}"#,
+            .unreadable, "", "not valid JSON: unexpected bytes after the value"
+        ),
+        (
+            #"{"name": "x", "description": "d", "assets": [{"name": "a", "size": 1}], "expect": {"attempts": 1},"#
+                + #" "faults": [{"name": "f", "action": "reset", "action": "close"}]}"#,
+            .duplicate, "faults[0].action", #"the key "action" appears twice"#
+        ),
     ]
 
     @Test(arguments: documents) func eachDocumentMistakeIsReported(
@@ -236,6 +250,26 @@ struct ScenarioLoaderTests {
         #expect(found.first?.code == code)
         #expect(found.first?.path == path)
         #expect(found.first?.message.contains(words) == true, "\(found.first?.message ?? "no error")")
+    }
+
+    /// Every mistake names its line and column: a syntax error or duplicate key where the parser stopped, any
+    /// other at the value its path names (a missing key at its object).
+    @Test func mistakesNameTheirLineAndColumn() throws {
+        let text = """
+            {"name": "x", "description": "d",
+             "client": {"retry-limit": "3"},
+             "assets": [{"name": "a"}], "expect": {"attempts": 1}}
+            """
+        let found = errors(text)
+        #expect(found.map(\.path) == ["client.retry-limit", "assets[0].size"])
+        #expect(found.map(\.line) == [2, 3])
+        #expect(found.map(\.column) == [28, 13])
+        #expect(found.first?.description.hasPrefix("t.json: client.retry-limit (line 2, column 28): expected") == true)
+        let duplicate = try #require(errors("{\"name\": \"x\",\n \"name\": \"y\"}").first)
+        #expect(duplicate.line == 2 && duplicate.column == 2)
+        #expect(
+            duplicate.description
+                == #"t.json: name (line 2, column 2): the key "name" appears twice in this object; keep one"#)
     }
 
     @Test func everyMistakeInAFileIsReported() throws {
@@ -261,7 +295,7 @@ struct ScenarioLoaderTests {
         #expect(lines.count == 12)
         #expect(
             lines.first
-                == "many.json: colour: unknown key in a scenario; expected one of: name, description, seed, timeout, server, client, assets, faults, events, expect"
+                == "many.json: colour (line 1, column 39): unknown key in a scenario; expected one of: name, description, seed, timeout, server, client, assets, faults, events, expect"
         )
     }
 

@@ -79,7 +79,7 @@ struct ScenarioSchemaTests {
     /// order): the schema accepts these files and only the loader rejects them, each for its one reason.
     @Test func theLoaderAloneChecksWhatASchemaCannotSay() throws {
         let files = Self.files(Self.fixtures + "/loader-only")
-        #expect(files.count == 5)
+        #expect(files.count == 6)
         let verdicts = try Self.schemaVerdicts(files)
         for file in files {
             #expect(verdicts[file] == true, "the schema rejects \(file)")

@@ -83,16 +83,44 @@ struct CommandLineParserTests {
 }
 
 struct ByteSizeOptionTests {
-    @Test func namesTheFlagInItsErrors() throws {
+    @Test func namesTheFlagTheUnitsAndTheReasonInItsErrors() throws {
         #expect(try ByteSizeOption.parse("8MiB", option: "--size", command: ["run"]) == 8 << 20)
         #expect(
             throws: UsageError(
-                "--size must be a size such as 1048576, 512KiB, 8MiB or 1GB, not '12XB'", command: ["run"])
+                "--size must be a size such as 1048576, 512KiB, 8MiB or 1GB, not '12XB': the unit \"XB\" is not one of "
+                    + "B, KB, MB, GB, TB, KiB, MiB, GiB, TiB", command: ["run"])
         ) {
             try ByteSizeOption.parse("12XB", option: "--size", command: ["run"])
         }
-        #expect(throws: UsageError("--size '9000000TiB' is too large", command: ["run"])) {
+        #expect(
+            throws: UsageError(
+                "--size must be a size such as 1048576, 512KiB, 8MiB or 1GB, not '9000000TiB': it does not fit in 64 bits",
+                command: ["run"])
+        ) {
             try ByteSizeOption.parse("9000000TiB", option: "--size", command: ["run"])
         }
+    }
+}
+
+struct DurationOptionTests {
+    @Test func readsTheOneDurationGrammar() throws {
+        #expect(try DurationOption.parse("500ms", option: "--backoff", command: ["upload"]) == .milliseconds(500))
+        #expect(try DurationOption.parse("1d", option: "--backoff", command: ["upload"]) == .seconds(86_400))
+        #expect(try DurationOption.parse("20us", option: "--backoff", command: ["upload"]) == .microseconds(20))
+    }
+
+    @Test func namesTheFlagTheUnitsAndTheReasonInItsErrors() {
+        #expect(
+            throws: UsageError(
+                "--backoff must be a duration such as 250ms, 2s or 1d, not '5w': the unit \"w\" is not one of "
+                    + "us, ms, s, m, h, d", command: ["upload"])
+        ) {
+            try DurationOption.parse("5w", option: "--backoff", command: ["upload"])
+        }
+    }
+
+    @Test(arguments: [("500ms", Int64(1)), ("1500ms", 1), ("0s", 0), ("2m", 120), ("1d", 86_400)])
+    func wholeSecondsDropTheFractionButNeverReachZeroFromAbove(text: String, seconds: Int64) throws {
+        #expect(try DurationOption.seconds(text, option: "--max-age", command: ["server"]) == seconds)
     }
 }

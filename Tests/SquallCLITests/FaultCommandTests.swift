@@ -36,7 +36,7 @@ struct FaultCommandTests {
     }
 
     static func rule(_ json: String) throws -> FaultRule {
-        try JSONDecoder().decode(FaultRule.self, from: Data(json.utf8))
+        try FaultRule.parse(json)
     }
 
     @Test func addBuildsTheFaultFromWordsAndFlags() throws {
@@ -80,10 +80,13 @@ struct FaultCommandTests {
         let (status, out, err) = squall(["fault", "add", "slow", "bandwidth", "rate=0"])
         #expect(status == 1)
         #expect(out.isEmpty)
-        #expect(err == "squall fault add: error: rate: bandwidth must be above 0 bytes/s; to stop, use stall\n")
+        #expect(
+            err
+                == "squall fault add: error: rate (line 1, column 44): bandwidth must be above 0 bytes/s; to stop, use stall\n"
+        )
         let (unknown, _, unknownErr) = squall(["fault", "add", "x", "explode"])
         #expect(unknown == 1)
-        #expect(unknownErr.contains(#"action: unknown action "explode""#))
+        #expect(unknownErr.contains(#"action (line 1, column 11): unknown action "explode""#))
         #expect(runtime.rules.isEmpty)
     }
 

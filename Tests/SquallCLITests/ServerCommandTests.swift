@@ -76,6 +76,15 @@ struct ServerCommandTests {
         #expect(authDefaults.authentication?.tokenLifetime == 3600)
     }
 
+    /// `--max-age` reads the one duration grammar: milliseconds and days too (a fraction of a second is dropped,
+    /// never to 0, as in scenario files).
+    @Test(arguments: [("500ms", Int64(1)), ("1d", 86_400), ("90s", 90)])
+    func maxAgeTakesEveryDurationUnit(text: String, seconds: Int64) throws {
+        let parsed = try CommandLineParser.parse(["--max-age", text], for: ServerCommand.spec)
+        let configuration = try ServerCommand.makeConfiguration(parsed, environment: [:])
+        #expect(configuration.uploadProtocol.limits.maxAge == seconds)
+    }
+
     /// A log that cannot be opened is a failure (status 1) naming the file, found before anything is served.
     @Test func anUnopenableLogExitsWithStatus1NamingIt() {
         let path = NSTemporaryDirectory() + "squall-missing-\(UUID().uuidString)/server.log"

@@ -62,6 +62,14 @@ struct UploadCommandTests {
         #expect(err.contains(message), "\(err)")
     }
 
+    /// `--backoff` reads the one duration grammar, days included.
+    @Test func backoffTakesDays() throws {
+        let flags = ["--to", "http://127.0.0.1:1/upload", "--backoff", "1d", "--backoff-limit", "2d", "f"]
+        let options = try UploadOptions(try CommandLineParser.parse(flags, for: UploadCommand.spec))
+        #expect(options.system.transfer.backoffBase == .seconds(86_400))
+        #expect(options.system.transfer.backoffLimit == .seconds(172_800))
+    }
+
     @Test func transferAndPolicyFlagsReachTheConfiguration() throws {
         let spec = UploadCommand.spec
         let flags = [

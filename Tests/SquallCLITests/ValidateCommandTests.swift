@@ -52,9 +52,21 @@ struct ValidateCommandTests {
         #expect(out == "")
         let lines = err.split(separator: "\n").map(String.init)
         #expect(lines.count == 4)
-        #expect(lines[0].hasPrefix("\(path)/a.json: seed: expected a whole number ≥ 0, found the string \"x\""))
-        #expect(lines[1].hasPrefix("\(path)/a.json: faults[0].action: unknown action \"explode\""))
-        #expect(lines[2].hasPrefix("\(path)/b.json: client.retry-limt: unknown key in client"))
+        // Each line: file: JSON path (line L, column C): what was expected and found.
+        let pattern = #/^(.+): (\S+) \(line \d+, column \d+\): (.+)$/#
+        let parts = lines.dropLast().compactMap { try? pattern.wholeMatch(in: $0) }.map { match in
+            (String(match.1), String(match.2), String(match.3))
+        }
+        #expect(parts.count == 3)
+        #expect(
+            parts.first ?? ("", "", "") == (
+                "\(path)/a.json", "seed", "expected a whole number ≥ 0, found the string \"x\""
+            ))
+        #expect(parts.dropFirst().first?.1 == "faults[0].action")
+        #expect(parts.dropFirst().first?.2.hasPrefix("unknown action \"explode\"") == true)
+        #expect(parts.last?.0 == "\(path)/b.json")
+        #expect(parts.last?.1 == "client.retry-limt")
+        #expect(parts.last?.2.hasPrefix("unknown key in client") == true)
         #expect(lines[3] == "3 errors in 2 files")
     }
 

@@ -12,13 +12,33 @@ struct ByteSizeTests {
         #expect(try ByteSize.parse(text) == bytes)
     }
 
-    @Test(arguments: ["", "KiB", "12XB", "-1", "+5", "1.5MiB", "8 MiB", "8mib", "MiB8"])
-    func rejectsWhatIsNotASize(text: String) {
-        #expect(throws: ByteSize.Failure.notASize) { try ByteSize.parse(text) }
+    @Test(arguments: [
+        ("", ByteSize.Failure.notAWholeNumber), ("KiB", .notAWholeNumber), ("+5", .notAWholeNumber),
+        ("1.5MiB", .notAWholeNumber), ("MiB8", .notAWholeNumber), ("-1", .negative), ("-3KiB", .negative),
+        ("12XB", .unknownUnit("XB")), ("8 MiB", .unknownUnit(" MiB")), ("8mib", .unknownUnit("mib")),
+        ("99999999999999999999", .tooLarge),
+    ])
+    func rejectsWhatIsNotASizeWithItsReason(text: String, failure: ByteSize.Failure) {
+        #expect(throws: failure) { try ByteSize.parse(text) }
     }
 
     @Test func rejectsSizesPast64Bits() throws {
         #expect(throws: ByteSize.Failure.tooLarge) { try ByteSize.parse("9000000TiB") }
         #expect(try ByteSize.parse("8388607TiB") == 8_388_607 << 40)
+    }
+
+    @Test func reasonsNameTheAcceptedUnits() {
+        #expect(ByteSize.Failure.unknownUnit("XB").reason.contains("B, KB, MB, GB, TB, KiB, MiB, GiB, TiB"))
+    }
+
+    @Test(arguments: [(Int64(65536), "64KiB"), (8 << 20, "8MiB"), (3 << 40, "3TiB")] as [(Int64, String)])
+    func binaryTextUsesTheLargestExactUnit(bytes: Int64, text: String) throws {
+        #expect(ByteSize.binaryText(bytes) == text)
+        #expect(try ByteSize.parse(text) == bytes)
+    }
+
+    @Test func binaryTextIsNilWithoutAnExactUnit() {
+        #expect(ByteSize.binaryText(1000) == nil)
+        #expect(ByteSize.binaryText(0) == nil)
     }
 }

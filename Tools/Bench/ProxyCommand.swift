@@ -56,14 +56,12 @@ enum ProxyCommand: BenchCommand {
         return configuration
     }
 
-    /// Decodes one fault object or an array of them.
+    /// Reads one fault object or an array of them.
     static func faults(_ json: String) throws -> [FaultRule] {
-        let data = Data(json.utf8)
-        let decoder = JSONDecoder()
         let trimmed = json.drop { $0 == " " || $0 == "\n" || $0 == "\t" }
         do {
-            if trimmed.hasPrefix("[") { return try decoder.decode([FaultRule].self, from: data) }
-            return [try decoder.decode(FaultRule.self, from: data)]
+            if trimmed.hasPrefix("[") { return try FaultRule.parseList(json) }
+            return [try FaultRule.parse(json)]
         } catch {
             throw BenchError("--fault: \(error)")
         }

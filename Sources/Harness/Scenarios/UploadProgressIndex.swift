@@ -1,4 +1,5 @@
 import ProxyTranscript
+import ResumableUpload
 import Scenario
 import Synchronization
 
@@ -8,8 +9,8 @@ final class UploadProgressIndex: Sendable {
     /// One request that carries upload bytes.
     private struct Exchange {
         var filename: String?
-        /// The upload's whole length when the request says (`Upload-Length`, or `Content-Length` plus the
-        /// `Upload-Offset` it starts at).
+        /// The upload's whole length when the request says, as `UploadRequestFacts` reads it (`Upload-Length` in
+        /// the request's interop version, or its start plus `Content-Length` when the request completes the upload).
         var uploadLength: Int64?
         /// The furthest upload offset its body reached.
         var reached: Int64 = 0
@@ -63,13 +64,8 @@ final class UploadProgressIndex: Sendable {
         for item in transcript.events(since: state.position) {
             switch item.kind {
             case .requestHead(let exchange, let head):
-                let length =
-                    head.fields["Upload-Length"].flatMap { Int64($0) }
-                    ?? head.fields["Content-Length"].flatMap { Int64($0) }.map { length in
-                        length + (head.fields["Upload-Offset"].flatMap { Int64($0) } ?? 0)
-                    }
                 state.exchanges[item.connection << 20 | exchange] = Exchange(
-                    filename: head.fields["X-Filename"], uploadLength: length)
+                    filename: head.fields["X-Filename"], uploadLength: UploadRequestFacts(head).length)
             case .requestBody(let exchange, _, let length, let upload?):
                 let key = item.connection << 20 | exchange
                 if var known = state.exchanges[key] {

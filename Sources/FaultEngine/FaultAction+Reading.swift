@@ -1,3 +1,5 @@
+import SquallCore
+
 extension FaultAction {
     /// The keys each action reads beside the rule's own, by action name (scenario files keep them flat on the
     /// rule: `{"action": "latency", "latency": "250ms", "jitter": "50ms"}`).
@@ -24,7 +26,7 @@ extension FaultAction {
     /// - `slow-close`: `delay`. `delay-response`: `duration`. `truncate-response`: `after` (a size).
     /// - `respond`: `status`, `headers` (object), `body` (string). `expire-auth`: `challenge` (default
     ///   `Bearer`). `rewrite-header`: `header`, `value` (absent or null removes the field).
-    static func decode(named name: String, from reader: FieldReader) throws -> FaultAction {
+    static func decode(named name: String, from reader: JSONFieldReader) throws -> FaultAction {
         switch name {
         case "reset": return .reset
         case "close": return .close
@@ -60,7 +62,7 @@ extension FaultAction {
         }
     }
 
-    private static func decodeStall(_ reader: FieldReader) throws -> FaultAction {
+    private static func decodeStall(_ reader: JSONFieldReader) throws -> FaultAction {
         let then = try reader.string("then") ?? "release"
         guard then == "release" || then == "close" else {
             throw FaultError(
@@ -69,7 +71,7 @@ extension FaultAction {
         return .stall(duration: try reader.duration("duration"), thenClose: then == "close")
     }
 
-    private static func decodeResponse(_ reader: FieldReader) throws -> FaultResponse {
+    private static func decodeResponse(_ reader: JSONFieldReader) throws -> FaultResponse {
         let status = try reader.require(try reader.int("status"), "status", expected: "a status code such as 503")
         let fields = try reader.stringMap("headers")?.map { FaultHeader(name: $0.key, value: $0.value) } ?? []
         return FaultResponse(status: status, fields: fields, body: try reader.string("body") ?? "")

@@ -1,0 +1,62 @@
+/// A JSON document as a tree (RFC 8259), as Squall's one strict reader (`JSONValue.parse`) returns it: scenario
+/// files, fault definitions, control-API bodies and transcript lines are all read through it.
+///
+/// Numbers keep the distinction JSON Schema makes and stay exact where Squall needs them to: an `integer` is any
+/// number with no fractional part that fits in `Int64` (`3`, `3.0`, `1e3`; byte sizes and offsets), a
+/// `largeInteger` is a whole number above `Int64.max` that fits in `UInt64` (seeds), every other number is a
+/// `number`. Objects never hold a key twice: the reader rejects the document instead.
+public indirect enum JSONValue: Sendable, Hashable {
+    case null
+    case bool(Bool)
+    case integer(Int64)
+    case largeInteger(UInt64)
+    case number(Double)
+    case string(String)
+    case array([JSONValue])
+    case object([String: JSONValue])
+
+    /// What the value is, for "found …" in messages.
+    public var summary: String {
+        switch self {
+        case .null: "null"
+        case .bool(let value): "\(value)"
+        case .integer(let value): "the number \(value)"
+        case .largeInteger(let value): "the number \(value)"
+        case .number(let value): "the number \(value)"
+        case .string(let value): "the string \"\(value)\""
+        case .array: "an array"
+        case .object: "an object"
+        }
+    }
+
+    /// The value of `key` when this is an object.
+    public subscript(key: String) -> JSONValue? {
+        if case .object(let members) = self { return members[key] }
+        return nil
+    }
+}
+
+extension JSONValue: Encodable {
+    public func encode(to encoder: any Encoder) throws {
+        var single = encoder.singleValueContainer()
+        switch self {
+        case .null: try single.encodeNil()
+        case .bool(let value): try single.encode(value)
+        case .integer(let value): try single.encode(value)
+        case .largeInteger(let value): try single.encode(value)
+        case .number(let value): try single.encode(value)
+        case .string(let value): try single.encode(value)
+        case .array(let value): try single.encode(value)
+        case .object(let value): try single.encode(value)
+        }
+    }
+}
+
+/// JSON paths as every error message writes them: `faults[2].rate`, `client.retry-limit`, empty for the document.
+public enum JSONPath {
+    /// `path.key`, or `key` at the top.
+    public static func key(_ path: String, _ key: String) -> String { path.isEmpty ? key : "\(path).\(key)" }
+
+    /// `path[index]`.
+    public static func index(_ path: String, _ index: Int) -> String { "\(path)[\(index)]" }
+}
