@@ -75,13 +75,13 @@ let package = Package(
             ]
         ),
 
-        // Harness: runs the pieces together (today the built-in smoke check; later the scenario runner).
+        // Harness: the scenario runner, the catalog run, scenario files on disk.
         .target(
             name: "Harness",
             dependencies: [
-                "SquallCore", "HTTPWire", "StructuredFields", "SquallNet", "TLSKit", "Scenario", "ScenarioOracle",
-                "ScenarioReports", "ChaosProxy", "FaultEngine", "ProxyTranscript", "UploadServer", "UploadClient",
-                "UploadJobs", "JobJournal", "ResumableUpload", "UploadStore", "Capture",
+                "SquallCore", "HTTPWire", "SquallNet", "TLSKit", "Scenario", "ScenarioOracle", "ScenarioReports",
+                "ChaosProxy", "FaultEngine", "ProxyTranscript", "UploadServer", "UploadClient", "UploadJobs",
+                "JobJournal", "ResumableUpload",
             ]
         ),
 
@@ -136,7 +136,8 @@ let package = Package(
             ]
         ),
         .testTarget(
-            name: "ScenarioTests", dependencies: ["Scenario", "FaultEngine", "TestSupport"], exclude: ["Fixtures"]),
+            name: "ScenarioTests", dependencies: ["Scenario", "FaultEngine", "Harness", "TestSupport"],
+            exclude: ["Fixtures"]),
         .testTarget(
             name: "ScenarioOracleTests",
             dependencies: ["ScenarioOracle", "Scenario", "FaultEngine", "UploadJobs", "ProxyTranscript", "HTTPWire"]),
@@ -159,9 +160,7 @@ let package = Package(
         .testTarget(
             name: "HarnessTests",
             dependencies: [
-                "Harness", "Scenario", "FaultEngine", "ProxyTranscript", "HTTPWire", "StructuredFields", "SquallNet",
-                "TLSKit",
-                "TestSupport",
+                "Harness", "Scenario", "ScenarioReports", "FaultEngine", "ProxyTranscript", "HTTPWire", "TestSupport",
             ]),
         .testTarget(
             name: "SquallCLITests",
