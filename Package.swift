@@ -1,18 +1,19 @@
 // swift-tools-version:6.0
 // Squall: a network-fault chaos proxy and test harness for resumable uploads (see README.md).
 //
-// Layers, dependencies pointing down only:
-//   CLI          squall, SquallCLI                    maps flags to configuration, prints
-//   harness      Harness                              runs the pieces together, reports verdicts
-//   components   UploadServer, UploadClient,              servers and clients built from I/O and pure pieces
-//                ControlAPI, ChaosProxy
-//   I/O          SquallNet, TLSKit, Capture,          sockets, OpenSSL, libpcap, files; the only code that
-//                UploadStore, JobJournal              reads clocks
-//   pure         SquallCore, HTTPWire,                no sockets, no threads, no clock reads
-//                StructuredFields, ResumableUpload, UploadJobs,
-//                FaultEngine, ProxyTranscript, ProxyFlow, Scenario, ScenarioOracle,
-//                ScenarioReports, PacketSynthesis
-//   C shims      COpenSSL, CPcap, CSystem
+// Layers, dependencies pointing down only: a target depends on targets of its own layer or lower ones, and names
+// every module it imports as a direct dependency. Tools/check-imports.py reads the `layer` lines (highest first).
+//   layer tools:      squall-bench TestSupport          — benchmarks and shared test helpers (tests sit above all)
+//   layer cli:        squall SquallCLI                  — maps flags to configuration, prints
+//   layer harness:    Harness                           — runs the pieces together, reads scenario files, reports
+//   layer components: UploadServer UploadClient         — servers, clients and the proxy built from I/O and pure
+//   layer components: ControlAPI ChaosProxy
+//   layer io:         SquallNet TLSKit Capture          — sockets, OpenSSL, libpcap, files; the only code that
+//   layer io:         UploadStore JobJournal            — reads clocks
+//   layer pure:       SquallCore HTTPWire StructuredFields ResumableUpload UploadJobs FaultEngine
+//   layer pure:       ProxyTranscript ProxyFlow Scenario ScenarioOracle ScenarioReports PacketSynthesis
+//                     — no sockets, threads, clock reads or files; no Glibc, Foundation or Dispatch
+//   layer shims:      COpenSSL CPcap CSystem            — .systemLibrary targets, static inline wrappers
 import PackageDescription
 
 let package = Package(
@@ -63,7 +64,7 @@ let package = Package(
             name: "ChaosProxy",
             dependencies: [
                 "ProxyFlow", "FaultEngine", "ProxyTranscript", "ControlAPI", "HTTPWire", "SquallCore", "SquallNet",
-                "TLSKit", "Capture",
+                "TLSKit", "Capture", "PacketSynthesis", "CSystem",
             ]
         ),
         .target(
@@ -74,13 +75,13 @@ let package = Package(
             ]
         ),
 
-        // Harness: runs the pieces together (today the built-in smoke check; later the scenario runner).
+        // Harness: the scenario runner, the catalog run, scenario files on disk.
         .target(
             name: "Harness",
             dependencies: [
-                "SquallCore", "HTTPWire", "StructuredFields", "SquallNet", "TLSKit", "Scenario", "ScenarioOracle",
-                "ScenarioReports", "ChaosProxy", "FaultEngine", "ProxyTranscript", "UploadServer", "UploadClient",
-                "UploadJobs", "JobJournal", "ResumableUpload", "UploadStore", "Capture",
+                "SquallCore", "HTTPWire", "SquallNet", "TLSKit", "Scenario", "ScenarioOracle", "ScenarioReports",
+                "ChaosProxy", "FaultEngine", "ProxyTranscript", "UploadServer", "UploadClient", "UploadJobs",
+                "JobJournal", "ResumableUpload",
             ]
         ),
 
@@ -90,7 +91,7 @@ let package = Package(
             dependencies: [
                 "SquallCore", "Harness", "SquallNet", "TLSKit", "Capture", "UploadServer", "UploadClient", "UploadJobs",
                 "ResumableUpload", "ChaosProxy", "ControlAPI", "FaultEngine", "ProxyTranscript", "HTTPWire", "Scenario",
-                "ScenarioReports",
+                "ScenarioReports", "ProxyFlow",
             ]),
         .executableTarget(name: "squall", dependencies: ["SquallCLI"]),
 
@@ -107,16 +108,17 @@ let package = Package(
         // Tests.
         .target(
             name: "TestSupport",
-            dependencies: ["SquallCore", "SquallNet", "TLSKit", "HTTPWire", "ControlAPI", "FaultEngine"]
+            dependencies: ["SquallCore", "SquallNet", "TLSKit", "HTTPWire", "ControlAPI", "FaultEngine", "CSystem"]
         ),
         .testTarget(name: "HTTPWireTests", dependencies: ["HTTPWire", "TestSupport"]),
         .testTarget(name: "PacketSynthesisTests", dependencies: ["PacketSynthesis", "TestSupport"]),
-        .testTarget(name: "CaptureTests", dependencies: ["Capture", "PacketSynthesis", "SquallNet", "TestSupport"]),
+        .testTarget(
+            name: "CaptureTests", dependencies: ["Capture", "CPcap", "PacketSynthesis", "SquallNet", "TestSupport"]),
         .testTarget(name: "StructuredFieldsTests", dependencies: ["StructuredFields", "TestSupport"]),
         .testTarget(name: "SquallNetTests", dependencies: ["SquallNet", "TestSupport"]),
         .testTarget(name: "TLSKitTests", dependencies: ["TLSKit", "SquallNet", "TestSupport"]),
         .testTarget(name: "SquallCoreTests", dependencies: ["SquallCore"]),
-        .testTarget(name: "ResumableUploadTests", dependencies: ["ResumableUpload", "TestSupport"]),
+        .testTarget(name: "ResumableUploadTests", dependencies: ["ResumableUpload", "HTTPWire", "TestSupport"]),
         .testTarget(name: "UploadJobsTests", dependencies: ["UploadJobs", "TestSupport"]),
         .testTarget(name: "FaultEngineTests", dependencies: ["FaultEngine", "SquallCore", "HTTPWire", "TestSupport"]),
         .testTarget(name: "ProxyTranscriptTests", dependencies: ["ProxyTranscript", "FaultEngine", "HTTPWire"]),
@@ -134,7 +136,8 @@ let package = Package(
             ]
         ),
         .testTarget(
-            name: "ScenarioTests", dependencies: ["Scenario", "FaultEngine", "TestSupport"], exclude: ["Fixtures"]),
+            name: "ScenarioTests", dependencies: ["Scenario", "FaultEngine", "Harness", "TestSupport"],
+            exclude: ["Fixtures"]),
         .testTarget(
             name: "ScenarioOracleTests",
             dependencies: ["ScenarioOracle", "Scenario", "FaultEngine", "UploadJobs", "ProxyTranscript", "HTTPWire"]),
@@ -157,9 +160,7 @@ let package = Package(
         .testTarget(
             name: "HarnessTests",
             dependencies: [
-                "Harness", "Scenario", "FaultEngine", "ProxyTranscript", "HTTPWire", "StructuredFields", "SquallNet",
-                "TLSKit",
-                "TestSupport",
+                "Harness", "Scenario", "ScenarioReports", "FaultEngine", "ProxyTranscript", "HTTPWire", "TestSupport",
             ]),
         .testTarget(
             name: "SquallCLITests",

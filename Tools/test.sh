@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# The whole test suite: set-up, format lint, warnings-as-errors build, every test, then the scenario catalog:
-# 5 runs in which every scenario must pass and the runs must agree (Tools/determinism.sh), and once under two CPU
-# hogs and once on one core (Tools/load-check.sh). It fails when any catalog scenario fails. CI runs exactly this.
+# The whole test suite: set-up, format lint, module boundaries (Tools/check-imports.py), warnings-as-errors build,
+# every test, then the scenario catalog: 5 runs in which every scenario must pass and the runs must agree
+# (Tools/determinism.sh), and once under two CPU hogs and once on one core (Tools/load-check.sh). It fails when
+# any catalog scenario fails. CI runs exactly this.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -10,6 +11,10 @@ export PATH="/opt/swift/usr/bin:$PATH"
 
 echo "== format lint"
 swift format lint --strict --recursive Package.swift Sources Tests Tools
+
+echo "== module boundaries: declared imports, layers, pure targets (and the checker's own negative controls)"
+Tools/check-imports.py --self-test
+Tools/check-imports.py
 
 echo "== build (warnings are errors) and test"
 swift build --build-tests -Xswiftc -warnings-as-errors

@@ -1,4 +1,3 @@
-import Foundation
 import Scenario
 import SquallCore
 
@@ -133,8 +132,9 @@ public enum JSONReport {
     /// The ledger's JSON as it is when it parses, else as a string; null when there is none.
     private static func ledger(_ json: String?) -> String {
         guard let json else { return "null" }
-        let parses = (try? JSONSerialization.jsonObject(with: Data(json.utf8), options: [.fragmentsAllowed])) != nil
-        return parses ? json.trimmingCharacters(in: .whitespacesAndNewlines) : string(json)
+        guard (try? JSONValue.parse(json)) != nil else { return string(json) }
+        let blank: Set<Character> = [" ", "\t", "\n", "\r"]
+        return String(json.drop(while: blank.contains).reversed().drop(while: blank.contains).reversed())
     }
 
     private static func seconds(_ duration: Duration) -> String {

@@ -1,11 +1,9 @@
 import Foundation
 import Harness
-import Scenario
 import ScenarioReports
-import SquallNet
 
 /// `squall run`: runs scenario files (default `Scenarios/`) against the embedded reference server (or
-/// `--upstream`), with reports; `--smoke` runs the built-in end-to-end smoke check instead.
+/// `--upstream`), with reports.
 enum RunCommand: Subcommand {
     static let spec = CommandSpec(
         path: ["run"],
@@ -22,10 +20,6 @@ enum RunCommand: Subcommand {
             .value("--out", "DIR", help: "Write debug bundles here, a folder per scenario (pcaps, keylog, logs)."),
             .value(
                 "--capture", "MODE", help: "Keep bundles never, on-failure (default with --out) or always."),
-            .flag("--smoke", help: "Run the built-in smoke check instead (with --size, --seed, --interop, --keep)."),
-            .value("--size", "SIZE", help: "Smoke check: upload body size. Default 8MiB."),
-            .value("--interop", "N", help: "Smoke check: the interop version the client sends (3 to 8). Default 6."),
-            .value("--keep", "DIR", help: "Smoke check: keep the CA and the TLS key log in DIR."),
         ],
         maxPositionals: Int.max,
         discussion: """
@@ -43,16 +37,15 @@ enum RunCommand: Subcommand {
     )
 
     static func run(_ arguments: ParsedArguments, context: CommandContext) throws -> Int32 {
-        if arguments.has("--smoke") { return try SmokeRun.run(arguments, context: context) }
         let options = try RunOptions(arguments)
-        let (loaded, errors) = ScenarioLoader.loadCatalog(
+        let (loaded, errors) = ScenarioFiles.loadCatalog(
             paths: arguments.positionals.isEmpty ? ["Scenarios"] : arguments.positionals)
         guard errors.isEmpty else {
             for error in errors { context.console.printError("\(error)") }
             context.console.printError("squall run: \(errors.count) errors in the scenario files; nothing was run")
             return 2
         }
-        let scenarios = options.select(loaded)
+        let scenarios = CatalogRun.select(loaded, options: options.catalog)
         guard !scenarios.isEmpty else {
             context.console.printError("squall run: no scenario matches")
             return 1
@@ -60,15 +53,7 @@ enum RunCommand: Subcommand {
         let started = ContinuousClock.now
         var groups: [ScenarioRuns] = []
         for (index, scenario) in scenarios.enumerated() {
-            var runs: [ScenarioResult] = []
-            for run in 1...options.repeats {
-                var runner = options.runner
-                // Each repeat keeps its own bundle (DIR/run-K/<name>), so a flaky run's is not overwritten.
-                if options.repeats > 1 { runner.keepFolder = runner.keepFolder.map { $0 + "/run-\(run)" } }
-                runs.append(options.discardBundle(of: ScenarioRunner.run(scenario, options: runner)))
-            }
-            let flaky = Set(runs.map { $0.verdicts.map(\.status) + [$0.passed ? .passed : .failed] }).count > 1
-            let group = ScenarioRuns(runs: runs, flaky: flaky)
+            let group = CatalogRun.run(scenario, options: options.catalog)
             groups.append(group)
             // The first failing run speaks for the scenario (its bundle is the one worth opening).
             let result = group.representative
@@ -80,64 +65,58 @@ enum RunCommand: Subcommand {
             }
         }
         let results = groups.map(\.representative)
-        let flaky = groups.filter(\.flaky).map { $0.representative.name }
         if context.console.isTerminal { context.console.redraw("") }
         let elapsed = ContinuousClock.now - started
-        try options.writeReports(groups, elapsed: elapsed)
+        try CatalogRun.writeReports(groups, elapsed: elapsed, json: options.json, junit: options.junit)
         // Runner notes (e.g. a live capture not permitted) once each, not once per scenario.
-        var noted: Set<String> = []
-        for note in results.flatMap(\.notes) where noted.insert(note).inserted {
-            context.console.printError("squall run: note: \(note)")
-        }
+        for note in CatalogRun.notes(results) { context.console.printError("squall run: note: \(note)") }
         context.console.print(ConsoleReport.summary(results, elapsed: elapsed))
-        for name in flaky { context.console.print("FLAKY \(name): the verdicts differed between runs") }
-        return results.allSatisfy(\.passed) && flaky.isEmpty ? 0 : 1
+        for group in groups where group.flaky {
+            context.console.print("FLAKY \(group.representative.name): the verdicts differed between runs")
+        }
+        return CatalogRun.passed(groups) ? 0 : 1
     }
 }
 
 /// The flags of `squall run` as values; each mistake is a `UsageError` naming the flag.
 struct RunOptions {
-    var filter: String?
-    var repeats = 1
-    var shard: (index: Int, count: Int)?
     var junit: String?
     var json: String?
-    var capture = "never"
-    var runner = ScenarioRunOptions()
+    var catalog = CatalogRunOptions()
 
     init(_ arguments: ParsedArguments) throws(UsageError) {
         let path = RunCommand.spec.path
-        filter = arguments["--filter"]
-        runner.seed = try arguments["--seed"].map(Self.seed)
+        catalog.filter = arguments["--filter"]
+        catalog.runner.seed = try arguments["--seed"].map(Self.seed)
         if let text = arguments["--repeat"] {
             guard let count = Int(text), (1...100).contains(count) else {
                 throw UsageError("--repeat must be a count from 1 to 100, not '\(text)'", command: path)
             }
-            repeats = count
+            catalog.repeats = count
         }
         if let text = arguments["--shard"] {
             let parts = text.split(separator: "/").compactMap { Int($0) }
             guard parts.count == 2, parts[1] >= 1, (1...parts[1]).contains(parts[0]) else {
                 throw UsageError("--shard must be I/N with 1 ≤ I ≤ N, such as 2/4, not '\(text)'", command: path)
             }
-            shard = (parts[0], parts[1])
+            catalog.shard = (parts[0], parts[1])
         }
-        runner.upstream = arguments["--upstream"]
+        catalog.runner.upstream = arguments["--upstream"]
         junit = arguments["--junit"]
         json = arguments["--json"]
-        runner.keepFolder = arguments["--out"]
-        if runner.keepFolder != nil { capture = "on-failure" }
+        catalog.runner.keepFolder = arguments["--out"]
+        if catalog.runner.keepFolder != nil { catalog.capture = .onFailure }
         if let mode = arguments["--capture"] {
-            guard ["never", "on-failure", "always"].contains(mode) else {
+            guard let capture = BundleCapture(rawValue: mode) else {
                 throw UsageError("--capture must be never, on-failure or always, not '\(mode)'", command: path)
             }
-            guard runner.keepFolder != nil || mode == "never" else {
+            guard catalog.runner.keepFolder != nil || capture == .never else {
                 throw UsageError("--capture \(mode) needs --out DIR", command: path)
             }
-            capture = mode
+            catalog.capture = capture
         }
-        if capture == "never" { runner.keepFolder = nil }
-        runner.squallBinary = Self.executablePath()
+        if catalog.capture == .never { catalog.runner.keepFolder = nil }
+        catalog.runner.squallBinary = Self.executablePath()
     }
 
     /// A `--seed` value: a whole number from 0 to 2^64-1.
@@ -147,33 +126,6 @@ struct RunOptions {
                 "--seed must be a whole number from 0 to 2^64-1, not '\(text)'", command: RunCommand.spec.path)
         }
         return seed
-    }
-
-    /// The scenarios to run: by name filter, then the shard (every N-th by sorted name, from the I-th).
-    func select(_ scenarios: [Scenario]) -> [Scenario] {
-        let sorted = scenarios.filter { filter.map($0.name.contains) ?? true }.sorted { $0.name < $1.name }
-        guard let shard else { return sorted }
-        return sorted.enumerated().filter { $0.offset % shard.count == shard.index - 1 }.map(\.element)
-    }
-
-    /// Removes a bundle the capture mode does not want (a passing scenario's, on failure only); the result then
-    /// names none.
-    func discardBundle(of result: ScenarioResult) -> ScenarioResult {
-        guard let bundle = result.bundle, capture == "on-failure", result.passed else { return result }
-        try? FileManager.default.removeItem(atPath: bundle)
-        var kept = result
-        kept.bundle = nil
-        return kept
-    }
-
-    func writeReports(_ groups: [ScenarioRuns], elapsed: Duration) throws {
-        if let json {
-            try JSONReport.render(groups, elapsed: elapsed).write(toFile: json, atomically: true, encoding: .utf8)
-        }
-        if let junit {
-            try JUnitReport.render(groups.map(\.representative), suiteName: "squall").write(
-                toFile: junit, atomically: true, encoding: .utf8)
-        }
     }
 
     /// This process's executable, for the child processes of kill events.

@@ -1,3 +1,4 @@
+import Harness
 import Scenario
 
 /// `squall validate PATH…`: checks scenario files without running them and reports every mistake in every file.
@@ -20,7 +21,7 @@ enum ValidateCommand: Subcommand {
         guard !arguments.positionals.isEmpty else {
             throw UsageError("name at least one scenario file or folder", command: spec.path)
         }
-        let (scenarios, errors) = ScenarioLoader.loadCatalog(paths: arguments.positionals)
+        let (scenarios, errors) = ScenarioFiles.loadCatalog(paths: arguments.positionals)
         let console = context.console
         guard !errors.isEmpty else {
             console.print(counted(scenarios.count, "scenario") + " valid")

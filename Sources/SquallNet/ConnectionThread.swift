@@ -4,7 +4,7 @@ import Foundation
 /// A dedicated OS thread for one connection (Squall's rule: one thread per connection, never a blocking call
 /// in Swift's cooperative pool), with a small stack and a way to wait for its end.
 public final class ConnectionThread: Sendable {
-    /// The stack size connection threads get unless told otherwise: 256 KiB (relay buffers live on the heap).
+    /// The stack size connection threads get unless told otherwise: 256 KiB (buffers live on the heap).
     public static let defaultStackSize = 256 * 1024
 
     private let finished = DispatchSemaphore(value: 0)

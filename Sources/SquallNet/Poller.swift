@@ -1,8 +1,7 @@
 import CSystem
 import Glibc
 
-/// `poll(2)` with deadlines on the `ContinuousClock`, shared by the connector, the blocking conveniences and
-/// the relay.
+/// `poll(2)` with deadlines on the `ContinuousClock`, shared by the connector and the blocking conveniences.
 enum Poller {
     /// The `poll` events that match an interest.
     static func events(for interest: IOInterest) -> Int16 {

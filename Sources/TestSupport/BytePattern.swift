@@ -1,9 +1,7 @@
-import SquallNet
-
 /// A deterministic byte sequence of any length: the byte at each offset depends only on the seed and the
-/// offset, so a sender and a far-end `PatternChecker` agree without sharing a buffer.
+/// offset, so a sender and a checker agree without sharing a buffer.
 ///
-/// Bytes are produced and checked eight at a time (SplitMix64 of the word index), fast enough for 64 MiB
+/// Bytes are produced eight at a time (SplitMix64 of the word index), fast enough for 64 MiB
 /// transfers in a debug build.
 public struct BytePattern: Sendable, Hashable {
     public let seed: UInt64
@@ -48,82 +46,5 @@ public struct BytePattern: Sendable, Hashable {
         var bytes = [UInt8](repeating: 0, count: count)
         bytes.withUnsafeMutableBytes { fill($0, offset: 0) }
         return bytes
-    }
-
-    /// Writes the first `count` bytes to `stream` in chunks of `chunkSize`.
-    public func send(
-        _ count: Int64, to stream: any ByteStream, chunkSize: Int = 64 * 1024, deadline: ContinuousClock.Instant?
-    ) throws {
-        let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: chunkSize, alignment: 8)
-        defer { chunk.deallocate() }
-        var offset: Int64 = 0
-        while offset < count {
-            let length = Int(min(Int64(chunkSize), count - offset))
-            let part = UnsafeMutableRawBufferPointer(rebasing: chunk[..<length])
-            fill(part, offset: offset)
-            try stream.writeAll(UnsafeRawBufferPointer(part), deadline: deadline)
-            offset += Int64(length)
-        }
-    }
-}
-
-/// Checks a received stream against a `BytePattern`, chunk by chunk, as it arrives.
-public struct PatternChecker: Sendable {
-    public let pattern: BytePattern
-    /// Bytes checked so far.
-    public private(set) var count: Int64 = 0
-    /// The offset of the first byte that differed from the pattern, if any.
-    public private(set) var firstMismatch: Int64?
-
-    public init(pattern: BytePattern) {
-        self.pattern = pattern
-    }
-
-    /// Whether exactly `expected` bytes arrived and all matched.
-    public func matches(count expected: Int64) -> Bool {
-        firstMismatch == nil && count == expected
-    }
-
-    /// Checks the next chunk of the stream.
-    public mutating func check(_ chunk: UnsafeRawBufferPointer) {
-        defer { count += Int64(chunk.count) }
-        guard firstMismatch == nil else { return }
-        var index = 0
-        while index < chunk.count, (count + Int64(index)) & 7 != 0 {
-            guard checkByte(chunk, index) else { return }
-            index += 1
-        }
-        while index + 8 <= chunk.count {
-            let expected = pattern.word((count + Int64(index)) >> 3).littleEndian
-            if chunk.loadUnaligned(fromByteOffset: index, as: UInt64.self) != expected { break }
-            index += 8
-        }
-        while index < chunk.count {
-            guard checkByte(chunk, index) else { return }
-            index += 1
-        }
-    }
-
-    /// Reads `stream` to its end, checking every byte; returns the checker.
-    public static func receive(
-        _ pattern: BytePattern, from stream: any ByteStream, deadline: ContinuousClock.Instant?
-    ) throws -> PatternChecker {
-        var checker = PatternChecker(pattern: pattern)
-        let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: 8)
-        defer { chunk.deallocate() }
-        while true {
-            let received = try stream.readSome(into: chunk, deadline: deadline)
-            if received == 0 { return checker }
-            checker.check(UnsafeRawBufferPointer(rebasing: chunk[..<received]))
-        }
-    }
-
-    private mutating func checkByte(_ chunk: UnsafeRawBufferPointer, _ index: Int) -> Bool {
-        let offset = count + Int64(index)
-        guard chunk[index] == pattern.byte(at: offset) else {
-            firstMismatch = offset
-            return false
-        }
-        return true
     }
 }

@@ -34,23 +34,4 @@ public enum LoopbackServer {
             }
         }
     }
-
-    /// Reads each connection to its end, checking it against `pattern`, and posts the checker (or the error)
-    /// to `results`.
-    public static func sink(
-        host: String = "127.0.0.1", pattern: BytePattern, results: Mailbox<Result<PatternChecker, NetError>>
-    ) throws -> AcceptLoop {
-        try start(host: host) { socket in
-            let stream = PlainStream(socket: socket)
-            do {
-                let checker = try PatternChecker.receive(pattern, from: stream, deadline: .now + patience)
-                results.put(.success(checker))
-            } catch let error as NetError {
-                results.put(.failure(error))
-            } catch {
-                results.put(.failure(NetError(.read, "\(error)")))
-            }
-            stream.close()
-        }
-    }
 }

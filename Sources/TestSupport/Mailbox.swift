@@ -1,7 +1,7 @@
 import Dispatch
 import Synchronization
 
-/// Hands values from server or relay threads to a test, which waits for each with a timeout.
+/// Hands values from server threads to a test, which waits for each with a timeout.
 public final class Mailbox<Value: Sendable>: Sendable {
     private let values = Mutex<[Value]>([])
     private let arrived = DispatchSemaphore(value: 0)

@@ -3,7 +3,7 @@ import Glibc
 import SquallNet
 
 /// A `ByteStream` over a plain socket that answers the way a TLS stream can, to prove that code written
-/// against `ByteStream` (the relay) copes with `TLSStream` without needing certificates:
+/// against `ByteStream` (the blocking conveniences, the proxy) copes with `TLSStream` without needing certificates:
 ///
 /// - it reads ahead up to `readAhead` bytes from the socket but hands out at most `pieceSize` per read, so
 ///   bytes wait in `bufferedReadableCount` while the socket itself is no longer readable (like decrypted

@@ -16,7 +16,7 @@ import Testing
     /// Runs the catalog's `interop-8-reset-in-append` (an RST at 25 % of the creation, another at 600 KiB inside
     /// an append) keeping its bundle in `folder`.
     static func runResetInAppend(into folder: String) throws -> ScenarioResult {
-        let (loaded, errors) = ScenarioLoader.loadCatalog(paths: [catalog + "/interop-8-reset-in-append.json"])
+        let (loaded, errors) = ScenarioFiles.loadCatalog(paths: [catalog + "/interop-8-reset-in-append.json"])
         #expect(errors.isEmpty)
         let scenario = try #require(loaded.first)
         let result = ScenarioRunner.run(scenario, options: ScenarioRunOptions(keepFolder: folder))

@@ -1,5 +1,6 @@
 import FaultEngine
 import Foundation
+import Harness
 import Testing
 
 @testable import Scenario
@@ -24,7 +25,7 @@ struct ScenarioLoaderTests {
 
     @Test func everyKeyReadsIntoTheModel() throws {
         let path = Self.fixtures.appendingPathComponent("valid/full.json").path
-        let scenario = try ScenarioLoader.loadFile(path).get()
+        let scenario = try ScenarioFiles.loadFile(path).get()
         #expect(scenario.name == "full-example")
         #expect(scenario.file == path)
         #expect(scenario.seed == 42)
@@ -297,28 +298,5 @@ struct ScenarioLoaderTests {
             lines.first
                 == "many.json: colour (line 1, column 39): unknown key in a scenario; expected one of: name, description, seed, timeout, server, client, assets, faults, events, expect"
         )
-    }
-
-    @Test func aCatalogIsEveryJSONFileButTheSchemaInPathOrder() throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("catalog-\(UUID().uuidString)")
-        defer { try? FileManager.default.removeItem(at: folder) }
-        try FileManager.default.createDirectory(
-            at: folder.appendingPathComponent("nested"), withIntermediateDirectories: true)
-        try Self.scenario(name: "b").write(
-            to: folder.appendingPathComponent("b.json"), atomically: true, encoding: .utf8)
-        try Self.scenario(name: "a").write(
-            to: folder.appendingPathComponent("nested/a.json"), atomically: true, encoding: .utf8)
-        try Self.scenario(name: "b").write(
-            to: folder.appendingPathComponent("c.json"), atomically: true, encoding: .utf8)
-        try "{}".write(to: folder.appendingPathComponent("schema.json"), atomically: true, encoding: .utf8)
-        try "not json".write(to: folder.appendingPathComponent("notes.txt"), atomically: true, encoding: .utf8)
-
-        let (scenarios, errors) = ScenarioLoader.loadCatalog(paths: [folder.path, folder.path + "/missing.json"])
-        #expect(scenarios.map(\.name) == ["b", "a"])
-        #expect(scenarios.map(\.file) == [folder.path + "/b.json", folder.path + "/nested/a.json"])
-        #expect(errors.map(\.code) == [.unreadable, .duplicate])
-        #expect(errors.first?.file == folder.path + "/missing.json")
-        #expect(errors.last?.file == folder.path + "/c.json")
-        #expect(errors.last?.message == #"scenario name "b" is already used by \#(folder.path)/b.json"#)
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import Harness
 import Testing
 
 @testable import FaultEngine
@@ -46,13 +47,13 @@ struct ScenarioSchemaTests {
     }
 
     static func loaderAccepts(_ file: String) -> Bool {
-        if case .success = ScenarioLoader.loadFile(file) { return true }
+        if case .success = ScenarioFiles.loadFile(file) { return true }
         return false
     }
 
     static func files(_ folder: String) -> [String] {
         var errors: [ScenarioError] = []
-        let files = ScenarioLoader.scenarioFiles([folder], errors: &errors)
+        let files = ScenarioFiles.scenarioFiles([folder], errors: &errors)
         #expect(errors.isEmpty)
         return files
     }
@@ -83,7 +84,7 @@ struct ScenarioSchemaTests {
         let verdicts = try Self.schemaVerdicts(files)
         for file in files {
             #expect(verdicts[file] == true, "the schema rejects \(file)")
-            guard case .failure(let failure) = ScenarioLoader.loadFile(file) else {
+            guard case .failure(let failure) = ScenarioFiles.loadFile(file) else {
                 Issue.record("the loader accepts \(file)")
                 continue
             }

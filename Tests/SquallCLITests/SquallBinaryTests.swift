@@ -37,9 +37,9 @@ struct SquallBinaryTests {
     }
 
     @Test func missingValueExitsWithStatusTwo() throws {
-        let (status, _, err) = try run(["run", "--smoke", "--size"])
+        let (status, _, err) = try run(["run", "--seed"])
         #expect(status == 2)
-        #expect(err.contains("option '--size' needs a value"))
+        #expect(err.contains("option '--seed' needs a value"))
     }
 
     @Test func failureExitsWithStatusOne() throws {
@@ -49,10 +49,21 @@ struct SquallBinaryTests {
         #expect(err.contains("does not exist"))
     }
 
-    @Test func smokeRunThroughAPipePassesWithoutColour() throws {
-        let (status, out, _) = try run(["run", "--smoke", "--size", "64KiB"], environment: ["NO_COLOR": "1"])
+    /// The smoke check was removed: its ground (TLS through the terminating proxy to the reference server, the
+    /// content intact) is the catalog's `foreground-success`.
+    @Test func theRemovedSmokeFlagIsAnUnknownOption() throws {
+        let (status, _, err) = try run(["run", "--smoke"])
+        #expect(status == 2)
+        #expect(err.contains("unknown option '--smoke'"))
+    }
+
+    @Test func aScenarioRunThroughAPipePassesWithoutColour() throws {
+        let catalog = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("Scenarios").path
+        let (status, out, _) = try run(["run", catalog + "/foreground-success.json"], environment: ["NO_COLOR": "1"])
         #expect(status == 0)
-        #expect(out.contains("smoke: 7 passed, 0 failed"))
+        #expect(out.contains("PASS foreground-success"))
+        #expect(out.contains("1 scenario: 1 passed, 0 failed"))
         #expect(!out.contains("\u{1B}["))
     }
 }

@@ -3,7 +3,7 @@ import Glibc
 /// One `squall-bench` subcommand. To add a benchmark, write a type in its own file and list it in
 /// `BenchMain.commands`. Results are one machine-readable line: `NAME key=value …` (see `Throughput`).
 protocol BenchCommand {
-    /// The subcommand, e.g. `relay-plain`.
+    /// The subcommand, e.g. `parse-heads`.
     static var name: String { get }
     /// Its options, e.g. `--bytes N [--buffer-size N]`.
     static var usage: String { get }
@@ -17,10 +17,6 @@ protocol BenchCommand {
 enum BenchMain {
     static var commands: [any BenchCommand.Type] {
         [
-            RelayPlainBench.self,
-            DirectPlainBench.self,
-            RelayTLSBench.self,
-            RelayToCommand.self,
             RelayTLSToCommand.self,
             SourceCommand.self,
             SourceTLSCommand.self,

@@ -7,7 +7,7 @@ import Synchronization
 /// The source writes N bytes, ends its stream, and waits for the sink's end of stream, so its time covers
 /// every byte reaching the sink (through whatever sits in between).
 enum PlainEndpoints {
-    /// The read and write chunk: 256 KiB, as the relay's buffers.
+    /// The read and write chunk: 256 KiB.
     static let chunkSize = 256 * 1024
 
     /// Connects to `address`, sends `count` bytes and waits until the far end has closed.
@@ -60,21 +60,6 @@ enum PlainEndpoints {
             let received = (try? drain(stream)) ?? -1
             stream.close()
             finished(Throughput(bytes: received, duration: clock.now - started))
-        }
-    }
-
-    /// Starts a relay on `address` forwarding every connection to `upstream`; `finished` gets each report.
-    static func relay(
-        on address: SocketAddress, to upstream: SocketAddress, configuration: RelayConfiguration,
-        finished: @escaping @Sendable (RelayReport) -> Void
-    ) throws -> AcceptLoop {
-        try AcceptLoop(address: address, configuration: AcceptLoopConfiguration(name: "relay")) { socket in
-            guard let server = try? TCPConnector.connect(to: upstream) else {
-                socket.abort()
-                return
-            }
-            let relay = Relay(configuration: configuration)
-            finished(relay.run(downstream: PlainStream(socket: socket), upstream: PlainStream(socket: server)))
         }
     }
 }

@@ -1,14 +1,14 @@
 import SquallNet
 import TLSKit
 
-/// The TLS pieces of the TLS benchmarks: a relay that terminates TLS in front of a plain upstream, and a
-/// source that pushes N bytes over TLS. The sink stays `PlainEndpoints.sink`.
+/// The TLS pieces of the TLS benchmarks: a terminator in front of a plain upstream, and a source that pushes N
+/// bytes over TLS. The sink stays `PlainEndpoints.sink`.
 ///
 /// ```
-/// source-tls ──TLS 1.3──▶ relay (CA leaf for the SNI host) ══ Relay ══▶ plain upstream (sink)
+/// source-tls ──TLS 1.3──▶ terminator (CA leaf for the SNI host) ──plain──▶ upstream (sink)
 /// ```
 enum TLSEndpoints {
-    /// The host the relay's leaf is for when a client sends no SNI, and the name `source-tls` asks for.
+    /// The host the terminator's leaf is for when a client sends no SNI, and the name `source-tls` asks for.
     static let defaultHost = "localhost"
 
     /// A server context that presents `authority`'s leaf for the SNI host asked for (`localhost` without SNI).
@@ -45,11 +45,12 @@ enum TLSEndpoints {
             closedCleanly: closedCleanly)
     }
 
-    /// Starts a relay on `address` that completes a TLS handshake with each client, connects to `upstream` in
-    /// plain and relays; `finished` gets each connection's outcome.
-    static func relay(
-        on address: SocketAddress, to upstream: SocketAddress, context: TLSContext, configuration: RelayConfiguration,
-        finished: @escaping @Sendable (Result<TLSRelayed, BenchError>) -> Void
+    /// Starts a TLS terminator on `address`: completes a TLS handshake with each client, connects to `upstream` in
+    /// plain, forwards the client's bytes to their end, then the upstream's back to theirs (half-duplex: what a
+    /// one-way benchmark transfer needs); `finished` gets each connection's outcome.
+    static func terminator(
+        on address: SocketAddress, to upstream: SocketAddress, context: TLSContext,
+        finished: @escaping @Sendable (Result<TLSForwarded, BenchError>) -> Void
     ) throws -> AcceptLoop {
         try AcceptLoop(address: address, configuration: AcceptLoopConfiguration(name: "relay-tls")) { socket in
             let downstream: TLSStream
@@ -59,17 +60,39 @@ enum TLSEndpoints {
                 socket.abort()
                 return finished(.failure(BenchError("handshake: \(error)")))
             }
-            let server: Socket
+            let server: PlainStream
             do {
-                server = try TCPConnector.connect(to: upstream)
+                server = PlainStream(socket: try TCPConnector.connect(to: upstream))
             } catch {
                 downstream.abort()
                 return finished(.failure(BenchError("upstream: \(error)")))
             }
-            let session = downstream.session
-            let report = Relay(configuration: configuration).run(
-                downstream: downstream, upstream: PlainStream(socket: server))
-            finished(.success(TLSRelayed(report: report, session: session)))
+            do {
+                let sent = try forward(downstream, to: server)
+                try server.shutdownWrite(deadline: nil)
+                let returned = try forward(server, to: downstream)
+                try downstream.shutdownWrite(deadline: nil)
+                downstream.close()
+                server.close()
+                finished(.success(TLSForwarded(toUpstream: sent, toDownstream: returned, session: downstream.session)))
+            } catch {
+                downstream.abort()
+                server.abort()
+                finished(.failure(BenchError("forwarding: \(error)")))
+            }
+        }
+    }
+
+    /// Copies `source` to `destination` until `source` ends; returns the byte count.
+    private static func forward(_ source: some ByteStream, to destination: some ByteStream) throws -> Int64 {
+        let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: PlainEndpoints.chunkSize, alignment: 16)
+        defer { chunk.deallocate() }
+        var total: Int64 = 0
+        while true {
+            let count = try source.readSome(into: chunk)
+            if count == 0 { return total }
+            try destination.writeAll(UnsafeRawBufferPointer(rebasing: chunk[..<count]))
+            total += Int64(count)
         }
     }
 }
@@ -87,13 +110,14 @@ struct TLSPush {
     }
 }
 
-/// One connection through `TLSEndpoints.relay`: its relay report and the downstream handshake.
-struct TLSRelayed: CustomStringConvertible {
-    let report: RelayReport
+/// One connection through `TLSEndpoints.terminator`: the bytes each way and the client's handshake.
+struct TLSForwarded: CustomStringConvertible {
+    let toUpstream: Int64
+    let toDownstream: Int64
     let session: TLSSessionInfo?
 
     var description: String {
-        "\(report) \(describe(session))"
+        "toUpstream=\(toUpstream) toDownstream=\(toDownstream) \(describe(session))"
     }
 }
 
