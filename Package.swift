@@ -7,7 +7,8 @@
 //   components   UploadServer, UploadClient,              servers and clients built from I/O and pure pieces
 //                ControlAPI, ChaosProxy
 //   I/O          SquallNet, TLSKit, Capture,          sockets, OpenSSL, libpcap, files; the only code that
-//                UploadStore, JobJournal              reads clocks
+//                UploadStore, JobJournal,             reads clocks
+//                HTTPExchange                         (blocking HTTP/1.1 exchanges over a ByteStream)
 //   pure         SquallCore, HTTPWire,                no sockets, no threads, no clock reads
 //                StructuredFields, ResumableUpload, UploadJobs,
 //                FaultEngine, ProxyTranscript, ProxyFlow, Scenario, ScenarioOracle,
@@ -50,6 +51,7 @@ let package = Package(
         .target(name: "Capture", dependencies: ["CPcap", "CSystem", "PacketSynthesis"]),
         .target(name: "UploadStore", dependencies: ["SquallCore", "SquallNet", "TLSKit"]),
         .target(name: "JobJournal", dependencies: ["UploadJobs", "SquallCore", "SquallNet"]),
+        .target(name: "HTTPExchange", dependencies: ["HTTPWire", "SquallNet"]),
 
         // Components: the reference resumable-upload server and client.
         .target(
@@ -69,8 +71,8 @@ let package = Package(
         .target(
             name: "UploadClient",
             dependencies: [
-                "ResumableUpload", "HTTPWire", "StructuredFields", "SquallNet", "TLSKit", "UploadJobs", "JobJournal",
-                "SquallCore",
+                "ResumableUpload", "HTTPWire", "HTTPExchange", "StructuredFields", "SquallNet", "TLSKit", "UploadJobs",
+                "JobJournal", "SquallCore",
             ]
         ),
 
@@ -114,6 +116,7 @@ let package = Package(
         .testTarget(name: "CaptureTests", dependencies: ["Capture", "PacketSynthesis", "SquallNet", "TestSupport"]),
         .testTarget(name: "StructuredFieldsTests", dependencies: ["StructuredFields", "TestSupport"]),
         .testTarget(name: "SquallNetTests", dependencies: ["SquallNet", "TestSupport"]),
+        .testTarget(name: "HTTPExchangeTests", dependencies: ["HTTPExchange", "HTTPWire", "SquallNet", "TestSupport"]),
         .testTarget(name: "TLSKitTests", dependencies: ["TLSKit", "SquallNet", "TestSupport"]),
         .testTarget(name: "SquallCoreTests", dependencies: ["SquallCore"]),
         .testTarget(name: "ResumableUploadTests", dependencies: ["ResumableUpload", "TestSupport"]),
@@ -143,8 +146,8 @@ let package = Package(
         .testTarget(
             name: "UploadClientTests",
             dependencies: [
-                "UploadClient", "UploadServer", "ResumableUpload", "HTTPWire", "SquallNet", "TLSKit", "UploadJobs",
-                "JobJournal", "TestSupport",
+                "UploadClient", "UploadServer", "ResumableUpload", "HTTPWire", "HTTPExchange", "SquallNet", "TLSKit",
+                "UploadJobs", "JobJournal", "TestSupport",
             ]
         ),
         .testTarget(name: "UploadStoreTests", dependencies: ["UploadStore", "TLSKit", "TestSupport"]),

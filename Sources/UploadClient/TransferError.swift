@@ -1,3 +1,4 @@
+import HTTPExchange
 import HTTPWire
 import SquallNet
 import TLSKit
@@ -66,6 +67,8 @@ public struct TransferError: Error, Sendable, Hashable, CustomStringConvertible 
             case .unexpectedEOF, .io: return TransferError(.networkConnectionLost, error.description)
             default: return TransferError(.secureConnectionFailed, error.description)
             }
+        case let error as HTTPExchangeError:
+            return mapping(exchange: error)
         case let error as HTTPWireError where error.code == .truncated:
             return TransferError(.networkConnectionLost, "the response was cut short: \(error)")
         case let error as HTTPWireError:
@@ -73,5 +76,21 @@ public struct TransferError: Error, Sendable, Hashable, CustomStringConvertible 
         default:
             return TransferError(.networkConnectionLost, "\(error)")
         }
+    }
+
+    /// An exchange's error: its stream's or parser's error mapped as above, else by its code.
+    private static func mapping(exchange error: HTTPExchangeError) -> TransferError {
+        if let underlying = error.underlying { return mapping(underlying) }
+        if let wireError = error.wireError, error.code == .malformed { return mapping(wireError) }
+        let code: Code =
+            switch error.code {
+            case .timedOut, .headTimeout: .timedOut
+            case .cancelled: .cancelled
+            case .invalidRequest: .invalidRequest
+            case .bodySourceFailed: .fileUnreadable
+            case .notHTTP1, .bodyTooLarge, .malformed: .badServerResponse
+            case .closed, .reset, .failed: .networkConnectionLost
+            }
+        return TransferError(code, error.detail)
     }
 }

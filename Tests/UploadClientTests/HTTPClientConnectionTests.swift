@@ -1,3 +1,4 @@
+import HTTPExchange
 import Foundation
 import Glibc
 import HTTPWire
