@@ -57,7 +57,8 @@ let package = Package(
         .target(
             name: "UploadServer",
             dependencies: [
-                "SquallCore", "ResumableUpload", "UploadStore", "HTTPWire", "StructuredFields", "SquallNet", "TLSKit",
+                "SquallCore", "ResumableUpload", "UploadStore", "HTTPWire", "HTTPExchange", "StructuredFields",
+                "SquallNet", "TLSKit",
             ]
         ),
         .target(name: "ControlAPI", dependencies: ["FaultEngine", "HTTPWire"]),

@@ -96,15 +96,12 @@ public final class HTTPServerStream {
         return body
     }
 
-    /// Writes `head` and `body` in one write, within `timeout`; a failure is `timedOut`, `reset` or `failed`.
-    public func send(_ head: ResponseHead, body: [UInt8] = [], timeout: Duration) throws(HTTPExchangeError) {
-        do {
-            var bytes = try HTTP1Serializer.serialize(head)
-            bytes += body
-            try stream.writeAll(bytes, deadline: ContinuousClock.now.advanced(by: timeout))
-        } catch {
-            throw HTTPExchangeError.stream(error)
-        }
+    /// Writes `head` and `body` in one write, within `timeout`; a failure is the stream's own error (`NetError`,
+    /// `TLSError`), as a server logs it.
+    public func send(_ head: ResponseHead, body: [UInt8] = [], timeout: Duration) throws {
+        var bytes = try HTTP1Serializer.serialize(head)
+        bytes += body
+        try stream.writeAll(bytes, deadline: ContinuousClock.now.advanced(by: timeout))
     }
 
     /// Ends the write side, then drops what the peer still sends: `ByteStream.drainBeforeClose`.
