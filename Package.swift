@@ -65,8 +65,8 @@ let package = Package(
         .target(
             name: "ChaosProxy",
             dependencies: [
-                "ProxyFlow", "FaultEngine", "ProxyTranscript", "ControlAPI", "HTTPWire", "SquallCore", "SquallNet",
-                "TLSKit", "Capture",
+                "ProxyFlow", "FaultEngine", "ProxyTranscript", "ControlAPI", "HTTPWire", "HTTPExchange", "SquallCore",
+                "SquallNet", "TLSKit", "Capture",
             ]
         ),
         .target(

@@ -82,12 +82,20 @@ public final class HTTPServerStream {
         }
     }
 
-    /// The whole body of `head`, at most `limit` bytes (else `bodyTooLarge`, a declared `Content-Length` refused
-    /// before any of it is read), each read waiting at most `timeout`. For small bodies only.
+    /// The whole body of `head`, at most `limit` bytes (else `bodyTooLarge`; a declared `Content-Length` is refused
+    /// before any of it is read or a `100 Continue` sent), each read or write waiting at most `timeout`. Answers
+    /// `Expect: 100-continue` (RFC 9110 §10.1.1). For small bodies only.
     public func collectBody(of head: RequestHead, limit: Int, timeout: Duration) throws(HTTPExchangeError) -> [UInt8]
     {
         let tooLarge = HTTPExchangeError(.bodyTooLarge, "request body over \(limit) bytes")
         if let declared = head.fields["Content-Length"].flatMap({ Int($0) }), declared > limit { throw tooLarge }
+        if head.fields["Expect"]?.lowercased() == "100-continue" {
+            do {
+                try send(ResponseHead(status: 100, reason: "Continue"), timeout: timeout)
+            } catch {
+                throw .stream(error)
+            }
+        }
         var body: [UInt8] = []
         while case .data(let bytes) = try nextBodyPart(timeout: timeout) {
             guard body.count + bytes.count <= limit else { throw tooLarge }
