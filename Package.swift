@@ -81,7 +81,8 @@ let package = Package(
         .target(
             name: "Harness",
             dependencies: [
-                "SquallCore", "HTTPWire", "StructuredFields", "SquallNet", "TLSKit", "Scenario", "ScenarioOracle",
+                "SquallCore", "HTTPWire", "HTTPExchange", "StructuredFields", "SquallNet", "TLSKit", "Scenario",
+                "ScenarioOracle",
                 "ScenarioReports", "ChaosProxy", "FaultEngine", "ProxyTranscript", "UploadServer", "UploadClient",
                 "UploadJobs", "JobJournal", "ResumableUpload", "UploadStore", "Capture",
             ]
@@ -92,8 +93,8 @@ let package = Package(
             name: "SquallCLI",
             dependencies: [
                 "SquallCore", "Harness", "SquallNet", "TLSKit", "Capture", "UploadServer", "UploadClient", "UploadJobs",
-                "ResumableUpload", "ChaosProxy", "ControlAPI", "FaultEngine", "ProxyTranscript", "HTTPWire", "Scenario",
-                "ScenarioReports",
+                "ResumableUpload", "ChaosProxy", "ControlAPI", "FaultEngine", "ProxyTranscript", "HTTPWire", "HTTPExchange",
+                "Scenario", "ScenarioReports",
             ]),
         .executableTarget(name: "squall", dependencies: ["SquallCLI"]),
 
