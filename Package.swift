@@ -111,7 +111,7 @@ let package = Package(
         // Tests.
         .target(
             name: "TestSupport",
-            dependencies: ["SquallCore", "SquallNet", "TLSKit", "HTTPWire", "ControlAPI", "FaultEngine"]
+            dependencies: ["SquallCore", "SquallNet", "TLSKit", "HTTPWire", "HTTPExchange", "ControlAPI", "FaultEngine"]
         ),
         .testTarget(name: "HTTPWireTests", dependencies: ["HTTPWire", "TestSupport"]),
         .testTarget(name: "PacketSynthesisTests", dependencies: ["PacketSynthesis", "TestSupport"]),
