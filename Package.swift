@@ -93,7 +93,8 @@ let package = Package(
             name: "SquallCLI",
             dependencies: [
                 "SquallCore", "Harness", "SquallNet", "TLSKit", "Capture", "UploadServer", "UploadClient", "UploadJobs",
-                "ResumableUpload", "ChaosProxy", "ControlAPI", "FaultEngine", "ProxyTranscript", "HTTPWire", "HTTPExchange",
+                "ResumableUpload", "ChaosProxy", "ControlAPI", "FaultEngine", "ProxyTranscript", "HTTPWire",
+                "HTTPExchange",
                 "Scenario", "ScenarioReports",
             ]),
         .executableTarget(name: "squall", dependencies: ["SquallCLI"]),
@@ -102,8 +103,8 @@ let package = Package(
         .executableTarget(
             name: "squall-bench",
             dependencies: [
-                "SquallCore", "HTTPWire", "SquallNet", "TLSKit", "UploadJobs", "JobJournal", "UploadClient",
-                "ChaosProxy", "FaultEngine", "ProxyFlow",
+                "SquallCore", "HTTPWire", "HTTPExchange", "SquallNet", "TLSKit", "UploadJobs", "JobJournal",
+                "UploadClient", "ChaosProxy", "FaultEngine", "ProxyFlow",
             ],
             path: "Tools/Bench"
         ),
@@ -111,7 +112,9 @@ let package = Package(
         // Tests.
         .target(
             name: "TestSupport",
-            dependencies: ["SquallCore", "SquallNet", "TLSKit", "HTTPWire", "HTTPExchange", "ControlAPI", "FaultEngine"]
+            dependencies: [
+                "SquallCore", "SquallNet", "TLSKit", "HTTPWire", "HTTPExchange", "ControlAPI", "FaultEngine",
+            ]
         ),
         .testTarget(name: "HTTPWireTests", dependencies: ["HTTPWire", "TestSupport"]),
         .testTarget(name: "PacketSynthesisTests", dependencies: ["PacketSynthesis", "TestSupport"]),

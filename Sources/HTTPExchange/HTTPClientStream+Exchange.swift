@@ -88,7 +88,8 @@ extension HTTPClientStream {
                 case .done(let count):
                     lastProgress = .now
                     readInterest = .read
-                    events = try client.parser.feed(Array(UnsafeRawBufferPointer(rebasing: client.readBuffer[..<count])))
+                    events = try client.parser.feed(
+                        Array(UnsafeRawBufferPointer(rebasing: client.readBuffer[..<count])))
                 case .wouldBlock(let interest):
                     readInterest = interest
                     return
@@ -98,6 +99,9 @@ extension HTTPClientStream {
                         throw sendFailure ?? HTTPExchangeError(.closed, "the server closed the connection")
                     }
                 }
+            } catch let error as HTTPWireError where error.code == .truncated {
+                throw sendFailure
+                    ?? HTTPExchangeError(.closed, "the response was cut short: \(error)", wireError: error)
             } catch let error as HTTPWireError {
                 throw sendFailure ?? .malformed(error)
             } catch {

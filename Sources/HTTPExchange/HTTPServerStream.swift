@@ -85,8 +85,7 @@ public final class HTTPServerStream {
     /// The whole body of `head`, at most `limit` bytes (else `bodyTooLarge`; a declared `Content-Length` is refused
     /// before any of it is read or a `100 Continue` sent), each read or write waiting at most `timeout`. Answers
     /// `Expect: 100-continue` (RFC 9110 §10.1.1). For small bodies only.
-    public func collectBody(of head: RequestHead, limit: Int, timeout: Duration) throws(HTTPExchangeError) -> [UInt8]
-    {
+    public func collectBody(of head: RequestHead, limit: Int, timeout: Duration) throws(HTTPExchangeError) -> [UInt8] {
         let tooLarge = HTTPExchangeError(.bodyTooLarge, "request body over \(limit) bytes")
         if let declared = head.fields["Content-Length"].flatMap({ Int($0) }), declared > limit { throw tooLarge }
         if head.fields["Expect"]?.lowercased() == "100-continue" {

@@ -149,7 +149,7 @@ private struct ScriptedConnection {
     func nextBodyPart() throws(HTTPExchangeError) -> HTTPServerStream.BodyPart? {
         do {
             return try server.nextBodyPart(timeout: left)
-        } catch where error.code == .closed {
+        } catch  where error.code == .closed {
             return nil
         }
     }

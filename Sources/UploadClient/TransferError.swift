@@ -81,7 +81,7 @@ public struct TransferError: Error, Sendable, Hashable, CustomStringConvertible 
     /// An exchange's error: its stream's or parser's error mapped as above, else by its code.
     private static func mapping(exchange error: HTTPExchangeError) -> TransferError {
         if let underlying = error.underlying { return mapping(underlying) }
-        if let wireError = error.wireError, error.code == .malformed { return mapping(wireError) }
+        if let wireError = error.wireError, error.code != .invalidRequest { return mapping(wireError) }
         let code: Code =
             switch error.code {
             case .timedOut, .headTimeout: .timedOut

@@ -1,6 +1,6 @@
-import HTTPExchange
 import Foundation
 import Glibc
+import HTTPExchange
 import HTTPWire
 import SquallNet
 import TLSKit
