@@ -81,10 +81,9 @@ let package = Package(
         .target(
             name: "Harness",
             dependencies: [
-                "SquallCore", "HTTPWire", "HTTPExchange", "StructuredFields", "SquallNet", "TLSKit", "Scenario",
-                "ScenarioOracle",
+                "SquallCore", "HTTPWire", "StructuredFields", "SquallNet", "TLSKit", "Scenario", "ScenarioOracle",
                 "ScenarioReports", "ChaosProxy", "FaultEngine", "ProxyTranscript", "UploadServer", "UploadClient",
-                "UploadJobs", "JobJournal", "ResumableUpload", "UploadStore", "Capture",
+                "UploadJobs", "JobJournal", "ResumableUpload", "UploadStore", "Capture", "HTTPExchange",
             ]
         ),
 
@@ -93,9 +92,8 @@ let package = Package(
             name: "SquallCLI",
             dependencies: [
                 "SquallCore", "Harness", "SquallNet", "TLSKit", "Capture", "UploadServer", "UploadClient", "UploadJobs",
-                "ResumableUpload", "ChaosProxy", "ControlAPI", "FaultEngine", "ProxyTranscript", "HTTPWire",
-                "HTTPExchange",
-                "Scenario", "ScenarioReports",
+                "ResumableUpload", "ChaosProxy", "ControlAPI", "FaultEngine", "ProxyTranscript", "HTTPWire", "Scenario",
+                "ScenarioReports", "HTTPExchange",
             ]),
         .executableTarget(name: "squall", dependencies: ["SquallCLI"]),
 

@@ -1,20 +1,11 @@
 import SquallNet
 
-/// The bounds of `ByteStream.drainBeforeClose`.
-public enum ByteStreamDrain {
-    /// Most bytes read and dropped. Default 1 MiB.
-    public static let defaultMaxBytes = 1 << 20
-    /// Longest the drain waits, the write side's shutdown included. Default 2 s.
-    public static let defaultTimeout: Duration = .seconds(2)
-}
-
 extension ByteStream {
-    /// Ends the write side, then reads and drops what the peer still sends, at most `maxBytes` and for at most
-    /// `timeout`, so that closing with unread bytes does not reset the connection before the peer has read the last
+    /// Ends the write side, then reads and drops what the peer still sends, at most `maxBytes` (default 1 MiB) and
+    /// for at most `timeout` (default 2 s, the shutdown included), so that closing with unread bytes does not reset the connection before the peer has read the last
     /// response (a lingering close, RFC 9112 §9.6). Never throws: a failure just ends the drain.
     public func drainBeforeClose(
-        maxBytes: Int = ByteStreamDrain.defaultMaxBytes, timeout: Duration = ByteStreamDrain.defaultTimeout,
-        buffer: UnsafeMutableRawBufferPointer? = nil
+        maxBytes: Int = 1 << 20, timeout: Duration = .seconds(2), buffer: UnsafeMutableRawBufferPointer? = nil
     ) {
         let deadline = ContinuousClock.now.advanced(by: timeout)
         let scratch = buffer ?? UnsafeMutableRawBufferPointer.allocate(byteCount: 16 * 1024, alignment: 8)

@@ -95,7 +95,7 @@ extension HTTPClientStream {
                     return
                 case .endOfStream:
                     events = try client.parser.finish()
-                    guard ended || events.contains(where: Self.isEnd) else {
+                    guard ended || events.contains(where: { if case .end = $0 { true } else { false } }) else {
                         throw sendFailure ?? HTTPExchangeError(.closed, "the server closed the connection")
                     }
                 }
@@ -108,11 +108,6 @@ extension HTTPClientStream {
                 throw sendFailure ?? .stream(error)
             }
             for event in events { try handle(event, onInterim: onInterim) }
-        }
-
-        static func isEnd(_ event: HTTP1Event) -> Bool {
-            if case .end = event { return true }
-            return false
         }
 
         mutating func handle(_ event: HTTP1Event, onInterim: (ResponseHead) -> Bool) throws(HTTPExchangeError) {

@@ -4,11 +4,6 @@ import SquallNet
 /// The client role of a blocking HTTP/1.1 exchange over a non-blocking `ByteStream` (RFC 9112): one request at a
 /// time, its body streamed from a `RequestBody` while responses are read, every interim response handed over as it
 /// arrives (several 104s before the final response), the final response's body kept up to a limit.
-///
-/// ```swift
-/// let client = HTTPClientStream(stream: PlainStream(socket: socket))
-/// let response = try client.exchange(head, body: RequestBody(bytes: json), progressTimeout: .seconds(10))
-/// ```
 /// A final response that arrives before the body is all sent stops the sending. One thread uses it at a time; to
 /// interrupt it from another, shut down its socket.
 public final class HTTPClientStream {

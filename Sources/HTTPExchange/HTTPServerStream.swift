@@ -111,10 +111,8 @@ public final class HTTPServerStream {
         try stream.writeAll(bytes, deadline: ContinuousClock.now.advanced(by: timeout))
     }
 
-    /// Ends the write side, then drops what the peer still sends: `ByteStream.drainBeforeClose`.
-    public func drainBeforeClose(
-        maxBytes: Int = ByteStreamDrain.defaultMaxBytes, timeout: Duration = ByteStreamDrain.defaultTimeout
-    ) {
+    /// Ends the write side, then drops what the peer still sends: `ByteStream.drainBeforeClose` (1 MiB, 2 s).
+    public func drainBeforeClose(maxBytes: Int = 1 << 20, timeout: Duration = .seconds(2)) {
         buffer.withUnsafeMutableBytes { stream.drainBeforeClose(maxBytes: maxBytes, timeout: timeout, buffer: $0) }
     }
 

@@ -48,24 +48,19 @@ struct ControlAPIClient {
         let stream = PlainStream(socket: try TCPConnector.connect(authority, timeout: Self.timeout))
         defer { stream.close() }
         try stream.socket.setNonBlocking(true)
-        let client = HTTPClientStream(stream: stream)
-        let result = Result { () throws(HTTPExchangeError) in
-            try client.exchange(
+        do {
+            let response = try HTTPClientStream(stream: stream).exchange(
                 head, body: json.map { RequestBody(bytes: Array($0)) }, progressTimeout: Self.timeout,
                 bodyLimit: .refuseOver(Self.maxResponseBytes))
-        }
-        switch result {
-        case .failure(let error) where error.code == .bodyTooLarge:
+            guard response.head.status < 400 else {
+                throw FaultCommandError(Self.message(status: response.head.status, body: response.body))
+            }
+            return response.body
+        } catch let error as HTTPExchangeError where error.code == .bodyTooLarge {
             throw FaultCommandError("the response from \(authority) is over 16 MiB")
-        case .failure(let error) where error.code == .closed:
+        } catch let error as HTTPExchangeError where error.code == .closed {
             throw FaultCommandError("\(authority) closed the connection before responding")
-        default: break
         }
-        let response = try result.get()
-        guard response.head.status < 400 else {
-            throw FaultCommandError(Self.message(status: response.head.status, body: response.body))
-        }
-        return response.body
     }
 
     /// The server's `{"error": …}` message, else the status and the body's first line.

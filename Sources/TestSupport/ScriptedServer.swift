@@ -73,17 +73,17 @@ public final class ScriptedServer: Sendable {
         } catch {
             return socket.close()
         }
-        let connection = ScriptedConnection(server: HTTPServerStream(stream: stream), deadline: .now + Self.patience)
+        let server = HTTPServerStream(stream: stream)
+        let deadline = ContinuousClock.now + Self.patience
         do {
-            while let head = try connection.server.nextHead(idleTimeout: connection.left, headTimeout: connection.left)
-            {
+            while let head = try server.nextHead(idleTimeout: deadline - .now, headTimeout: deadline - .now) {
                 let index = recorded.withLock { requests in
                     requests.append(RecordedRequest(head: head, body: []))
                     return requests.count - 1
                 }
                 let step =
                     index < steps.count ? steps[index] : ScriptedStep(respond: 500, fields: ["Connection": "close"])
-                guard try play(step, request: index, on: connection) else { return }
+                guard try play(step, request: index, on: server, until: deadline) else { return }
             }
             stream.close()
         } catch {
@@ -92,20 +92,30 @@ public final class ScriptedServer: Sendable {
     }
 
     /// Plays `step` for request `index`; false when the connection must end.
-    private func play(_ step: ScriptedStep, request index: Int, on connection: ScriptedConnection) throws -> Bool {
-        let (server, stream) = (connection.server, connection.server.stream)
+    private func play(
+        _ step: ScriptedStep, request index: Int, on server: HTTPServerStream, until deadline: ContinuousClock.Instant
+    ) throws -> Bool {
+        let stream = server.stream
+        // The next part of the body, or nil when the peer closed.
+        func nextBodyPart() throws -> HTTPServerStream.BodyPart? {
+            do {
+                return try server.nextBodyPart(timeout: deadline - .now)
+            } catch where error.code == .closed {
+                return nil
+            }
+        }
         var interims = step.interims[...]
         var received: Int64 = 0
         func sendDue() throws {
             while let next = interims.first, next.afterBytes <= received {
-                try server.send(next.head, timeout: connection.left)
+                try server.send(next.head, timeout: deadline - .now)
                 interims.removeFirst()
             }
         }
         try sendDue()
         var ended = false
         while !ended && received < (step.bodyLimit ?? Int64.max) {
-            guard let part = try connection.nextBodyPart() else { return false }
+            guard let part = try nextBodyPart() else { return false }
             guard case .data(let bytes) = part else {
                 ended = true
                 break
@@ -123,34 +133,16 @@ public final class ScriptedServer: Sendable {
             stream.close()
             return false
         case .raw(let bytes):
-            try stream.writeAll(bytes, deadline: connection.deadline)
+            try stream.writeAll(bytes, deadline: deadline)
             stream.close()
             return false
         case .stall:
-            while (try? connection.nextBodyPart()) != nil {}
+            while (try? nextBodyPart()) != nil {}
             stream.close()
             return false
         case .respond(let head):
-            try server.send(head, timeout: connection.left)
+            try server.send(head, timeout: deadline - .now)
             return ended && head.keepAlive
-        }
-    }
-}
-
-/// One `ScriptedServer` connection: its reader and the deadline of every wait on it.
-private struct ScriptedConnection {
-    let server: HTTPServerStream
-    let deadline: ContinuousClock.Instant
-
-    /// The time left until `deadline`.
-    var left: Duration { deadline - .now }
-
-    /// The next part of the body, or nil when the peer closed.
-    func nextBodyPart() throws(HTTPExchangeError) -> HTTPServerStream.BodyPart? {
-        do {
-            return try server.nextBodyPart(timeout: left)
-        } catch  where error.code == .closed {
-            return nil
         }
     }
 }

@@ -68,7 +68,17 @@ public struct TransferError: Error, Sendable, Hashable, CustomStringConvertible 
             default: return TransferError(.secureConnectionFailed, error.description)
             }
         case let error as HTTPExchangeError:
-            return mapping(exchange: error)
+            if let cause = error.underlying ?? (error.code == .invalidRequest ? nil : error.wireError) {
+                return mapping(cause)
+            }
+            switch error.code {
+            case .timedOut, .headTimeout: return TransferError(.timedOut, error.detail)
+            case .cancelled: return TransferError(.cancelled, error.detail)
+            case .invalidRequest: return TransferError(.invalidRequest, error.detail)
+            case .bodySourceFailed: return TransferError(.fileUnreadable, error.detail)
+            case .notHTTP1, .bodyTooLarge, .malformed: return TransferError(.badServerResponse, error.detail)
+            case .closed, .reset, .failed: return TransferError(.networkConnectionLost, error.detail)
+            }
         case let error as HTTPWireError where error.code == .truncated:
             return TransferError(.networkConnectionLost, "the response was cut short: \(error)")
         case let error as HTTPWireError:
@@ -76,21 +86,5 @@ public struct TransferError: Error, Sendable, Hashable, CustomStringConvertible 
         default:
             return TransferError(.networkConnectionLost, "\(error)")
         }
-    }
-
-    /// An exchange's error: its stream's or parser's error mapped as above, else by its code.
-    private static func mapping(exchange error: HTTPExchangeError) -> TransferError {
-        if let underlying = error.underlying { return mapping(underlying) }
-        if let wireError = error.wireError, error.code != .invalidRequest { return mapping(wireError) }
-        let code: Code =
-            switch error.code {
-            case .timedOut, .headTimeout: .timedOut
-            case .cancelled: .cancelled
-            case .invalidRequest: .invalidRequest
-            case .bodySourceFailed: .fileUnreadable
-            case .notHTTP1, .bodyTooLarge, .malformed: .badServerResponse
-            case .closed, .reset, .failed: .networkConnectionLost
-            }
-        return TransferError(code, error.detail)
     }
 }

@@ -170,17 +170,15 @@ enum AdminRequest {
         try socket.setNonBlocking(true)
         let head = RequestHead(
             method: method, target: target, fields: ["Host": address, "Content-Length": "0", "Connection": "close"])
-        let client = HTTPClientStream(stream: stream)
-        let result = Result { () throws(HTTPExchangeError) in
-            try client.exchange(head, progressTimeout: .seconds(10), bodyLimit: .refuseOver(.max))
-        }
-        if case .failure(let error) = result, error.code == .closed {
+        do {
+            let response = try HTTPClientStream(stream: stream).exchange(
+                head, progressTimeout: .seconds(10), bodyLimit: .refuseOver(.max))
+            guard (200..<300).contains(response.head.status) else {
+                throw HarnessError("\(method) \(target) answered \(response.head.status)")
+            }
+            return response.body
+        } catch let error as HTTPExchangeError where error.code == .closed {
             throw HarnessError("\(method) \(target): the connection closed early")
         }
-        let response = try result.get()
-        guard (200..<300).contains(response.head.status) else {
-            throw HarnessError("\(method) \(target) answered \(response.head.status)")
-        }
-        return response.body
     }
 }
