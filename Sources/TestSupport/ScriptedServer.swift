@@ -100,7 +100,8 @@ public final class ScriptedServer: Sendable {
         func nextBodyPart() throws -> HTTPServerStream.BodyPart? {
             do {
                 return try server.nextBodyPart(timeout: deadline - .now)
-            } catch where error.code == .closed {
+            } catch {
+                guard error.code == .closed else { throw error }
                 return nil
             }
         }
