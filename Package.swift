@@ -9,7 +9,7 @@
 //   layer components: UploadServer UploadClient         — servers, clients and the proxy built from I/O and pure
 //   layer components: ControlAPI ChaosProxy
 //   layer io:         SquallNet TLSKit Capture          — sockets, OpenSSL, libpcap, files; the only code that
-//   layer io:         UploadStore JobJournal            — reads clocks
+//   layer io:         UploadStore JobJournal HTTPExchange — reads clocks
 //   layer pure:       SquallCore HTTPWire StructuredFields ResumableUpload UploadJobs FaultEngine
 //   layer pure:       ProxyTranscript ProxyFlow Scenario ScenarioOracle ScenarioReports PacketSynthesis
 //                     — no sockets, threads, clock reads or files; no Glibc, Foundation or Dispatch
@@ -51,12 +51,14 @@ let package = Package(
         .target(name: "Capture", dependencies: ["CPcap", "CSystem", "PacketSynthesis"]),
         .target(name: "UploadStore", dependencies: ["SquallCore", "SquallNet", "TLSKit"]),
         .target(name: "JobJournal", dependencies: ["UploadJobs", "SquallCore", "SquallNet"]),
+        .target(name: "HTTPExchange", dependencies: ["HTTPWire", "SquallNet"]),
 
         // Components: the reference resumable-upload server and client.
         .target(
             name: "UploadServer",
             dependencies: [
-                "SquallCore", "ResumableUpload", "UploadStore", "HTTPWire", "StructuredFields", "SquallNet", "TLSKit",
+                "SquallCore", "ResumableUpload", "UploadStore", "HTTPWire", "HTTPExchange", "StructuredFields",
+                "SquallNet", "TLSKit",
             ]
         ),
         .target(name: "ControlAPI", dependencies: ["SquallCore", "FaultEngine", "HTTPWire"]),
@@ -64,14 +66,14 @@ let package = Package(
             name: "ChaosProxy",
             dependencies: [
                 "ProxyFlow", "FaultEngine", "ProxyTranscript", "ControlAPI", "HTTPWire", "SquallCore", "SquallNet",
-                "TLSKit", "Capture", "PacketSynthesis", "CSystem",
+                "TLSKit", "Capture", "PacketSynthesis", "CSystem", "HTTPExchange",
             ]
         ),
         .target(
             name: "UploadClient",
             dependencies: [
-                "ResumableUpload", "HTTPWire", "StructuredFields", "SquallNet", "TLSKit", "UploadJobs", "JobJournal",
-                "SquallCore",
+                "ResumableUpload", "HTTPWire", "HTTPExchange", "StructuredFields", "SquallNet", "TLSKit", "UploadJobs",
+                "JobJournal", "SquallCore",
             ]
         ),
 
@@ -81,7 +83,7 @@ let package = Package(
             dependencies: [
                 "SquallCore", "HTTPWire", "SquallNet", "TLSKit", "Scenario", "ScenarioOracle", "ScenarioReports",
                 "ChaosProxy", "FaultEngine", "ProxyTranscript", "UploadServer", "UploadClient", "UploadJobs",
-                "JobJournal", "ResumableUpload",
+                "JobJournal", "ResumableUpload", "HTTPExchange",
             ]
         ),
 
@@ -91,7 +93,7 @@ let package = Package(
             dependencies: [
                 "SquallCore", "Harness", "SquallNet", "TLSKit", "Capture", "UploadServer", "UploadClient", "UploadJobs",
                 "ResumableUpload", "ChaosProxy", "ControlAPI", "FaultEngine", "ProxyTranscript", "HTTPWire", "Scenario",
-                "ScenarioReports", "ProxyFlow",
+                "ScenarioReports", "ProxyFlow", "HTTPExchange",
             ]),
         .executableTarget(name: "squall", dependencies: ["SquallCLI"]),
 
@@ -99,8 +101,8 @@ let package = Package(
         .executableTarget(
             name: "squall-bench",
             dependencies: [
-                "SquallCore", "HTTPWire", "SquallNet", "TLSKit", "UploadJobs", "JobJournal", "UploadClient",
-                "ChaosProxy", "FaultEngine", "ProxyFlow",
+                "SquallCore", "HTTPWire", "HTTPExchange", "SquallNet", "TLSKit", "UploadJobs", "JobJournal",
+                "UploadClient", "ChaosProxy", "FaultEngine", "ProxyFlow",
             ],
             path: "Tools/Bench"
         ),
@@ -108,7 +110,9 @@ let package = Package(
         // Tests.
         .target(
             name: "TestSupport",
-            dependencies: ["SquallCore", "SquallNet", "TLSKit", "HTTPWire", "ControlAPI", "FaultEngine", "CSystem"]
+            dependencies: [
+                "SquallCore", "SquallNet", "TLSKit", "HTTPWire", "HTTPExchange", "ControlAPI", "FaultEngine", "CSystem",
+            ]
         ),
         .testTarget(name: "HTTPWireTests", dependencies: ["HTTPWire", "TestSupport"]),
         .testTarget(name: "PacketSynthesisTests", dependencies: ["PacketSynthesis", "TestSupport"]),
@@ -116,6 +120,7 @@ let package = Package(
             name: "CaptureTests", dependencies: ["Capture", "CPcap", "PacketSynthesis", "SquallNet", "TestSupport"]),
         .testTarget(name: "StructuredFieldsTests", dependencies: ["StructuredFields", "TestSupport"]),
         .testTarget(name: "SquallNetTests", dependencies: ["SquallNet", "TestSupport"]),
+        .testTarget(name: "HTTPExchangeTests", dependencies: ["HTTPExchange", "HTTPWire", "SquallNet", "TestSupport"]),
         .testTarget(name: "TLSKitTests", dependencies: ["TLSKit", "SquallNet", "TestSupport"]),
         .testTarget(name: "SquallCoreTests", dependencies: ["SquallCore"]),
         .testTarget(name: "ResumableUploadTests", dependencies: ["ResumableUpload", "HTTPWire", "TestSupport"]),
@@ -146,8 +151,8 @@ let package = Package(
         .testTarget(
             name: "UploadClientTests",
             dependencies: [
-                "UploadClient", "UploadServer", "ResumableUpload", "HTTPWire", "SquallNet", "TLSKit", "UploadJobs",
-                "JobJournal", "TestSupport",
+                "UploadClient", "UploadServer", "ResumableUpload", "HTTPWire", "HTTPExchange", "SquallNet", "TLSKit",
+                "UploadJobs", "JobJournal", "TestSupport",
             ]
         ),
         .testTarget(name: "UploadStoreTests", dependencies: ["UploadStore", "TLSKit", "TestSupport"]),

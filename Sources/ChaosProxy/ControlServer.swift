@@ -22,9 +22,9 @@ public struct ControlServerError: Error, Sendable, Hashable, CustomStringConvert
 }
 
 /// The control API over HTTP/1.1 on a loopback address: an `AcceptLoop`, one thread per connection, requests
-/// parsed by `HTTP1Parser` and answered by a `ControlAPIHandler`.
+/// read by `HTTPExchange.HTTPServerStream` and answered by a `ControlAPIHandler`.
 ///
-///     AcceptLoop ──▶ thread per connection ──▶ ControlConnection: HTTP1Parser ──▶ head + body (≤ maxBodyBytes)
+///     AcceptLoop ──▶ thread per connection ──▶ ControlConnection: HTTPServerStream ──▶ head + body (≤ maxBodyBytes)
 ///                                                   ──▶ ControlAPIHandler.handle ──▶ response, keep-alive
 ///
 /// Connections are kept alive (RFC 9112 §9.3) until the client closes, sends `Connection: close`, or stays idle
@@ -50,7 +50,7 @@ public final class ControlServer: Sendable {
             address: address, configuration: AcceptLoopConfiguration(maximumConnections: 64, name: "squall-api")
         ) { socket in
             connections.serve(socket) { stream in
-                var connection = ControlConnection(stream: stream, handler: handler)
+                let connection = ControlConnection(stream: stream, handler: handler)
                 connection.run()
             }
         }

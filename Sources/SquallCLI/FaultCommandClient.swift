@@ -1,4 +1,5 @@
 import Foundation
+import HTTPExchange
 import HTTPWire
 import SquallCore
 import SquallNet
@@ -8,7 +9,7 @@ import SquallNet
 struct ControlAPIClient {
     /// Largest response body read: 16 MiB.
     static let maxResponseBytes = 16 << 20
-    /// Connecting, sending and receiving each must finish within this. Default 10 s.
+    /// Connecting must finish, and sending or receiving make progress, within this. Default 10 s.
     static let timeout: Duration = .seconds(10)
 
     /// `host:port` of the API.
@@ -47,40 +48,18 @@ struct ControlAPIClient {
         let stream = PlainStream(socket: try TCPConnector.connect(authority, timeout: Self.timeout))
         defer { stream.close() }
         try stream.socket.setNonBlocking(true)
-        let deadline = ContinuousClock.now.advanced(by: Self.timeout)
-        try stream.writeAll(try HTTP1Serializer.serialize(head) + Array(json ?? Data()), deadline: deadline)
-        let (status, body) = try readResponse(stream, method: method, deadline: deadline)
-        guard status < 400 else { throw FaultCommandError(Self.message(status: status, body: body)) }
-        return body
-    }
-
-    private func readResponse(_ stream: PlainStream, method: HTTPMethod, deadline: ContinuousClock.Instant) throws
-        -> (Int, [UInt8])
-    {
-        var parser = HTTP1Parser(role: .client)
-        parser.expectResponse(to: method)
-        var status: Int?
-        var body: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 16 * 1024)
-        while true {
-            let count = try buffer.withUnsafeMutableBytes { try stream.readSome(into: $0, deadline: deadline) }
-            let events = count == 0 ? try parser.finish() : try parser.feed(buffer[..<count])
-            for event in events {
-                switch event {
-                case .responseHead(let head) where !head.isInformational:
-                    status = head.status
-                case .body(let bytes):
-                    guard body.count + bytes.count <= Self.maxResponseBytes else {
-                        throw FaultCommandError("the response from \(authority) is over 16 MiB")
-                    }
-                    body += bytes
-                case .end:
-                    if let status { return (status, body) }
-                default:
-                    continue
-                }
+        do {
+            let response = try HTTPClientStream(stream: stream).exchange(
+                head, body: json.map { RequestBody(bytes: Array($0)) }, progressTimeout: Self.timeout,
+                bodyLimit: .refuseOver(Self.maxResponseBytes))
+            guard response.head.status < 400 else {
+                throw FaultCommandError(Self.message(status: response.head.status, body: response.body))
             }
-            if count == 0 { throw FaultCommandError("\(authority) closed the connection before responding") }
+            return response.body
+        } catch let error as HTTPExchangeError where error.code == .bodyTooLarge {
+            throw FaultCommandError("the response from \(authority) is over 16 MiB")
+        } catch let error as HTTPExchangeError where error.code == .closed {
+            throw FaultCommandError("\(authority) closed the connection before responding")
         }
     }
 

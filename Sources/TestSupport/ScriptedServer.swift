@@ -1,3 +1,4 @@
+import HTTPExchange
 import HTTPWire
 import SquallNet
 import Synchronization
@@ -72,16 +73,17 @@ public final class ScriptedServer: Sendable {
         } catch {
             return socket.close()
         }
-        var reader = ScriptedReader(stream: stream, deadline: .now + Self.patience)
+        let server = HTTPServerStream(stream: stream)
+        let deadline = ContinuousClock.now + Self.patience
         do {
-            while let head = try reader.nextHead() {
+            while let head = try server.nextHead(idleTimeout: deadline - .now, headTimeout: deadline - .now) {
                 let index = recorded.withLock { requests in
                     requests.append(RecordedRequest(head: head, body: []))
                     return requests.count - 1
                 }
                 let step =
                     index < steps.count ? steps[index] : ScriptedStep(respond: 500, fields: ["Connection": "close"])
-                guard try play(step, request: index, reader: &reader, stream: stream) else { return }
+                guard try play(step, request: index, on: server, until: deadline) else { return }
             }
             stream.close()
         } catch {
@@ -91,21 +93,31 @@ public final class ScriptedServer: Sendable {
 
     /// Plays `step` for request `index`; false when the connection must end.
     private func play(
-        _ step: ScriptedStep, request index: Int, reader: inout ScriptedReader, stream: any ByteStream
+        _ step: ScriptedStep, request index: Int, on server: HTTPServerStream, until deadline: ContinuousClock.Instant
     ) throws -> Bool {
+        let stream = server.stream
+        // The next part of the body, or nil when the peer closed.
+        func nextBodyPart() throws -> HTTPServerStream.BodyPart? {
+            do {
+                return try server.nextBodyPart(timeout: deadline - .now)
+            } catch {
+                guard error.code == .closed else { throw error }
+                return nil
+            }
+        }
         var interims = step.interims[...]
         var received: Int64 = 0
         func sendDue() throws {
             while let next = interims.first, next.afterBytes <= received {
-                try stream.writeAll(HTTP1Serializer.serialize(next.head), deadline: reader.deadline)
+                try server.send(next.head, timeout: deadline - .now)
                 interims.removeFirst()
             }
         }
         try sendDue()
         var ended = false
         while !ended && received < (step.bodyLimit ?? Int64.max) {
-            guard let part = try reader.nextBodyPart() else { return false }
-            guard let bytes = part else {
+            guard let part = try nextBodyPart() else { return false }
+            guard case .data(let bytes) = part else {
                 ended = true
                 break
             }
@@ -122,15 +134,15 @@ public final class ScriptedServer: Sendable {
             stream.close()
             return false
         case .raw(let bytes):
-            try stream.writeAll(bytes, deadline: reader.deadline)
+            try stream.writeAll(bytes, deadline: deadline)
             stream.close()
             return false
         case .stall:
-            while (try? reader.nextBodyPart()) != nil {}
+            while (try? nextBodyPart()) != nil {}
             stream.close()
             return false
         case .respond(let head):
-            try stream.writeAll(HTTP1Serializer.serialize(head), deadline: reader.deadline)
+            try server.send(head, timeout: deadline - .now)
             return ended && head.keepAlive
         }
     }
@@ -197,49 +209,5 @@ public struct ScriptedStep: Sendable {
         if let location { head.fields.append(name: "Location", value: location) }
         if let offset { head.fields.append(name: "Upload-Offset", value: String(offset)) }
         return Interim(afterBytes: afterBytes, head)
-    }
-}
-
-/// Reads requests from a stream with a server-role `HTTP1Parser`, one event at a time.
-struct ScriptedReader {
-    let stream: any ByteStream
-    let deadline: ContinuousClock.Instant
-    var parser = HTTP1Parser(role: .server)
-    var events: [HTTP1Event] = []
-    var buffer = [UInt8](repeating: 0, count: 64 * 1024)
-
-    init(stream: any ByteStream, deadline: ContinuousClock.Instant) {
-        self.stream = stream
-        self.deadline = deadline
-    }
-
-    /// The next request head; nil when the peer closed between requests.
-    mutating func nextHead() throws -> RequestHead? {
-        while let event = try nextEvent() {
-            if case .requestHead(let head) = event { return head }
-        }
-        return nil
-    }
-
-    /// The next content bytes (`.some(bytes)`), the end of the body (`.some(nil)`), or nil when the peer closed.
-    mutating func nextBodyPart() throws -> [UInt8]?? {
-        while let event = try nextEvent() {
-            switch event {
-            case .body(let bytes): return .some(Array(bytes))
-            case .end: return .some(nil)
-            default: continue
-            }
-        }
-        return nil
-    }
-
-    private mutating func nextEvent() throws -> HTTP1Event? {
-        while events.isEmpty {
-            let (stream, deadline) = (self.stream, self.deadline)
-            let count = try buffer.withUnsafeMutableBytes { try stream.readSome(into: $0, deadline: deadline) }
-            if count == 0 { return nil }
-            events = try parser.feed(Array(buffer[..<count]))
-        }
-        return events.removeFirst()
     }
 }

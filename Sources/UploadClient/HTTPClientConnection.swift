@@ -1,4 +1,4 @@
-import Glibc
+import HTTPExchange
 import HTTPWire
 import SquallNet
 import TLSKit
@@ -8,7 +8,8 @@ import TLSKit
 ///
 /// Unlike Foundation's URLSession on Linux it hands every interim response to the caller (several 104s before
 /// the final response), and it streams a request's content from a file descriptor in bounded chunks while it
-/// reads responses, so a final response that arrives early (413, 401) stops the sending.
+/// reads responses, so a final response that arrives early (413, 401) stops the sending: the exchange itself is
+/// `HTTPExchange.HTTPClientStream`'s.
 ///
 /// ```swift
 /// let connection = try HTTPClientConnection.open(to: url.endpoint, tls: nil, timeout: .seconds(10))
@@ -22,23 +23,19 @@ public final class HTTPClientConnection {
     public static let responseBodyLimit = 64 * 1024
 
     public let endpoint: HTTPEndpoint
-    let stream: any ByteStream
-    var parser = HTTP1Parser(role: .client)
+    let client: HTTPClientStream
     /// Whether the last exchange left the connection fit for another request.
     public internal(set) var isReusable = true
     /// How many requests this connection has carried.
     public internal(set) var requestCount = 0
-    let readBuffer: UnsafeMutableRawBufferPointer
 
     init(endpoint: HTTPEndpoint, stream: any ByteStream) {
         self.endpoint = endpoint
-        self.stream = stream
-        self.readBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: 8)
+        self.client = HTTPClientStream(stream: stream)
     }
 
     deinit {
-        stream.close()
-        readBuffer.deallocate()
+        client.stream.close()
     }
 
     /// Connects to `endpoint` (TLS with `tls` when the endpoint is secure), within `timeout` for TCP and the
@@ -75,7 +72,7 @@ public final class HTTPClientConnection {
     /// Closes the connection.
     public func close() {
         isReusable = false
-        stream.close()
+        client.stream.close()
     }
 
     /// Sends `head` (with `Host` added) and `body`, and reads responses until the final one has ended.
@@ -92,16 +89,15 @@ public final class HTTPClientConnection {
         requestCount += 1
         var request = head
         request.fields = Self.withHost(endpoint.authority, head.fields)
-        let headBytes: [UInt8]
+        let response: HTTPResponse
         do {
-            headBytes = try HTTP1Serializer.serialize(request)
+            response = try client.exchange(
+                request, body: body, progressTimeout: readTimeout, bodyLimit: .keepFirst(Self.responseBodyLimit),
+                onInterim: onInterim, onBodySent: onBodySent)
         } catch {
-            throw TransferError(.invalidRequest, "cannot send the request: \(error)")
+            throw TransferError.mapping(error)
         }
-        parser.expectResponse(to: head.method)
-        var exchange = Exchange(headBytes: headBytes, body: body, readTimeout: readTimeout)
-        let response = try exchange.run(on: self, onInterim: onInterim, onBodySent: onBodySent)
-        isReusable = exchange.sentEverything && response.head.keepAlive && parser.keepAlive
+        isReusable = response.sentEverything && response.head.keepAlive && client.keepAlive
         return response
     }
 
@@ -111,36 +107,4 @@ public final class HTTPClientConnection {
         for field in fields where field.name.lowercased() != "host" { result.append(field) }
         return result
     }
-}
-
-/// A request's content: `length` bytes of a file from `offset`, read with `pread` in chunks as the socket takes
-/// them (never the whole file in memory).
-public struct RequestBody: Sendable, Hashable {
-    public var fileDescriptor: Int32
-    public var offset: Int64
-    public var length: Int64
-    /// The size of each read. Default 64 KiB.
-    public var chunkSize: Int
-
-    public init(fileDescriptor: Int32, offset: Int64, length: Int64, chunkSize: Int = 64 * 1024) {
-        self.fileDescriptor = fileDescriptor
-        self.offset = offset
-        self.length = length
-        self.chunkSize = chunkSize
-    }
-}
-
-/// What an exchange got back.
-public struct HTTPResponse: Sendable, Hashable {
-    /// The most interim responses kept: `onInterim` sees every one, but a server sending a 104 per MiB of a large
-    /// body (or a hostile one sending millions) must not grow the client's memory.
-    public static let interimLimit = 64
-    /// The first `interimLimit` interim (1xx) responses, in order.
-    public var interims: [ResponseHead]
-    /// The final response.
-    public var head: ResponseHead
-    /// The final response's content, at most `HTTPClientConnection.responseBodyLimit` bytes of it.
-    public var body: [UInt8]
-    /// How many content bytes were written before the final response ended the exchange.
-    public var bodyBytesSent: Int64
 }

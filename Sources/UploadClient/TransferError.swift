@@ -1,3 +1,4 @@
+import HTTPExchange
 import HTTPWire
 import SquallNet
 import TLSKit
@@ -65,6 +66,18 @@ public struct TransferError: Error, Sendable, Hashable, CustomStringConvertible 
             case .timeout: return TransferError(.timedOut, error.description)
             case .unexpectedEOF, .io: return TransferError(.networkConnectionLost, error.description)
             default: return TransferError(.secureConnectionFailed, error.description)
+            }
+        case let error as HTTPExchangeError:
+            if let cause = error.underlying ?? (error.code == .invalidRequest ? nil : error.wireError) {
+                return mapping(cause)
+            }
+            switch error.code {
+            case .timedOut, .headTimeout: return TransferError(.timedOut, error.detail)
+            case .cancelled: return TransferError(.cancelled, error.detail)
+            case .invalidRequest: return TransferError(.invalidRequest, error.detail)
+            case .bodySourceFailed: return TransferError(.fileUnreadable, error.detail)
+            case .notHTTP1, .bodyTooLarge, .malformed: return TransferError(.badServerResponse, error.detail)
+            case .closed, .reset, .failed: return TransferError(.networkConnectionLost, error.detail)
             }
         case let error as HTTPWireError where error.code == .truncated:
             return TransferError(.networkConnectionLost, "the response was cut short: \(error)")

@@ -1,3 +1,4 @@
+import HTTPExchange
 import HTTPWire
 import ResumableUpload
 import TLSKit

@@ -1,3 +1,4 @@
+import HTTPExchange
 import HTTPWire
 import ResumableUpload
 
@@ -60,14 +61,13 @@ extension UploadConnection {
     func interruptionReason(_ error: any Error) -> String {
         switch error {
         case _ where server.isStopping: "server stopping"
-        case RequestReader.Failure.interrupted(let reason): reason
-        case RequestReader.Failure.malformed: "malformed"
+        case let error as HTTPExchangeError: error.reason
         default: "\(error)"
         }
     }
 
     /// The next part of the request's body, waiting at most `idleTimeout` for bytes; its bytes are counted.
-    func nextBodyPart() throws(RequestReader.Failure) -> RequestReader.BodyPart {
+    func nextBodyPart() throws(HTTPExchangeError) -> HTTPServerStream.BodyPart {
         let part = try reader.nextBodyPart(timeout: configuration.idleTimeout)
         if case .data(let bytes) = part { bodyBytes += Int64(bytes.count) }
         return part

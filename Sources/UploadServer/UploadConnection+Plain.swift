@@ -1,3 +1,4 @@
+import HTTPExchange
 import HTTPWire
 import ResumableUpload
 import UploadStore
@@ -17,13 +18,13 @@ extension UploadConnection {
         let writer = try server.store.beginAppend(record.id, for: principal, at: 0)
         try continueIfExpected()
         while true {
-            let part: RequestReader.BodyPart
+            let part: HTTPServerStream.BodyPart
             do {
                 part = try nextBodyPart()
             } catch {
                 let kept = (try? writer.finish(complete: false))?.durableOffset ?? bodyBytes
                 logInterrupted(record.id, offset: kept, reason: interruptionReason(error))
-                if case .malformed = error { sendStatusAndClose(400, "Bad Request") } else { closing = true }
+                if error.code == .malformed { sendStatusAndClose(400, "Bad Request") } else { closing = true }
                 return
             }
             switch part {

@@ -1,3 +1,4 @@
+import HTTPExchange
 import HTTPWire
 import ResumableUpload
 import UploadStore
@@ -74,7 +75,7 @@ extension UploadConnection {
         let final: ActionOutcome?
         do {
             final = try receiveBody(into: slot, generation: generation, after: first)
-        } catch RequestReader.Failure.malformed {
+        } catch let error as HTTPExchangeError where error.code == .malformed {
             interrupt(slot, generation: generation, reason: "malformed")
             return sendStatusAndClose(400, "Bad Request")
         } catch {

@@ -1,4 +1,5 @@
 import Glibc
+import HTTPExchange
 import HTTPWire
 import ResumableUpload
 import SquallNet
@@ -16,7 +17,7 @@ final class UploadConnection {
     /// The connection's number in the server log.
     let id: Int
     let socket: Socket
-    let reader: RequestReader
+    let reader: HTTPServerStream
     /// Whether the connection ends after the current request.
     var closing = false
     /// The method of the request being answered (a response to HEAD carries no content).
@@ -32,17 +33,17 @@ final class UploadConnection {
         self.server = server
         self.id = id
         self.socket = socket
-        self.reader = RequestReader(stream: stream)
+        self.reader = HTTPServerStream(stream: stream)
     }
 
     var configuration: UploadServerConfiguration { server.configuration }
     var uploadProtocol: UploadProtocolConfiguration { configuration.uploadProtocol }
 
     /// Serves requests until the peer closes, a request asks to close, or an error ends the connection; then
-    /// closes lingering.
+    /// drains before closing (1 MiB, 2 s).
     func run() {
         serveRequests()
-        reader.linger(limit: 1 << 20, deadline: ContinuousClock.now.advanced(by: .seconds(2)))
+        reader.drainBeforeClose()
     }
 
     private func serveRequests() {
@@ -51,13 +52,11 @@ final class UploadConnection {
             do {
                 head = try reader.nextHead(
                     idleTimeout: configuration.idleTimeout, headTimeout: configuration.headTimeout)
-            } catch .headTimeout {
-                return sendStatusAndClose(408, "Request Timeout")
-            } catch .malformed(let error) {
-                let (status, reason) = Self.status(for: error)
-                return sendStatusAndClose(status, reason)
             } catch {
-                return
+                if error.code == .headTimeout { return sendStatusAndClose(408, "Request Timeout") }
+                guard let wireError = error.wireError else { return }
+                let (status, reason) = Self.status(for: wireError)
+                return sendStatusAndClose(status, reason)
             }
             guard let head else { return }
             logRequest(head)
@@ -145,28 +144,21 @@ final class UploadConnection {
         try send(ResponseHead(status: 100, reason: "Continue"))
     }
 
-    func send(_ head: ResponseHead) throws {
+    func send(_ head: ResponseHead, body: [UInt8] = []) throws {
         logResponse(head)
-        try reader.stream.writeAll(try HTTP1Serializer.serialize(head), deadline: writeDeadline())
+        try reader.send(head, body: body, timeout: configuration.idleTimeout)
     }
 
     func send(_ response: UploadResponse) throws {
         var head = response.head
         if closing && !head.isInformational { head.fields.set("close", for: "Connection") }
-        try send(head)
-        if !response.body.isEmpty && method != .head {
-            try reader.stream.writeAll(response.body, deadline: writeDeadline())
-        }
+        try send(head, body: method == .head ? [] : response.body)
     }
 
     func sendStatusAndClose(_ status: Int, _ reason: String) {
         closing = true
         let head = ResponseHead(status: status, reason: reason, fields: ["Content-Length": "0"])
         try? send(UploadResponse(head: head))
-    }
-
-    private func writeDeadline() -> ContinuousClock.Instant {
-        ContinuousClock.now.advanced(by: configuration.idleTimeout)
     }
 
     /// The status for an `HTTPWireError`, as HTTPWire documents: 414, 431, 505, 501, else 400.

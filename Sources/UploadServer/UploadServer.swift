@@ -8,7 +8,7 @@ import UploadStore
 /// HTTP/1.1, plain or TLS, storing uploads durably in a `FileUploadStore`.
 ///
 /// ```
-///   AcceptLoop ──▶ one thread per connection ──▶ RequestReader (HTTP1Parser) ──▶ UploadRequest.classify
+///   AcceptLoop ──▶ one thread per connection ──▶ HTTPServerStream (HTTP1Parser) ──▶ UploadRequest.classify
 ///        creation / HEAD / PATCH / DELETE ──▶ UploadSlot (state machine + writer, under its lock) ──▶ store
 ///        OPTIONS, plain uploads, GET /_squall/uploads ──▶ answered directly
 /// ```

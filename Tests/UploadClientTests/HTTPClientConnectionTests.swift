@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import HTTPExchange
 import HTTPWire
 import SquallNet
 import TLSKit

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPExchange
 import HTTPWire
 import SquallNet
 
@@ -27,13 +28,16 @@ struct AdminListing {
 
     /// Fetches the listing from `target` over a fresh connection.
     init(from target: UploadTarget, timeout: Duration) throws {
-        let deadline = ContinuousClock.now.advanced(by: timeout)
-        let stream = PlainStream(socket: try TCPConnector.connect(to: target.address, timeout: timeout))
+        let socket = try TCPConnector.connect(to: target.address, timeout: timeout)
+        let stream = PlainStream(socket: socket)
         defer { stream.close() }
+        try socket.setNonBlocking(true)
         let head = RequestHead(
             method: .get, target: Self.path, fields: ["Host": target.authority, "Connection": "close"])
-        try stream.writeAll(try HTTP1Serializer.serialize(head), deadline: deadline)
-        let body = try Self.readResponse(stream, deadline: deadline)
+        let response = try HTTPClientStream(stream: stream).exchange(
+            head, progressTimeout: timeout, bodyLimit: .refuseOver(Self.sizeLimit))
+        guard response.head.status == 200 else { throw BenchError("\(Self.path) answered \(response.head.status)") }
+        let body = response.body
         let list: [Entry]
         do {
             list = try JSONDecoder().decode([Entry].self, from: Data(body))
@@ -62,30 +66,5 @@ struct AdminListing {
         guard let sent = outcome.sha256 else { return nil }
         guard entry.sha256 == sent else { return "\(id) has SHA-256 \(entry.sha256 ?? "none"), sent \(sent)" }
         return nil
-    }
-
-    /// Reads one response and returns its content (a 200 is required).
-    private static func readResponse(_ stream: PlainStream, deadline: ContinuousClock.Instant) throws -> [UInt8] {
-        var parser = HTTP1Parser(role: .client)
-        parser.expectResponse(to: .get)
-        var buffer = [UInt8](repeating: 0, count: 64 * 1024)
-        var body: [UInt8] = []
-        while true {
-            let count = try buffer.withUnsafeMutableBytes { try stream.readSome(into: $0, deadline: deadline) }
-            for event in count == 0 ? try parser.finish() : try parser.feed(buffer[..<count]) {
-                switch event {
-                case .responseHead(let head) where head.status != 200:
-                    throw BenchError("\(path) answered \(head.status)")
-                case .body(let bytes):
-                    guard body.count + bytes.count <= sizeLimit else { throw BenchError("\(path) is too large") }
-                    body.append(contentsOf: bytes)
-                case .end:
-                    return body
-                default:
-                    continue
-                }
-            }
-            if count == 0 { throw BenchError("\(path): the server closed before the end of the response") }
-        }
     }
 }

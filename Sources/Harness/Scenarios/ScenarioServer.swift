@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import HTTPExchange
 import HTTPWire
 import ResumableUpload
 import Scenario
@@ -163,34 +164,21 @@ enum ChildOutput {
 /// One request to a loopback admin endpoint, answered in full (small bodies only).
 enum AdminRequest {
     static func send(_ method: HTTPMethod, _ target: String, to address: String) throws -> [UInt8] {
-        let stream = PlainStream(socket: try TCPConnector.connect(to: SocketAddress(parsing: address)))
+        let socket = try TCPConnector.connect(to: SocketAddress(parsing: address))
+        let stream = PlainStream(socket: socket)
         defer { stream.close() }
-        let deadline = ContinuousClock.now + .seconds(10)
+        try socket.setNonBlocking(true)
         let head = RequestHead(
             method: method, target: target, fields: ["Host": address, "Content-Length": "0", "Connection": "close"])
-        try stream.writeAll(try HTTP1Serializer.serialize(head), deadline: deadline)
-        var parser = HTTP1Parser(role: .client)
-        parser.expectResponse(to: method)
-        var body: [UInt8] = []
-        var status = 0
-        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: 8)
-        defer { buffer.deallocate() }
-        while true {
-            let count = try stream.readSome(into: buffer, deadline: deadline)
-            let events = count == 0 ? try parser.finish() : try parser.feed(Array(buffer[0..<count]))
-            for event in events {
-                switch event {
-                case .responseHead(let response) where !response.isInformational: status = response.status
-                case .body(let bytes): body += bytes
-                case .end:
-                    guard (200..<300).contains(status) else {
-                        throw HarnessError("\(method) \(target) answered \(status)")
-                    }
-                    return body
-                default: break
-                }
+        do {
+            let response = try HTTPClientStream(stream: stream).exchange(
+                head, progressTimeout: .seconds(10), bodyLimit: .refuseOver(.max))
+            guard (200..<300).contains(response.head.status) else {
+                throw HarnessError("\(method) \(target) answered \(response.head.status)")
             }
-            if count == 0 { throw HarnessError("\(method) \(target): the connection closed early") }
+            return response.body
+        } catch let error as HTTPExchangeError where error.code == .closed {
+            throw HarnessError("\(method) \(target): the connection closed early")
         }
     }
 }

@@ -1,0 +1,106 @@
+import HTTPExchange
+import HTTPWire
+import SquallNet
+import TestSupport
+import Testing
+
+/// The client role against `ScriptedServer` (itself on `HTTPServerStream`): interim responses while the body is
+/// sent, body limits, an early final response, the named errors.
+struct HTTPClientStreamTests {
+    static func connect(_ server: ScriptedServer) throws -> HTTPClientStream {
+        let socket = try TCPConnector.connect(String(server.url.dropFirst("http://".count)))
+        try socket.setNonBlocking(true)
+        return HTTPClientStream(stream: PlainStream(socket: socket))
+    }
+
+    static func post(_ length: Int) -> RequestHead {
+        RequestHead(method: .post, target: "/upload", fields: ["Host": "x", "Content-Length": String(length)])
+    }
+
+    @Test func interimResponsesArriveWhileAFileBodyIsSent() throws {
+        // More than both socket buffers hold, so that the 104 at 100,000 bytes comes while the body is being sent.
+        var bytes = [UInt8](repeating: 0x5A, count: 32 << 20)
+        bytes[100_000] = 1
+        bytes[bytes.count - 1] = 2
+        let file = TemporaryFile(bytes)
+        defer { file.close() }
+        let server = try ScriptedServer(steps: [
+            ScriptedStep(
+                interims: [
+                    ScriptedStep.interim104(version: 8, location: "/upload/a"),
+                    ScriptedStep.interim104(version: 8, offset: 100_000, afterBytes: 100_000),
+                ],
+                respond: 201)
+        ])
+        let client = try Self.connect(server)
+        var offsetsSeenWhileSending: [String] = []
+        var sent = 0
+        let response = try client.exchange(
+            Self.post(bytes.count),
+            body: RequestBody(fileDescriptor: file.descriptor, offset: 0, length: Int64(bytes.count), chunkSize: 8192),
+            progressTimeout: .seconds(10),
+            onInterim: { head in
+                if let offset = head.fields["Upload-Offset"], sent < bytes.count {
+                    offsetsSeenWhileSending.append(offset)
+                }
+                return true
+            },
+            onBodySent: {
+                sent += $0
+                return true
+            })
+        #expect(response.interims.map(\.status) == [104, 104])
+        #expect(offsetsSeenWhileSending == ["100000"])
+        #expect(response.head.status == 201 && response.sentEverything && response.bodyBytesSent == 32 << 20)
+        #expect(server.requests.first?.body == bytes)
+    }
+
+    @Test func aFinalResponseBeforeTheBodyEndsStopsTheSending() throws {
+        let file = TemporaryFile([UInt8](repeating: 1, count: 4 << 20))
+        defer { file.close() }
+        let server = try ScriptedServer(steps: [
+            ScriptedStep(bodyLimit: 1000, ending: .respond(ResponseHead(status: 413, fields: ["Connection": "close"])))
+        ])
+        let response = try Self.connect(server).exchange(
+            Self.post(4 << 20), body: RequestBody(fileDescriptor: file.descriptor, offset: 0, length: 4 << 20),
+            progressTimeout: .seconds(10))
+        #expect(response.head.status == 413 && !response.sentEverything && response.bodyBytesSent < 4 << 20)
+    }
+
+    @Test func theResponseBodyIsKeptUpToItsLimitOrRefused() throws {
+        let content = ResponseHead(status: 200, fields: ["Content-Length": "10"])
+        let server = try ScriptedServer(steps: [
+            ScriptedStep(ending: .raw(Array("HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\n0123456789".utf8))),
+            ScriptedStep(ending: .raw(try HTTP1Serializer.serialize(content) + Array("0123456789".utf8))),
+        ])
+        let kept = try Self.connect(server).exchange(
+            Self.post(0), progressTimeout: .seconds(10), bodyLimit: .keepFirst(4))
+        #expect(kept.body == Array("0123".utf8))
+        let error = #expect(throws: HTTPExchangeError.self) {
+            try Self.connect(server).exchange(Self.post(0), progressTimeout: .seconds(10), bodyLimit: .refuseOver(9))
+        }
+        #expect(error?.code == .bodyTooLarge)
+    }
+
+    @Test func aServerThatSaysNothingIsTimedOutAndOneThatClosesIsClosed() throws {
+        let server = try ScriptedServer(steps: [ScriptedStep(ending: .stall), ScriptedStep(ending: .close)])
+        let silent = #expect(throws: HTTPExchangeError.self) {
+            try Self.connect(server).exchange(Self.post(0), progressTimeout: .milliseconds(100))
+        }
+        #expect(silent?.code == .timedOut)
+        let closed = #expect(throws: HTTPExchangeError.self) {
+            try Self.connect(server).exchange(Self.post(0), progressTimeout: .seconds(10))
+        }
+        #expect(closed?.code == .closed)
+    }
+
+    @Test func aCallbackReturningFalseCancels() throws {
+        let server = try ScriptedServer(steps: [
+            ScriptedStep(interims: [ScriptedStep.interim104(version: 8)], respond: 201)
+        ])
+        let error = #expect(throws: HTTPExchangeError.self) {
+            try Self.connect(server).exchange(Self.post(0), progressTimeout: .seconds(10), onInterim: { _ in false })
+        }
+        #expect(error?.code == .cancelled)
+    }
+}

@@ -1,0 +1,109 @@
+import HTTPExchange
+import HTTPWire
+import SquallNet
+import TestSupport
+import Testing
+
+/// The server role: heads within limits and a deadline, Content-Length and chunked bodies streamed, the named
+/// errors, responses written.
+struct HTTPServerStreamTests {
+    static let patience: Duration = .seconds(10)
+
+    /// Every body part of the current request until its end, joined.
+    static func body(_ server: HTTPServerStream) throws -> [UInt8] {
+        var bytes: [UInt8] = []
+        while case .data(let part) = try server.nextBodyPart(timeout: patience) { bytes += part }
+        return bytes
+    }
+
+    @Test func contentLengthAndChunkedBodiesStreamOnOneKeptAliveConnection() throws {
+        let pair = try StreamPair()
+        let server = HTTPServerStream(stream: pair.server, bufferSize: 4)
+        try pair.clientSends("PUT /a HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n\r\n0123456789")
+        try pair.clientSends(
+            "POST /b HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n2\r\nde\r\n0\r\n\r\n")
+        let first = try #require(try server.nextHead(idleTimeout: Self.patience, headTimeout: Self.patience))
+        #expect(first.method == .put && first.target == "/a")
+        #expect(try Self.body(server) == Array("0123456789".utf8))
+        let second = try #require(try server.nextHead(idleTimeout: Self.patience, headTimeout: Self.patience))
+        #expect(second.target == "/b")
+        #expect(try Self.body(server) == Array("abcde".utf8))
+        #expect(server.keepAlive)
+    }
+
+    @Test func aHeadOverTheLimitsIsMalformedNamingTheLimit() throws {
+        let pair = try StreamPair()
+        let server = HTTPServerStream(stream: pair.server, limits: HTTPLimits(maxHeadSize: 64))
+        try pair.clientSends("GET / HTTP/1.1\r\nHost: x\r\nX-Long: \(String(repeating: "v", count: 100))\r\n\r\n")
+        let error = #expect(throws: HTTPExchangeError.self) {
+            try server.nextHead(idleTimeout: Self.patience, headTimeout: Self.patience)
+        }
+        #expect(error?.code == .malformed && error?.wireError?.code == .headTooLarge)
+        #expect(error?.reason == "malformed")
+    }
+
+    @Test func aStartedHeadMustCompleteWithinTheHeadDeadline() throws {
+        let pair = try StreamPair()
+        let server = HTTPServerStream(stream: pair.server)
+        try pair.clientSends("GET / HTTP/1.1\r\nHost:")
+        let error = #expect(throws: HTTPExchangeError.self) {
+            try server.nextHead(idleTimeout: Self.patience, headTimeout: .milliseconds(50))
+        }
+        #expect(error?.code == .headTimeout)
+    }
+
+    @Test func silenceOrACloseBeforeAnyHeadIsTheEndOfTheConnection() throws {
+        let pair = try StreamPair()
+        let server = HTTPServerStream(stream: pair.server)
+        #expect(try server.nextHead(idleTimeout: .milliseconds(20), headTimeout: Self.patience) == nil)
+        try pair.client.shutdownWrite(deadline: nil)
+        #expect(try server.nextHead(idleTimeout: Self.patience, headTimeout: Self.patience) == nil)
+    }
+
+    @Test func aCloseInsideABodyIsClosedWithReasonEOF() throws {
+        let pair = try StreamPair()
+        let server = HTTPServerStream(stream: pair.server)
+        try pair.clientSends("PUT / HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n\r\n01234")
+        try pair.client.shutdownWrite(deadline: nil)
+        _ = try server.nextHead(idleTimeout: Self.patience, headTimeout: Self.patience)
+        let error = #expect(throws: HTTPExchangeError.self) { try Self.body(server) }
+        #expect(error?.code == .closed && error?.reason == "eof")
+    }
+
+    @Test func collectBodyRefusesADeclaredOrAChunkedBodyOverItsLimit() throws {
+        let pair = try StreamPair()
+        let server = HTTPServerStream(stream: pair.server)
+        try pair.clientSends("PUT / HTTP/1.1\r\nHost: x\r\nContent-Length: 9\r\n\r\n012345678")
+        let declared = try #require(try server.nextHead(idleTimeout: Self.patience, headTimeout: Self.patience))
+        #expect(throws: HTTPExchangeError.self) {
+            try server.collectBody(of: declared, limit: 8, timeout: Self.patience)
+        }
+        let other = try StreamPair()
+        let chunkedServer = HTTPServerStream(stream: other.server)
+        try other.clientSends(
+            "PUT / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n5\r\n01234\r\n4\r\n5678\r\n0\r\n\r\n")
+        let chunked = try #require(try chunkedServer.nextHead(idleTimeout: Self.patience, headTimeout: Self.patience))
+        let error = #expect(throws: HTTPExchangeError.self) {
+            try chunkedServer.collectBody(of: chunked, limit: 8, timeout: Self.patience)
+        }
+        #expect(error?.code == .bodyTooLarge)
+    }
+
+    @Test func collectBodyAnswersExpectContinueAndReturnsTheBody() throws {
+        let pair = try StreamPair()
+        let server = HTTPServerStream(stream: pair.server)
+        try pair.clientSends("PUT / HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nContent-Length: 3\r\n\r\nabc")
+        let head = try #require(try server.nextHead(idleTimeout: Self.patience, headTimeout: Self.patience))
+        #expect(try server.collectBody(of: head, limit: 8, timeout: Self.patience) == Array("abc".utf8))
+        try server.send(ResponseHead(status: 204, reason: "No Content"), timeout: Self.patience)
+        var buffer = [UInt8](repeating: 0, count: 256)
+        var received = ""
+        while !received.hasSuffix("204 No Content\r\n\r\n") {
+            let count = try buffer.withUnsafeMutableBytes {
+                try pair.client.readSome(into: $0, deadline: .now + Self.patience)
+            }
+            received += String(decoding: buffer[..<count], as: UTF8.self)
+        }
+        #expect(received == "HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 204 No Content\r\n\r\n")
+    }
+}
