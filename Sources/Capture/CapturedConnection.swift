@@ -9,10 +9,13 @@ public final class CapturedConnection: @unchecked Sendable {
     public typealias Direction = TCPFlowSynthesizer.Side
 
     private let capture: DecryptedCapture
+    /// This connection's number in its capture (a flight recorder keeps packets per connection).
+    private let serial: Int
     private var flow: TCPFlowSynthesizer
 
-    init(capture: DecryptedCapture, flow: TCPFlowSynthesizer) {
+    init(capture: DecryptedCapture, serial: Int, flow: TCPFlowSynthesizer) {
         self.capture = capture
+        self.serial = serial
         self.flow = flow
     }
 
@@ -26,7 +29,7 @@ public final class CapturedConnection: @unchecked Sendable {
         guard !bytes.isEmpty, !flow.isClosed else { return }
         // Room for the payload and a 40-byte header (plus options) per segment.
         let segments = bytes.count / max(1, flow.configuration.maximumSegment) + 1
-        capture.writeBatch(expectedBytes: bytes.count + segments * 64) { write in
+        capture.writeBatch(connection: serial, expectedBytes: bytes.count + segments * 64) { write in
             flow.data(bytes, from: direction, into: write)
         }
     }
@@ -34,16 +37,16 @@ public final class CapturedConnection: @unchecked Sendable {
     /// Records `direction` closing its half: FIN and the peer's ACK of it.
     public func finish(from direction: Direction) {
         guard !flow.isClosed else { return }
-        capture.writeBatch { write in flow.finish(from: direction, into: write) }
+        capture.writeBatch(connection: serial) { write in flow.finish(from: direction, into: write) }
     }
 
     /// Records `direction` resetting the connection: an RST at its next byte.
     public func reset(from direction: Direction) {
         guard !flow.isClosed else { return }
-        capture.writeBatch { write in flow.reset(from: direction, into: write) }
+        capture.writeBatch(connection: serial) { write in flow.reset(from: direction, into: write) }
     }
 
     func open() {
-        capture.writeBatch { write in flow.open(into: write) }
+        capture.writeBatch(connection: serial) { write in flow.open(into: write) }
     }
 }

@@ -13,6 +13,12 @@ import Synchronization
 /// proxy thread ──CapturedConnection.data──▶ TCPFlowSynthesizer ──batch──▶ CaptureQueue (bounded)
 ///                                                   writer thread ◀──┘ ──▶ PcapFileWriter (pcap_dump, flush)
 /// ```
+///
+/// As a flight recorder (`recorder` limits given), nothing is written while the traffic flows: each connection's
+/// packets are kept in memory (see `FlightRecorder`) and written, in time order, when the capture is closed, or
+/// dropped if `keep(false)` was said before (a passing scenario's capture, with `squall run --capture
+/// on-failure`). The file then holds each connection's opening handshake and its newest packets within the
+/// limits; `recorderDroppedBytes` says how much older traffic was not kept.
 public final class DecryptedCapture: Sendable {
     /// The capture file.
     public var path: String { writer.path }
@@ -21,7 +27,11 @@ public final class DecryptedCapture: Sendable {
     private let writer: PcapFileWriter
     private let failure = FirstFailure()
     private let queue: CaptureQueue
+    /// Set for a flight-recording capture: batches are kept here, not queued for the writer.
+    private let recorder: FlightRecorder?
+    private let keeping = Atomic<Bool>(true)
     private let closed = Atomic<Bool>(false)
+    private let serials = Atomic<Int>(0)
     /// How often each four-tuple was recorded (a few dozen bytes per connection; a capture holds thousands).
     private let uses = Mutex<[FourTuple: UInt64]>([:])
 
@@ -32,13 +42,16 @@ public final class DecryptedCapture: Sendable {
     /// The most bytes of packets queued for the writer before recording threads wait. 8 MiB.
     public static let queueLimit = 8 << 20
 
-    /// Creates (or truncates) the capture file at `path`.
+    /// Creates (or truncates) the capture file at `path`; with `recorder`, a flight recorder within those limits.
     public init(
-        path: String, configuration: TCPFlowSynthesizer.Configuration = TCPFlowSynthesizer.Configuration()
+        path: String, configuration: TCPFlowSynthesizer.Configuration = TCPFlowSynthesizer.Configuration(),
+        recorder: FlightRecorderLimits? = nil
     ) throws(CaptureError) {
         writer = try PcapFileWriter(path: path)
         self.configuration = configuration
         queue = CaptureQueue(limit: Self.queueLimit)
+        self.recorder = recorder.map(FlightRecorder.init)
+        guard self.recorder == nil else { return }
         let thread = Thread { [writer, queue, failure] in Self.drain(queue, into: writer, failure: failure) }
         thread.name = "squall-capture-writer"
         thread.stackSize = 256 * 1024
@@ -76,7 +89,7 @@ public final class DecryptedCapture: Sendable {
             return uses[key, default: 0]
         }
         let connection = CapturedConnection(
-            capture: self,
+            capture: self, serial: serials.add(1, ordering: .relaxed).newValue,
             flow: TCPFlowSynthesizer(
                 client: client, server: server, configuration: configuration, generation: generation))
         connection.open()
@@ -111,24 +124,51 @@ public final class DecryptedCapture: Sendable {
         queue.sync()
     }
 
-    /// Writes what is queued, flushes and closes the file; later calls, and connections' later events, do nothing.
+    /// Whether a flight recorder's packets are written when it closes (the default) or dropped; a streaming
+    /// capture writes as it goes and ignores this.
+    public func keep(_ keep: Bool) {
+        keeping.store(keep, ordering: .releasing)
+    }
+
+    /// Whether this capture is a flight recorder.
+    public var isFlightRecorder: Bool { recorder != nil }
+
+    /// The packet bytes a flight recorder did not keep because of its limits (0 for a streaming capture).
+    public var recorderDroppedBytes: Int64 { recorder?.droppedBytes ?? 0 }
+
+    /// Writes what is queued (a flight recorder's packets, unless told not to keep them), flushes and closes the
+    /// file; later calls, and connections' later events, do nothing.
     public func close() {
         guard !closed.exchange(true, ordering: .acquiringAndReleasing) else { return }
-        queue.close()
-        do {
+        if recorder == nil { queue.close() }
+        do throws(CaptureError) {
+            if let recorder {
+                if keeping.load(ordering: .acquiring) {
+                    for batch in recorder.takeAll() { try Self.write(batch, to: writer) }
+                } else {
+                    recorder.discard()
+                }
+            }
             try writer.close()
         } catch {
             record(error)
+            try? writer.close()
         }
     }
 
-    /// Queues the packets `body` produces as one batch for the writer thread (stamped with the wall clock when it
-    /// enters the queue); `expectedBytes` sizes the batch's buffer.
-    func writeBatch(expectedBytes: Int = 256, _ body: (_ write: (UnsafeRawBufferPointer) -> Void) -> Void) {
+    /// Queues the packets `body` produces as one batch for the writer thread, or keeps it in the flight recorder
+    /// (stamped with the wall clock now); `expectedBytes` sizes the batch's buffer.
+    func writeBatch(
+        connection: Int, expectedBytes: Int = 256, _ body: (_ write: (UnsafeRawBufferPointer) -> Void) -> Void
+    ) {
         guard firstError == nil, !closed.load(ordering: .relaxed) else { return }
-        var batch = PacketBatch(time: .now(), reserving: expectedBytes, reusing: queue.buffer())
+        var batch = PacketBatch(time: .now(), reserving: expectedBytes, reusing: recorder?.buffer() ?? queue.buffer())
         body { batch.append($0) }
-        queue.put(batch)
+        if let recorder {
+            recorder.record(batch, connection: connection)
+        } else {
+            queue.put(batch)
+        }
     }
 
     private func record(_ error: CaptureError) {

@@ -39,7 +39,7 @@ public final class ChaosProxy: ProxyRuntime, Sendable {
         let capture: DecryptedCapture?
         do {
             capture = try configuration.decryptedCapturePath.map { path throws(CaptureError) in
-                try DecryptedCapture(path: path)
+                try DecryptedCapture(path: path, recorder: configuration.decryptedCaptureRecorder)
             }
         } catch {
             throw ChaosProxyError(.captureFile, "cannot write the decrypted capture: \(error)")
@@ -152,6 +152,11 @@ public final class ChaosProxy: ProxyRuntime, Sendable {
                 wireStopProblem.withLock { $0 = "wire capture: " + problems.joined(separator: "; ") }
             }
         }
+    }
+
+    /// Whether a flight-recording decrypted capture is written when the proxy stops (the default) or dropped.
+    public func keepDecryptedCapture(_ keep: Bool) {
+        shared.capture?.keep(keep)
     }
 
     /// What went wrong with the captures: the wire capture that could not start (e.g. not permitted), a write

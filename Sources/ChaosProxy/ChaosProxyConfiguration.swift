@@ -1,3 +1,4 @@
+import Capture
 import FaultEngine
 import ProxyFlow
 import SquallNet
@@ -83,6 +84,10 @@ public struct ChaosProxyConfiguration: Sendable {
     /// A pcap file of both legs' plaintext as synthesized TCP/IPv4 (created or truncated; flushed as it is
     /// written). Default nil: none.
     public var decryptedCapturePath: String?
+    /// Makes the decrypted capture a flight recorder within these limits: kept in memory per connection, written
+    /// when the proxy stops unless `ChaosProxy.keepDecryptedCapture(false)` was said (see `DecryptedCapture`).
+    /// Default nil: written as the traffic flows.
+    public var decryptedCaptureRecorder: FlightRecorderLimits?
     /// A pcap file of the real, encrypted loopback traffic of the listener's and the upstream's ports (live
     /// capture; needs root or CAP_NET_RAW, else `ChaosProxy.captureProblems` says so). Default nil: none.
     public var wireCapturePath: String?

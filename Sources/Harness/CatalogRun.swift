@@ -41,6 +41,7 @@ public enum CatalogRun {
         var runs: [ScenarioResult] = []
         for run in 1...options.repeats {
             var runner = options.runner
+            runner.bundleCapture = options.capture
             // Each repeat keeps its own bundle (DIR/run-K/<name>), so a flaky run's is not overwritten.
             if options.repeats > 1 { runner.keepFolder = runner.keepFolder.map { $0 + "/run-\(run)" } }
             runs.append(discardBundle(of: ScenarioRunner.run(scenario, options: runner), capture: options.capture))

@@ -1,3 +1,4 @@
+import Capture
 import ChaosProxy
 import FaultEngine
 import Foundation
@@ -22,6 +23,10 @@ public struct ScenarioRunOptions: Sendable {
     /// Keep each scenario's folder here as its debug bundle (`DebugBundle`: captures, key log, transcript, ledger,
     /// server log, report, beside the CA, store, journal and assets); nil captures nothing and removes the folder.
     public var keepFolder: String?
+    /// Which bundles the caller keeps. With `.onFailure` the decrypted capture is a flight recorder (kept in memory
+    /// per connection, see `DecryptedCapture`) written only for a scenario that does not pass, so that a passing
+    /// run's capture never touches the disk; otherwise it is written as the traffic flows. Default `.always`.
+    public var bundleCapture = BundleCapture.always
 
     public init(squallBinary: String? = nil, upstream: String? = nil, seed: UInt64? = nil, keepFolder: String? = nil) {
         self.squallBinary = squallBinary
@@ -65,6 +70,8 @@ public enum ScenarioRunner {
         } catch {
             result = failed(scenario, "\(error)", since: started)
         }
+        // A passing scenario's flight-recorded capture is dropped, not written (see `bundleCapture`).
+        if options.bundleCapture == .onFailure { run?.proxy.keepDecryptedCapture(!result.passed) }
         // Stopped before the bundle is written: the captures and logs are then complete and closed.
         run?.stop()
         if options.keepFolder != nil {
@@ -171,6 +178,7 @@ struct ScenarioRun {
         if options.keepFolder != nil {
             configuration.transcriptPath = folder + "/" + DebugBundle.transcript
             configuration.decryptedCapturePath = folder + "/" + DebugBundle.decryptedCapture
+            if options.bundleCapture == .onFailure { configuration.decryptedCaptureRecorder = FlightRecorderLimits() }
             configuration.wireCapturePath = folder + "/" + DebugBundle.wireCapture
             configuration.keyLog = try KeyLog(path: folder + "/" + DebugBundle.keyLog)
         }
