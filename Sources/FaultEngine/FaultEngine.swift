@@ -114,6 +114,8 @@ public struct FaultEngine: Sendable {
             return []
         case .tick(let time):
             return connections.keys.sorted().flatMap { due(on: $0, time: time) }
+        case .due(let id, let time):
+            return due(on: id, time: time)
         case .requestHead(let id, let head, let time):
             return due(on: id, time: time) + request(on: id, head: head, time: time)
         case .requestBody:

@@ -83,7 +83,8 @@ extension ConnectionFlow {
         }
         let chunked = (try? BodyFraming(request: head)) == .chunked
         request = RequestProgress(
-            exchange: exchange, upload: UploadRequestFacts(head), chunked: chunked, answeredLocally: local != nil)
+            exchange: exchange, upload: UploadRequestFacts(head), method: head.method, chunked: chunked,
+            answeredLocally: local != nil)
         if let local {
             let through = answer(local.response, at: now, close: false)
             record(local.decision, at: now, wire: .after(.client, through: through))
@@ -252,16 +253,18 @@ extension ConnectionFlow {
     /// goes to the client after what is queued for it; with `close`, the connection closes after it. Returns the
     /// client lane's position after the answer's bytes (they reached the wire once it is carried out).
     @discardableResult
-    mutating func answer(_ response: FaultResponse, at now: Duration, close: Bool) -> Int {
+    mutating func answer(
+        _ response: FaultResponse, at now: Duration, close: Bool, exchange: Int? = nil, method: HTTPMethod? = nil
+    ) -> Int {
         var fields = HTTPFields()
         for field in response.fields { fields.append(name: field.name, value: field.value) }
         fields.set(String(response.body.utf8.count), for: "Content-Length")
         if close { fields.set("close", for: "Connection") }
         let head = ResponseHead(status: response.status, reason: Self.reason(response.status), fields: fields)
-        let exchange = request?.exchange ?? requests
-        emit(.finalResponse(exchange: exchange, head), at: now)
+        emit(.finalResponse(exchange: exchange ?? request?.exchange ?? requests, head), at: now)
         var bytes = (try? HTTP1Serializer.serialize(head)) ?? []
-        bytes.append(contentsOf: response.body.utf8)
+        // The answer to a HEAD has no body (RFC 9110 §9.3.2).
+        if (method ?? request?.method) != .head { bytes.append(contentsOf: response.body.utf8) }
         toClient.push(bytes[...], at: now)
         let through = toClient.appended
         if close {

@@ -41,8 +41,20 @@ public struct ConnectionFlow: Sendable {
     /// (RFC 7239) so that the server's `Location` points back through the proxy with the right scheme. Nil adds
     /// nothing.
     public var forwardedProto: String?
+    /// The upstream as the gateway's 502 names it.
+    public var upstreamName = "upstream"
     /// Set when a fault ends the connection at once (not after queued bytes): the driver does it first.
     public internal(set) var immediateEnd: FlowItem?
+    var phase = Phase.opening
+    var clientEnded = false
+    var upstreamEnded = false
+    /// The side that ended first, which a close after both ended names.
+    var firstEnd: FlowSide?
+    var ending: Ending?
+    var endRecorded = false
+    var lingerClientFinished = false
+    var lingerUpstreamFinished = false
+    var gateway: Gateway?
     var events: [TranscriptEvent] = []
     /// A body range still growing: consecutive reads of one body become one event (at most `bodyEventLimit`
     /// bytes), so a long upload costs a few thousand events, not one per read.
@@ -78,6 +90,7 @@ public struct ConnectionFlow: Sendable {
     struct RequestProgress: Sendable {
         var exchange: Int
         var upload: UploadRequestFacts
+        var method: HTTPMethod
         var bodyBytes: Int64 = 0
         var chunked: Bool
         /// The proxy answered it (a `respond` or `expire-auth`): its body is read and dropped.
@@ -158,7 +171,7 @@ public struct ConnectionFlow: Sendable {
     }
 
     /// Bytes read from `side` at `now`.
-    public mutating func received(
+    mutating func received(
         _ bytes: ArraySlice<UInt8>, from side: FlowSide, at now: Duration, oracle: FaultOracle
     ) {
         if opaque {
@@ -172,7 +185,7 @@ public struct ConnectionFlow: Sendable {
 
     /// `side` ended its stream (FIN or close_notify) at `now`: what was framed until the close is completed,
     /// then the end is passed on after the queued bytes.
-    public mutating func ended(_ side: FlowSide, at now: Duration, oracle: FaultOracle) {
+    mutating func ended(_ side: FlowSide, at now: Duration, oracle: FaultOracle) {
         if !opaque, side == .upstream, let events = try? responseParser.finish() {
             handleResponseEvents(events, at: now, oracle: oracle)
         }
@@ -181,7 +194,7 @@ public struct ConnectionFlow: Sendable {
 
     /// Applies a decision made outside the byte stream (a connection opening, a tick, a rule change, a fire
     /// from the control API). A reset or close ends the connection at once.
-    public mutating func apply(_ decision: FaultDecision, at now: Duration) {
+    mutating func apply(_ decision: FaultDecision, at now: Duration) {
         switch decision.action {
         case .reset, .refuse:
             immediateEnd = .reset
@@ -213,7 +226,7 @@ public struct ConnectionFlow: Sendable {
     }
 
     /// Ends the effects of rules no longer in `names` (removed through the control API).
-    public mutating func keepEffects(of names: Set<String>) {
+    mutating func keepEffects(of names: Set<String>) {
         toUpstream.keepEffects(of: names)
         toClient.keepEffects(of: names)
     }
@@ -233,7 +246,7 @@ public struct ConnectionFlow: Sendable {
 
     /// The driver carried out lane entries until `now`: faults whose action has now reached the wire are recorded
     /// at `now` (in firing order: one waits for those fired before it).
-    public mutating func wrote(at now: Duration) {
+    mutating func wrote(at now: Duration) {
         while let first = awaitingWire.first, let side = first.lane {
             let lane = side == .client ? toClient : toUpstream
             guard lane.carriedOut >= first.through else { return }
@@ -244,7 +257,7 @@ public struct ConnectionFlow: Sendable {
 
     /// The connection ended at `now`, its last RST or FIN sent: faults still waiting (cuts, and anything the end
     /// overtook) are recorded at `now`.
-    public mutating func finished(at now: Duration) {
+    mutating func finished(at now: Duration) {
         for waiting in awaitingWire { emit(.faultFired(FiredFault(waiting.decision)), at: now) }
         awaitingWire = []
     }
