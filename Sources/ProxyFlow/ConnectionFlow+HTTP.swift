@@ -66,14 +66,11 @@ extension ConnectionFlow {
         var local: (response: FaultResponse, decision: FaultDecision)?
         var rewrites: [FaultDecision] = []
         for decision in oracle(.requestHead(connection: id, head: head, time: now)).decisions {
-            switch decision.action {
-            case .respond(let response):
+            if let response = Self.localAnswer(decision.action) {
                 local = (response, decision)
-            case .expireAuth(let challenge):
-                local = (
-                    FaultResponse(status: 401, fields: [FaultHeader(name: "WWW-Authenticate", value: challenge)]),
-                    decision
-                )
+                continue
+            }
+            switch decision.action {
             case .rewriteHeader(let name, let value):
                 rewrites.append(decision)
                 Self.rewrite(&forwarded.fields, name: name, value: value)
@@ -205,8 +202,7 @@ extension ConnectionFlow {
                 record(decision, at: now, wire: .now)
                 strip = true
             case .dropResponse:
-                toClient.pushMarker(.close, at: now)
-                record(decision, at: now, wire: .atEnd)
+                dropResponse(decision, at: now)
                 return
             case .rewriteHeader(let name, let value):
                 rewrites.append(decision)
@@ -247,59 +243,5 @@ extension ConnectionFlow {
     private mutating func forwardResponseContent(_ bytes: ArraySlice<UInt8>, chunked: Bool, at now: Duration) {
         guard !bytes.isEmpty else { return }
         toClient.push(chunked ? HTTP1Serializer.chunk(bytes)[...] : bytes, at: now)
-    }
-
-    /// Answers the current request from the proxy (a `respond`, `expire-auth`, or a proxy error): the response
-    /// goes to the client after what is queued for it; with `close`, the connection closes after it. Returns the
-    /// client lane's position after the answer's bytes (they reached the wire once it is carried out).
-    @discardableResult
-    mutating func answer(
-        _ response: FaultResponse, at now: Duration, close: Bool, exchange: Int? = nil, method: HTTPMethod? = nil
-    ) -> Int {
-        var fields = HTTPFields()
-        for field in response.fields { fields.append(name: field.name, value: field.value) }
-        fields.set(String(response.body.utf8.count), for: "Content-Length")
-        if close { fields.set("close", for: "Connection") }
-        let head = ResponseHead(status: response.status, reason: Self.reason(response.status), fields: fields)
-        emit(.finalResponse(exchange: exchange ?? request?.exchange ?? requests, head), at: now)
-        var bytes = (try? HTTP1Serializer.serialize(head)) ?? []
-        // The answer to a HEAD has no body (RFC 9110 §9.3.2).
-        if (method ?? request?.method) != .head { bytes.append(contentsOf: response.body.utf8) }
-        toClient.push(bytes[...], at: now)
-        let through = toClient.appended
-        if close {
-            toClient.pushMarker(.close, at: now)
-            toUpstream.stopInput()
-        }
-        return through
-    }
-
-    static func proxyError(_ status: Int, _ message: String) -> FaultResponse {
-        FaultResponse(
-            status: status, fields: [FaultHeader(name: "Content-Type", value: "text/plain; charset=utf-8")],
-            body: message + "\n")
-    }
-
-    static func rewrite(_ fields: inout HTTPFields, name: String, value: String?) {
-        if let value { fields.set(value, for: name) } else { fields.remove(name) }
-    }
-
-    /// The RFC 9110 reason phrase for the statuses faults use; others get an empty phrase (allowed by RFC 9112).
-    static func reason(_ status: Int) -> String {
-        switch status {
-        case 400: "Bad Request"
-        case 401: "Unauthorized"
-        case 403: "Forbidden"
-        case 404: "Not Found"
-        case 408: "Request Timeout"
-        case 409: "Conflict"
-        case 413: "Content Too Large"
-        case 429: "Too Many Requests"
-        case 500: "Internal Server Error"
-        case 502: "Bad Gateway"
-        case 503: "Service Unavailable"
-        case 504: "Gateway Timeout"
-        default: ""
-        }
     }
 }

@@ -75,11 +75,11 @@ extension ConnectionFlow {
             phase = .acceptingClient
             return [.acceptClient]
         case .legReady(let side, let session):
-            if let session { emit(.tlsEstablished(leg: Self.leg(side), session), at: now) }
+            if let session { emit(.tlsEstablished(leg: side, session), at: now) }
             phase = side == .client ? .connectingUpstream : .relaying
             return [side == .client ? .connectUpstream : .relay]
         case .tlsFailed(let side, let reason):
-            emit(.tlsFailed(leg: Self.leg(side), reason: reason), at: now)
+            emit(.tlsFailed(leg: side, reason: reason), at: now)
             guard side == .upstream else {
                 return [.capture(CaptureMark(.client, .proxy, .rst))]
                     + begin(
@@ -143,10 +143,7 @@ extension ConnectionFlow {
         side == .client ? clientEnded : upstreamEnded
     }
 
-    static func leg(_ side: FlowSide) -> TLSLeg {
-        side == .client ? .client : .upstream
-    }
-
+    /// The one place a side becomes the transcript's closing side.
     static func closeSide(_ side: FlowSide) -> CloseSide {
         side == .client ? .client : .upstream
     }

@@ -193,36 +193,16 @@ public struct ConnectionFlow: Sendable {
     }
 
     /// Applies a decision made outside the byte stream (a connection opening, a tick, a rule change, a fire
-    /// from the control API). A reset or close ends the connection at once.
+    /// from the control API): a cut ends the connection at once, an answer answers if a request awaits one, an
+    /// effect starts now. Each action family's behaviour is in its file (`+Cuts`, `+Answers`, `+Heads`,
+    /// `LaneEffect`).
     mutating func apply(_ decision: FaultDecision, at now: Duration) {
-        switch decision.action {
-        case .reset, .refuse:
-            immediateEnd = .reset
-            record(decision, at: now, wire: .atEnd)
-        case .close:
-            immediateEnd = .close
-            record(decision, at: now, wire: .atEnd)
-        case .respond(let response):
+        if let response = Self.localAnswer(decision.action) {
             record(decision, at: now, wire: answerIfAwaited(response, at: now))
-        case .expireAuth(let challenge):
-            let header = FaultHeader(name: "WWW-Authenticate", value: challenge)
-            record(decision, at: now, wire: answerIfAwaited(FaultResponse(status: 401, fields: [header]), at: now))
-        default:
+        } else if !cutNow(decision, at: now) {
             record(decision, at: now, wire: .now)
             startEffect(decision, at: now)
         }
-    }
-
-    /// Answers for the server when a request waits for its final response and none was forwarded yet (then the
-    /// connection closes after the answer); otherwise an answer would corrupt the framing, and the connection
-    /// just closes. Returns when the answer (or the close) reaches the wire.
-    mutating func answerIfAwaited(_ response: FaultResponse, at now: Duration) -> WireMoment {
-        let awaiting = (request != nil || !unanswered.isEmpty) && self.response == nil && !toClient.isCut
-        if awaiting, mode == .http {
-            return .after(.client, through: answer(response, at: now, close: true))
-        }
-        toClient.pushMarker(.close, at: now)
-        return .atEnd
     }
 
     /// Ends the effects of rules no longer in `names` (removed through the control API).
@@ -267,34 +247,15 @@ public struct ConnectionFlow: Sendable {
         toClientLane ? .after(.client, through: toClient.appended) : .after(.upstream, through: toUpstream.appended)
     }
 
-    /// Starts a shaping effect on the lanes of the decision's direction (`delay-response` holds the client's).
-    mutating func startEffect(_ decision: FaultDecision, at now: Duration) {
-        guard let effect = LaneEffect.starting(decision.action, rule: decision.rule, at: now, expires: decision.expires)
-        else { return }
-        if case .delayResponse = decision.action {
-            toClient.add(effect, at: now)
-            return
-        }
-        if decision.direction != .downstream { toUpstream.add(effect, at: now) }
-        if decision.direction != .upstream { toClient.add(effect, at: now) }
-    }
-
     /// Carries out a decision fired inside the stream of `lane`'s source: cuts go after the bytes already
     /// queued in that lane, effects start now.
     mutating func applyInStream(_ decision: FaultDecision, toClientLane: Bool, at now: Duration) {
-        switch decision.action {
-        case .reset, .refuse, .close:
-            let marker: FlowItem = decision.action == .close ? .close : .reset
-            toClientLane ? toClient.pushMarker(marker, at: now) : toUpstream.pushMarker(marker, at: now)
-            record(decision, at: now, wire: .atEnd)
-        case .truncateResponse:
-            toClient.pushMarker(.close, at: now)
-            record(decision, at: now, wire: .atEnd)
-        case .respond(let response):
+        if cutInStream(decision, toClientLane: toClientLane, at: now) { return }
+        if case .respond(let response) = decision.action {
             record(decision, at: now, wire: answerIfAwaited(response, at: now))
-        default:
-            record(decision, at: now, wire: afterQueued(toClientLane: toClientLane))
-            startEffect(decision, at: now)
+            return
         }
+        record(decision, at: now, wire: afterQueued(toClientLane: toClientLane))
+        startEffect(decision, at: now)
     }
 }
