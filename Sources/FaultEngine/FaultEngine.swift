@@ -100,6 +100,9 @@ public struct FaultEngine: Sendable {
                 due(on: id, time: time)
                 + requestBody(on: id, count: count, at: offset, of: length, time: time, unresolved: &unresolved)
             return FaultOutcome(decisions: decisions, unresolved: unresolved)
+        case .requestHead(let id, _, _), .responseHead(let id, _, _):
+            let decisions = decisions(for: event)
+            return FaultOutcome(decisions: decisions, watchesBody: watchesBody(on: id))
         default:
             return FaultOutcome(decisions: decisions(for: event))
         }

@@ -65,7 +65,9 @@ extension ConnectionFlow {
         }
         var local: (response: FaultResponse, decision: FaultDecision)?
         var rewrites: [FaultDecision] = []
-        for decision in oracle(.requestHead(connection: id, head: head, time: now)).decisions {
+        let outcome = oracle(.requestHead(connection: id, head: head, time: now))
+        engineWatchesBody = outcome.watchesBody ?? true
+        for decision in outcome.decisions {
             if let response = Self.localAnswer(decision.action) {
                 local = (response, decision)
                 continue
@@ -122,7 +124,8 @@ extension ConnectionFlow {
         }
         let event = FaultEvent.requestBody(
             connection: id, count: count, uploadOffset: uploadOffset, uploadLength: progress.upload.length, time: now)
-        let outcome = oracle(event)
+        // The shared engine is asked about body bytes only while an arm of this connection waits on them.
+        let outcome = engineWatchesBody ? oracle(event) : FaultOutcome()
         for notice in outcome.unresolved {
             emit(.faultUnresolved(rule: notice.rule, exchange: progress.exchange, reason: notice.reason), at: now)
         }
@@ -196,7 +199,9 @@ extension ConnectionFlow {
         var forwarded = head
         var strip = false
         var rewrites: [FaultDecision] = []
-        for decision in oracle(.responseHead(connection: id, head: head, time: now)).decisions {
+        let outcome = oracle(.responseHead(connection: id, head: head, time: now))
+        engineWatchesBody = outcome.watchesBody ?? true
+        for decision in outcome.decisions {
             switch decision.action {
             case .stripInterim:
                 record(decision, at: now, wire: .now)
@@ -230,7 +235,8 @@ extension ConnectionFlow {
         progress.bodyBytes += Int64(count)
         response = progress
         var position = 0
-        let decisions = oracle(.responseBody(connection: id, count: count, time: now)).decisions
+        let decisions =
+            engineWatchesBody ? oracle(.responseBody(connection: id, count: count, time: now)).decisions : []
         for decision in decisions.sorted(by: { ($0.afterBytes ?? 0) < ($1.afterBytes ?? 0) }) {
             let cut = min(count, max(position, decision.afterBytes ?? 0))
             forwardResponseContent(slice.dropFirst(position).prefix(cut - position), chunked: progress.chunked, at: now)

@@ -45,6 +45,9 @@ public struct ConnectionFlow: Sendable {
     public var upstreamName = "upstream"
     /// Set when a fault ends the connection at once (not after queued bytes): the driver does it first.
     public internal(set) var immediateEnd: FlowItem?
+    /// Whether the engine's arms for this connection wait on body bytes (as its last head outcome said); while
+    /// not, body chunks are not taken to the engine (its lock).
+    var engineWatchesBody = true
     var phase = Phase.opening
     var clientEnded = false
     var upstreamEnded = false

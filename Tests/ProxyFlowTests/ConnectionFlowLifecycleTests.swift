@@ -234,4 +234,29 @@ import Testing
         #expect(fired(seed: 11) == firstRun)
         #expect(fired(seed: 12) != firstRun)
     }
+
+    /// Body chunks go to the shared engine (its lock) only while an arm of the connection waits on body bytes.
+    @Test func bodyChunksReachTheEngineOnlyWhileAnArmWaitsOnThem() throws {
+        let cut = try Self.rule(
+            #"{"name": "cut", "match": {"path": "/cut"}, "trigger": {"at-offset": 100}, "action": "reset"}"#)
+        var engine = FaultEngine(rules: [cut], seed: 1)
+        var bodyEvents = 0
+        let oracle: FaultOracle = { event in
+            if case .requestBody = event { bodyEvents += 1 }
+            return engine.outcome(event)
+        }
+        var flow = Self.relaying(oracle: oracle)
+        let body = [UInt8](repeating: 1, count: 50)
+        for path in ["/other", "/cut"] {
+            let head = Array("POST \(path) HTTP/1.1\r\nHost: h\r\nContent-Length: 200\r\n\r\n".utf8)
+            _ = flow.handle(.received(head[...], from: .client), at: .zero, oracle: oracle)
+            for _ in 0..<4 { _ = flow.handle(.received(body[...], from: .client), at: .zero, oracle: oracle) }
+            _ = flow.handle(
+                .received(Array("HTTP/1.1 204 No Content\r\n\r\n".utf8)[...], from: .upstream), at: .zero,
+                oracle: oracle)
+        }
+        // None for /other; /cut's two chunks up to offset 100 (its arm fired in the second, the rest is dropped).
+        #expect(bodyEvents == 2)
+        #expect(Self.written(&flow.toUpstream).markers == [.reset])
+    }
 }
