@@ -263,7 +263,7 @@ public final class ChaosProxy: ProxyRuntime, Sendable {
         let decision = FaultDecision(
             rule: name, connection: connection, action: action, direction: direction, time: shared.now)
         shared.counters.countFired([decision])
-        handle.send(.decision(decision))
+        handle.send(.fire(decision))
     }
 
     public func transcriptLines(from: Int) -> (lines: String, next: Int) {
@@ -271,7 +271,7 @@ public final class ChaosProxy: ProxyRuntime, Sendable {
     }
 
     public func metrics() -> ProxyMetrics {
-        shared.counters.snapshot
+        shared.counters.snapshot { self.shared.registry.all() }
     }
 
     public func startListener(proxy name: String, listen: String, upstream: String) throws(ControlAPIError) -> String {

@@ -42,24 +42,10 @@ final class ConnectionCapture {
         leg(side)?.data(bytes, from: Self.peer(side).peer)
     }
 
-    /// `side`'s peer finished sending (a FIN reached the proxy).
-    func peerFinished(_ side: FlowSide) {
-        leg(side)?.finish(from: Self.peer(side))
-    }
-
-    /// The proxy finished sending to `side`'s peer.
-    func proxyFinished(_ side: FlowSide) {
-        leg(side)?.finish(from: Self.peer(side).peer)
-    }
-
-    /// `side`'s peer reset its connection (or it failed).
-    func peerReset(_ side: FlowSide) {
-        leg(side)?.reset(from: Self.peer(side))
-    }
-
-    /// The proxy reset `side`'s connection.
-    func proxyReset(_ side: FlowSide) {
-        leg(side)?.reset(from: Self.peer(side).peer)
+    /// A FIN or RST where it happened (a flow's `ConnectionAction.capture`).
+    func mark(_ mark: CaptureMark) {
+        let from = mark.sender == .peer ? Self.peer(mark.side) : Self.peer(mark.side).peer
+        if mark.kind == .fin { leg(mark.side)?.finish(from: from) } else { leg(mark.side)?.reset(from: from) }
     }
 
     /// Which end of `side`'s leg the peer is: the TCP client on the client leg, the TCP server upstream (the

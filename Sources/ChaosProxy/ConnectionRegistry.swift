@@ -2,15 +2,8 @@ import CSystem
 import ControlAPI
 import FaultEngine
 import Glibc
+import ProxyFlow
 import Synchronization
-
-/// What other threads send a live connection: a fault decision to apply, the rule names still in force, or
-/// the order to stop.
-enum ConnectionMessage: Sendable {
-    case decision(FaultDecision)
-    case keepRules(Set<String>)
-    case stop
-}
 
 /// A live connection as other threads see it: its inbox, the eventfd that wakes its poll loop, and counters.
 final class ConnectionHandle: Sendable {
@@ -55,6 +48,15 @@ final class ConnectionHandle: Sendable {
         }
     }
 
+    /// Counts bytes written to `side` (the proxy's totals add them up, see `ProxyCounters`).
+    func account(_ bytes: Int, to side: FlowSide) {
+        if side == .upstream {
+            bytesUpstream.add(Int64(bytes), ordering: .relaxed)
+        } else {
+            bytesDownstream.add(Int64(bytes), ordering: .relaxed)
+        }
+    }
+
     var live: LiveConnection {
         LiveConnection(
             id: id, proxy: listener, client: client,
@@ -94,6 +96,6 @@ final class ConnectionRegistry: Sendable {
 
     /// Delivers decisions to their connections.
     func deliver(_ decisions: [FaultDecision]) {
-        for decision in decisions { handle(decision.connection)?.send(.decision(decision)) }
+        for decision in decisions { handle(decision.connection)?.send(.fire(decision)) }
     }
 }

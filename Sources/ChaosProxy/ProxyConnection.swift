@@ -6,120 +6,155 @@ import ProxyTranscript
 import SquallNet
 import TLSKit
 
-/// The poll loop of one proxied connection, on its own thread: reads both sides into the `ConnectionFlow`,
-/// writes each lane's due items, sleeps in `ppoll` until a socket is ready, a lane's next release time, the
-/// engine's next delayed trigger, or a message on the handle's eventfd.
+/// One proxied connection on its own thread: executes the `ConnectionAction`s its `ConnectionFlow` returns and
+/// feeds back what happened (`ConnectionInput`). While relaying it reads both sides into the flow, writes each
+/// lane's due items, and sleeps in `ppoll` until a socket is ready, a lane's next release time, a delayed trigger
+/// of this connection, or a message on the handle's eventfd.
 ///
-/// Backpressure: a side is read only while the lane it feeds holds less than `laneCapacity` bytes. Ends: both
-/// sides finished (FINs passed on), a fault's close or reset, an error on either side (the other gets an RST),
-/// or a stop message.
+/// Backpressure: a side is read only while the lane it feeds holds less than `laneCapacity` bytes.
 final class ProxyConnection {
-    struct Ending {
-        var side: CloseSide
-        var kind: CloseKind
-        /// A side's failure that was a TLS peer closing without close_notify (a FIN, not an RST, on the wire).
-        var abruptEOF = false
-    }
-
     let handle: ConnectionHandle
-    var flow: ConnectionFlow
-    let client: any ByteStream
-    let upstream: any ByteStream
+    private(set) var flow: ConnectionFlow
+    let settings: ListenerSettings
     let engine: EngineBox
-    let registry: ConnectionRegistry
-    let transcript: TranscriptStore
-    let counters: ProxyCounters
-    let origin: ContinuousClock.Instant
+    let shared: ProxyShared
     let laneCapacity: Int
+    /// The accepted socket, until the client leg is set up.
+    private let socket: Socket
+    private var client: (any ByteStream)?
+    private var upstream: (any ByteStream)?
     /// The decrypted capture of both legs; nil when the proxy captures nothing.
     let capture: ConnectionCapture?
-    private var ended = BothSides(false)
+    private let oracle: FaultOracle
+    /// The actions the flow asked for that are not carried out yet.
+    private var pending: [ConnectionAction] = []
     private var readInterest = BothSides<IOInterest>(.read)
     private var writeWait = BothSides<IOInterest?>(nil)
     private static let sides: [FlowSide] = [.client, .upstream]
-    private var firstEnd: FlowSide?
     /// A read buffer not handed over to the flow, kept for the next read.
     private var spare: [UInt8]?
     /// The most bytes read from one side per wake-up (one chunk into the flow).
     static let readSize = 256 * 1024
 
-    struct PollFailure: Error {
-        var errno: Int32
-    }
-
     init(
-        handle: ConnectionHandle, flow: ConnectionFlow, client: any ByteStream, upstream: any ByteStream,
-        engine: EngineBox, registry: ConnectionRegistry, transcript: TranscriptStore, counters: ProxyCounters,
-        origin: ContinuousClock.Instant, laneCapacity: Int, capture: ConnectionCapture?
+        socket: Socket, handle: ConnectionHandle, flow: ConnectionFlow, settings: ListenerSettings, engine: EngineBox,
+        shared: ProxyShared
     ) {
+        self.socket = socket
         self.handle = handle
         self.flow = flow
-        self.client = client
-        self.upstream = upstream
+        self.settings = settings
         self.engine = engine
-        self.registry = registry
-        self.transcript = transcript
-        self.counters = counters
-        self.origin = origin
-        self.laneCapacity = laneCapacity
-        self.capture = capture
+        self.shared = shared
+        self.laneCapacity = shared.laneCapacity
+        self.capture = shared.capture.flatMap { ConnectionCapture(capture: $0, accepted: socket) }
+        self.oracle = { [engine] event in engine.handle(event) }
     }
 
-    var now: Duration { ContinuousClock.now - origin }
+    var now: Duration { shared.now }
 
-    /// Runs until the connection ends; both streams are closed or aborted on return.
-    func run() -> Ending {
-        for stream in [client, upstream] { try? Socket.setNonBlocking(stream.fileDescriptor, true) }
-        let ending = loop()
-        transcript.append(flow.takeEvents())
-        switch ending.kind {
-        case .fin where ending.side == .proxy:
-            for side in Self.sides { capture?.proxyFinished(side) }
-            closeLingering()
-        case .fin:
-            client.close()
-            upstream.close()
-            recordFinished()
-        case .rst:
-            if ending.side == .proxy { waitForAcknowledgement() }
-            recordReset(ending)
-            client.abort()
-            upstream.abort()
-            recordFinished()
+    /// Runs the connection from its opening to its recorded close.
+    func run(nth: Int, listener: String) {
+        feed(.opened(client: handle.client, listener: listener, nth: nth))
+        while !pending.isEmpty {
+            execute(pending.removeFirst())
+            shared.transcript.append(flow.takeEvents())
         }
-        return ending
     }
 
-    /// The last RST or FIN went out: the faults waiting for the end are recorded now.
-    private func recordFinished() {
-        flow.finished(at: now)
-        transcript.append(flow.takeEvents())
+    /// Feeds one input into the flow; its capture marks are written at once, the other actions queued.
+    private func feed(_ input: ConnectionInput) {
+        for action in flow.handle(input, at: now, oracle: oracle) {
+            if case .capture(let mark) = action { capture?.mark(mark) } else { pending.append(action) }
+        }
     }
 
-    /// A reset ending in the capture, as the abort about to happen puts it on the wire: the proxy's RST on both
-    /// legs; or, when a side failed, that peer's RST (or its FIN, for a TLS peer gone without close_notify, which
-    /// the proxy's abort answers with an RST) and the proxy's RST on the other leg.
-    private func recordReset(_ ending: Ending) {
-        guard let capture else { return }
-        guard ending.side != .proxy else {
-            for side in Self.sides { capture.proxyReset(side) }
-            return
+    private func execute(_ action: ConnectionAction) {
+        switch action {
+        case .acceptClient:
+            acceptClient()
+        case .connectUpstream:
+            connectUpstream()
+        case .relay:
+            for stream in [client, upstream].compactMap({ $0 }) {
+                try? Socket.setNonBlocking(stream.fileDescriptor, true)
+            }
+            relay()
+        case .capture(let mark):
+            capture?.mark(mark)
+        case .abort(let wait):
+            if wait { waitForAcknowledgement() }
+            if let client { client.abort() } else { socket.abort() }
+            upstream?.abort()
+            feed(.endSent)
+        case .finishWrites:
+            for stream in [client, upstream] { _ = try? stream?.shutdownWrite() }
+            feed(.endSent)
+        case .drain:
+            drain()
+            feed(.drained)
+        case .close:
+            if let client { client.close() } else { socket.close() }
+            upstream?.close()
+            feed(.endSent)
+        case .release:
+            // Gone from the live list before its close is recorded: whoever waits on the transcript sees both.
+            shared.registry.remove(handle.id)
+            shared.counters.closed(handle)
+            feed(.released)
         }
-        let side: FlowSide = ending.side == .client ? .client : .upstream
-        if ending.abruptEOF {
-            capture.peerFinished(side)
-            capture.proxyReset(side)
-        } else {
-            capture.peerReset(side)
+    }
+
+    private func acceptClient() {
+        guard let context = settings.clientTLS else {
+            client = PlainStream(socket: socket)
+            return feed(.legReady(.client, tls: nil))
         }
-        capture.proxyReset(side == .client ? .upstream : .client)
+        do {
+            let stream = try TLSStream.accept(socket: socket, context: context)
+            client = stream
+            feed(.legReady(.client, tls: Self.session(stream.session)))
+        } catch {
+            feed(.tlsFailed(.client, reason: "\(error)"))
+        }
+    }
+
+    private func connectUpstream() {
+        let target = settings.upstream
+        let socket: Socket
+        do {
+            socket = try TCPConnector.connect(to: SocketAddress(host: target.host, port: target.port))
+        } catch {
+            return feed(.upstreamUnreachable(reason: "\(error)"))
+        }
+        socket.setNoDelay()
+        capture?.upstreamConnected(socket)
+        guard target.tls, let context = settings.upstreamTLS else {
+            upstream = PlainStream(socket: socket)
+            return feed(.legReady(.upstream, tls: nil))
+        }
+        do {
+            let stream = try TLSStream(socket: socket, context: context, serverName: target.host)
+            try stream.handshake(timeout: .seconds(10))
+            upstream = stream
+            feed(.legReady(.upstream, tls: Self.session(stream.session)))
+        } catch {
+            socket.abort()
+            feed(.tlsFailed(.upstream, reason: "\(error)"))
+        }
+    }
+
+    private static func session(_ info: TLSSessionInfo?) -> TLSSession {
+        TLSSession(
+            serverName: info?.serverName, alpn: info?.alpn, version: info?.protocolVersion ?? "unknown",
+            cipher: info?.cipher ?? "unknown")
     }
 
     /// Before a fault's RST, waits (at most a second) until the peers acknowledged what was written, so that the
     /// cut lands exactly after the last forwarded byte: an RST discards the unsent part of the send queue.
     private func waitForAcknowledgement() {
         let deadline = ContinuousClock.now + .seconds(1)
-        for stream in [client, upstream] {
+        for stream in [client, upstream].compactMap({ $0 }) {
             var entries = [pollfd(fd: stream.fileDescriptor, events: 0, revents: 0)]
             while squall_unacknowledged_bytes(stream.fileDescriptor) > 0, ContinuousClock.now < deadline {
                 var pause = timespec(tv_sec: 0, tv_nsec: 200_000)
@@ -128,26 +163,24 @@ final class ProxyConnection {
         }
     }
 
-    /// A close the proxy decides (a fault, an answer that closes): FIN on both sides, then what the peers still
-    /// send is read and dropped (at most a second, 1 MiB a side) before the sockets close, so that unread bytes do
-    /// not turn the FIN into an RST while a client is still sending its body.
-    private func closeLingering() {
-        for stream in [client, upstream] { _ = try? stream.shutdownWrite() }
-        recordFinished()
+    /// After the proxy's FINs: what the peers still send is read and dropped (at most a second, 1 MiB a side)
+    /// before the sockets close, so that unread bytes do not turn the FIN into an RST while a client is still
+    /// sending its body. Ends and failures go to the flow (it marks the capture).
+    private func drain() {
         let deadline = ContinuousClock.now + .seconds(1)
-        var open = BothSides(true)
+        var open = BothSides(client: client != nil, upstream: upstream != nil)
         var drained = BothSides(0)
-        var finished = ended
         let scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: 8)
         defer { scratch.deallocate() }
         while open.client || open.upstream, ContinuousClock.now < deadline {
             var entries = Self.sides.map { side in
-                pollfd(fd: open[side] ? stream(side).fileDescriptor : -1, events: Int16(POLLIN), revents: 0)
+                pollfd(fd: open[side] ? stream(side)?.fileDescriptor ?? -1 : -1, events: Int16(POLLIN), revents: 0)
             }
             var pause = timespec(tv_sec: 0, tv_nsec: 50_000_000)
             _ = ppoll(&entries, nfds_t(entries.count), &pause, nil)
             for (index, side) in Self.sides.enumerated() where open[side] && entries[index].revents != 0 {
-                switch try? stream(side).read(into: scratch) {
+                guard let stream = stream(side) else { continue }
+                switch try? stream.read(into: scratch) {
                 case .done(let count)?:
                     capture?.received(UnsafeRawBufferPointer(rebasing: scratch[..<count]), from: side)
                     drained[side] += count
@@ -156,80 +189,45 @@ final class ProxyConnection {
                 case .wouldBlock?:
                     continue
                 case .endOfStream?:
-                    capture?.peerFinished(side)
+                    feed(.ended(side))
                 case nil:
-                    capture?.peerReset(side)
+                    feed(.failed(side, abruptEOF: false))
                 }
                 open[side] = false
-                finished[side] = true
             }
         }
-        // A peer still sending (the drain's time or size ran out) finds unread bytes: the close is an RST.
-        for side in Self.sides where !finished[side] { capture?.proxyReset(side) }
-        client.close()
-        upstream.close()
     }
 
-    private static func heldForever(_ lane: Lane, _ now: Duration) -> Bool {
-        !lane.isEmpty && lane.nextRelease(after: now) == nil
-    }
-
-    private func stream(_ side: FlowSide) -> any ByteStream {
+    private func stream(_ side: FlowSide) -> (any ByteStream)? {
         side == .client ? client : upstream
     }
 
-    private func loop() -> Ending {
-        while true {
-            if let stop = readInbox() { return stop }
+    /// The poll loop: runs until the flow asks for something else than relaying.
+    private func relay() {
+        while pending.isEmpty {
+            for message in handle.receive() { feed(.message(message)) }
+            guard pending.isEmpty else { return }
             // Recorded before the bytes they describe are written, so the transcript never lags the peers (a body
             // range still growing may wait up to ConnectionFlow.bodyEventAge).
-            transcript.append(flow.takeEvents(at: now))
-            if let end = flow.immediateEnd { return Ending(side: .proxy, kind: end == .reset ? .rst : .fin) }
-            if let ending = pump(\.toUpstream, to: upstream, side: .upstream) { return ending }
-            if let ending = pump(\.toClient, to: client, side: .client) { return ending }
-            // Faults whose action the writes just put on the wire.
-            flow.wrote(at: now)
-            transcript.append(flow.takeEvents(at: now))
-            if ended.client, ended.upstream {
-                if flow.toUpstream.isEmpty, flow.toClient.isEmpty {
-                    return Ending(side: CloseSide(rawValue: (firstEnd ?? .client).rawValue) ?? .client, kind: .fin)
-                }
-                // Both peers are done sending and what is left is held forever: nothing can change any more (as
-                // Toxiproxy's timeout closes on EOF); end rather than keep a thread for nobody.
-                if Self.heldForever(flow.toUpstream, now) || Self.heldForever(flow.toClient, now) {
-                    return Ending(side: .proxy, kind: .fin)
-                }
-            }
-            let ready: BothSides<Bool>
-            do {
-                ready = try wait()
-            } catch {
-                return Ending(side: .proxy, kind: .rst)
-            }
-            for side in Self.sides where ready[side] {
-                if let ending = read(side) { return ending }
-            }
-            tickIfDue()
+            shared.transcript.append(flow.takeEvents(at: now))
+            pump(\.toUpstream, side: .upstream)
+            if pending.isEmpty { pump(\.toClient, side: .client) }
+            guard pending.isEmpty else { return }
+            // Faults whose action the writes just put on the wire; the ends both peers reached.
+            feed(.wrote)
+            shared.transcript.append(flow.takeEvents(at: now))
+            guard pending.isEmpty else { return }
+            guard let ready = try? wait() else { return feed(.waitFailed) }
+            for side in Self.sides where ready[side] && pending.isEmpty { read(side) }
+            guard pending.isEmpty else { return }
+            if let due = nextTick(), due <= now { feed(.tick) }
         }
     }
 
-    /// Applies messages from other threads; a stop ends the loop.
-    private func readInbox() -> Ending? {
-        for message in handle.receive() {
-            switch message {
-            case .decision(let decision): flow.apply(decision, at: now)
-            case .keepRules(let names): flow.keepEffects(of: names)
-            case .stop: return Ending(side: .proxy, kind: .fin)
-            }
-        }
-        return nil
-    }
-
-    /// Writes the lane's due items to `stream` until one would block or nothing is due.
-    private func pump(_ lane: WritableKeyPath<ConnectionFlow, Lane>, to stream: any ByteStream, side: FlowSide)
-        -> Ending?
-    {
+    /// Writes the lane's due items to its side until one would block or nothing is due.
+    private func pump(_ lane: WritableKeyPath<ConnectionFlow, Lane>, side: FlowSide) {
         writeWait[side] = nil
+        guard let stream = stream(side) else { return }
         while let item = flow[keyPath: lane].next(at: now) {
             switch item {
             case .bytes(let bytes):
@@ -243,64 +241,50 @@ final class ProxyConnection {
                         return outcome
                     }
                 } catch {
-                    return Ending(side: CloseSide(rawValue: side.rawValue) ?? .proxy, kind: .rst)
+                    return feed(.writeFailed(side))
                 }
                 guard case .done(let count) = outcome else {
                     if case .wouldBlock(let interest) = outcome { writeWait[side] = interest }
-                    return nil
+                    return
                 }
                 flow[keyPath: lane].consume(count)
-                account(count, to: side)
+                handle.account(count, to: side)
             case .endStream:
                 // A TLS close_notify that would block is tried again when the socket is writable.
                 let outcome = try? stream.shutdownWrite()
                 if case .wouldBlock(let interest)? = outcome {
                     writeWait[side] = interest
-                    return nil
+                    return
                 }
-                if outcome != nil { capture?.proxyFinished(side) }
+                if outcome != nil { feed(.shutDown(side)) }
                 flow[keyPath: lane].pop()
-            case .close:
-                return Ending(side: .proxy, kind: .fin)
-            case .reset:
-                return Ending(side: .proxy, kind: .rst)
+            case .close, .reset:
+                return feed(.reachedCut(item))
             }
-        }
-        return nil
-    }
-
-    private func account(_ bytes: Int, to side: FlowSide) {
-        if side == .upstream {
-            counters.bytesUpstream.add(Int64(bytes), ordering: .relaxed)
-            handle.bytesUpstream.add(Int64(bytes), ordering: .relaxed)
-        } else {
-            counters.bytesDownstream.add(Int64(bytes), ordering: .relaxed)
-            handle.bytesDownstream.add(Int64(bytes), ordering: .relaxed)
         }
     }
 
     private func wantsRead(_ side: FlowSide) -> Bool {
-        guard !ended[side] else { return false }
+        guard flow.reads(side), stream(side) != nil else { return false }
         let lane = side == .client ? flow.toUpstream : flow.toClient
         return lane.queuedBytes < laneCapacity
     }
 
     /// Polls both sockets and the wake eventfd until something is ready or the next deadline; returns which
     /// sides to read.
-    private func wait() throws -> BothSides<Bool> {
-        let streams = BothSides<any ByteStream>(client: client, upstream: upstream)
+    private func wait() throws(PollFailure) -> BothSides<Bool> {
         var entries: [pollfd] = []
         var buffered = BothSides(false)
         for side in Self.sides {
             var interest: IOInterest = []
             if wantsRead(side) {
                 interest.formUnion(readInterest[side])
-                buffered[side] = streams[side].bufferedReadableCount > 0
+                buffered[side] = (stream(side)?.bufferedReadableCount ?? 0) > 0
             }
             if let wait = writeWait[side] { interest.formUnion(wait) }
             // A side with nothing to wait for is left out (fd -1): a hung-up socket would report POLLHUP at once
             // and forever.
-            let descriptor = interest.isEmpty ? -1 : streams[side].fileDescriptor
+            let descriptor = interest.isEmpty ? -1 : stream(side)?.fileDescriptor ?? -1
             entries.append(pollfd(fd: descriptor, events: Self.events(interest), revents: 0))
         }
         entries.append(pollfd(fd: handle.wakeDescriptor, events: Int16(POLLIN), revents: 0))
@@ -321,13 +305,23 @@ final class ProxyConnection {
         return ready
     }
 
+    struct PollFailure: Error {
+        var errno: Int32
+    }
+
+    /// When this connection wants its next `tick`: its own deadline or its next delayed trigger in the engine.
+    private func nextTick() -> Duration? {
+        let engineDue = flow.takesEngineTicks ? engine.nextDue(on: handle.id) : nil
+        return [engineDue, flow.deadline].compactMap { $0 }.min()
+    }
+
     /// The next time something becomes due: a lane's release (unless its destination is blocked, when only
-    /// writability can help) or a delayed trigger.
+    /// writability can help) or a tick.
     private func nextDeadline() -> Duration? {
         let current = now
         let toUpstream = writeWait.upstream == nil ? flow.toUpstream.nextRelease(after: current) : nil
         let toClient = writeWait.client == nil ? flow.toClient.nextRelease(after: current) : nil
-        return [toUpstream, toClient, engine.nextDue(on: handle.id)].compactMap { $0 }.min()
+        return [toUpstream, toClient, nextTick()].compactMap { $0 }.min()
     }
 
     private static func events(_ interest: IOInterest) -> Int16 {
@@ -341,16 +335,15 @@ final class ProxyConnection {
     /// buffer is full or the lane would pass its capacity, so that TLS records (16 KiB each) arrive as one large
     /// write rather than one write each. A large chunk is handed over without a copy (the next read gets a new
     /// buffer); a small one is copied out so that queued small chunks do not each hold a whole buffer.
-    private func read(_ side: FlowSide) -> Ending? {
-        let stream = side == .client ? client : upstream
+    private func read(_ side: FlowSide) {
+        guard let stream = stream(side) else { return }
         let lane = side == .client ? flow.toUpstream : flow.toClient
         let room = min(Self.readSize, max(0, laneCapacity - lane.queuedBytes))
         // Not zero-filled: only the bytes a read wrote are ever looked at.
         var buffer = spare ?? [UInt8](unsafeUninitializedCapacity: Self.readSize) { _, count in count = Self.readSize }
         spare = nil
         var filled = 0
-        var endOfStream = false
-        var failure: Ending?
+        var end: ConnectionInput?
         buffer.withUnsafeMutableBytes { bytes in
             reading: while filled < room {
                 do {
@@ -362,13 +355,11 @@ final class ProxyConnection {
                         readInterest[side] = interest
                         break reading
                     case .endOfStream:
-                        endOfStream = true
+                        end = .ended(side)
                         break reading
                     }
                 } catch {
-                    failure = Ending(
-                        side: CloseSide(rawValue: side.rawValue) ?? .proxy, kind: .rst,
-                        abruptEOF: (error as? TLSError)?.code == .unexpectedEOF)
+                    end = .failed(side, abruptEOF: (error as? TLSError)?.code == .unexpectedEOF)
                     break reading
                 }
             }
@@ -385,26 +376,11 @@ final class ProxyConnection {
                 spare = buffer
             }
             let before = flow.requests
-            flow.received(chunk, from: side, at: now, oracle: engine.handle)
+            feed(.received(chunk, from: side))
             if flow.requests > before { handle.requests.add(flow.requests - before, ordering: .relaxed) }
         } else {
             spare = buffer
         }
-        if let failure { return failure }
-        if endOfStream {
-            capture?.peerFinished(side)
-            ended[side] = true
-            if firstEnd == nil { firstEnd = side }
-            flow.ended(side, at: now, oracle: engine.handle)
-        }
-        return nil
-    }
-
-    /// Sends a tick when a delayed trigger of this connection is due; decisions for others go to their inboxes.
-    private func tickIfDue() {
-        guard let due = engine.nextDue(on: handle.id), due <= now else { return }
-        let decisions = engine.handle(.tick(time: now)).decisions
-        for decision in decisions where decision.connection == handle.id { flow.apply(decision, at: now) }
-        registry.deliver(decisions.filter { $0.connection != handle.id })
+        if let end { feed(end) }
     }
 }

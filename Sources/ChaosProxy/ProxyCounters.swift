@@ -2,10 +2,12 @@ import ControlAPI
 import FaultEngine
 import Synchronization
 
-/// The proxy's metrics, updated from connection threads without blocking them for long.
+/// The proxy's metrics, updated from connection threads without blocking them for long. Bytes are counted once,
+/// by each connection's handle; the totals are the closed connections' (added here as each one ends) plus the
+/// live ones'.
 final class ProxyCounters: Sendable {
-    let bytesUpstream = Atomic<Int64>(0)
-    let bytesDownstream = Atomic<Int64>(0)
+    private let closedUpstream = Atomic<Int64>(0)
+    private let closedDownstream = Atomic<Int64>(0)
     let accepted = Atomic<Int64>(0)
     let open = Atomic<Int64>(0)
     private let fired = Mutex<[String: Int64]>([:])
@@ -17,10 +19,22 @@ final class ProxyCounters: Sendable {
         }
     }
 
-    var snapshot: ProxyMetrics {
+    /// Adds a connection's bytes to the totals as it leaves the live list.
+    func closed(_ handle: ConnectionHandle) {
+        closedUpstream.add(handle.bytesUpstream.load(ordering: .relaxed), ordering: .relaxed)
+        closedDownstream.add(handle.bytesDownstream.load(ordering: .relaxed), ordering: .relaxed)
+    }
+
+    /// The metrics, with the bytes of `live` connections (the registry's, taken after the closed totals were read,
+    /// so that a connection closing meanwhile is counted at most once).
+    func snapshot(live: () -> [ConnectionHandle]) -> ProxyMetrics {
         var metrics = ProxyMetrics()
-        metrics.bytesUpstream = bytesUpstream.load(ordering: .relaxed)
-        metrics.bytesDownstream = bytesDownstream.load(ordering: .relaxed)
+        metrics.bytesUpstream = closedUpstream.load(ordering: .relaxed)
+        metrics.bytesDownstream = closedDownstream.load(ordering: .relaxed)
+        for handle in live() {
+            metrics.bytesUpstream += handle.bytesUpstream.load(ordering: .relaxed)
+            metrics.bytesDownstream += handle.bytesDownstream.load(ordering: .relaxed)
+        }
         metrics.connectionsAccepted = accepted.load(ordering: .relaxed)
         metrics.connectionsOpen = open.load(ordering: .relaxed)
         metrics.faultsFired = fired.withLock { $0 }

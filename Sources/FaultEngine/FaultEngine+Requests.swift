@@ -140,6 +140,14 @@ extension FaultEngine {
         return decisions
     }
 
+    /// Whether an arm of connection `id` waits on body bytes.
+    func watchesBody(on id: Int) -> Bool {
+        connections[id]?.requestArms.contains { arm in
+            if case .atOffset = rules[arm.rule].trigger { return true }
+            return responseThreshold(arm.rule) != nil
+        } ?? false
+    }
+
     private func responseThreshold(_ index: Int) -> Int64? {
         if case .afterResponseBytes(let bytes) = rules[index].trigger { return bytes }
         if case .truncateResponse(let bytes) = rules[index].action { return bytes }

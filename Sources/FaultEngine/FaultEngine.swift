@@ -100,6 +100,9 @@ public struct FaultEngine: Sendable {
                 due(on: id, time: time)
                 + requestBody(on: id, count: count, at: offset, of: length, time: time, unresolved: &unresolved)
             return FaultOutcome(decisions: decisions, unresolved: unresolved)
+        case .requestHead(let id, _, _), .responseHead(let id, _, _):
+            let decisions = decisions(for: event)
+            return FaultOutcome(decisions: decisions, watchesBody: watchesBody(on: id))
         default:
             return FaultOutcome(decisions: decisions(for: event))
         }
@@ -114,6 +117,8 @@ public struct FaultEngine: Sendable {
             return []
         case .tick(let time):
             return connections.keys.sorted().flatMap { due(on: $0, time: time) }
+        case .due(let id, let time):
+            return due(on: id, time: time)
         case .requestHead(let id, let head, let time):
             return due(on: id, time: time) + request(on: id, head: head, time: time)
         case .requestBody:

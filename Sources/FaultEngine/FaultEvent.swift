@@ -18,6 +18,8 @@ public enum FaultEvent: Sendable, Hashable {
     case responseHead(connection: Int, head: ResponseHead, time: Duration)
     /// `count` response body bytes arrived from the server.
     case responseBody(connection: Int, count: Int, time: Duration)
-    /// Time passed with no traffic; delayed (`after`) triggers that are due fire.
+    /// Time passed with no traffic; delayed (`after`) triggers that are due fire, on every connection.
     case tick(time: Duration)
+    /// Time passed on one connection: its delayed triggers that are due fire (each connection asks for its own).
+    case due(connection: Int, time: Duration)
 }

@@ -3,10 +3,15 @@
 public struct FaultOutcome: Sendable, Hashable {
     public var decisions: [FaultDecision]
     public var unresolved: [UnresolvedFault]
+    /// For a head event: whether an arm of the connection waits on body bytes (`at-offset`,
+    /// `after-response-bytes`, `truncate-response`) until the next head. When false, the driver need not report
+    /// body bytes (the connection's delayed triggers fire on its ticks). Nil: not said.
+    public var watchesBody: Bool?
 
-    public init(decisions: [FaultDecision] = [], unresolved: [UnresolvedFault] = []) {
+    public init(decisions: [FaultDecision] = [], unresolved: [UnresolvedFault] = [], watchesBody: Bool? = nil) {
         self.decisions = decisions
         self.unresolved = unresolved
+        self.watchesBody = watchesBody
     }
 }
 

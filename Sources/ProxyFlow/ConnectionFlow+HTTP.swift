@@ -65,15 +65,14 @@ extension ConnectionFlow {
         }
         var local: (response: FaultResponse, decision: FaultDecision)?
         var rewrites: [FaultDecision] = []
-        for decision in oracle(.requestHead(connection: id, head: head, time: now)).decisions {
-            switch decision.action {
-            case .respond(let response):
+        let outcome = oracle(.requestHead(connection: id, head: head, time: now))
+        engineWatchesBody = outcome.watchesBody ?? true
+        for decision in outcome.decisions {
+            if let response = Self.localAnswer(decision.action) {
                 local = (response, decision)
-            case .expireAuth(let challenge):
-                local = (
-                    FaultResponse(status: 401, fields: [FaultHeader(name: "WWW-Authenticate", value: challenge)]),
-                    decision
-                )
+                continue
+            }
+            switch decision.action {
             case .rewriteHeader(let name, let value):
                 rewrites.append(decision)
                 Self.rewrite(&forwarded.fields, name: name, value: value)
@@ -83,7 +82,8 @@ extension ConnectionFlow {
         }
         let chunked = (try? BodyFraming(request: head)) == .chunked
         request = RequestProgress(
-            exchange: exchange, upload: UploadRequestFacts(head), chunked: chunked, answeredLocally: local != nil)
+            exchange: exchange, upload: UploadRequestFacts(head), method: head.method, chunked: chunked,
+            answeredLocally: local != nil)
         if let local {
             let through = answer(local.response, at: now, close: false)
             record(local.decision, at: now, wire: .after(.client, through: through))
@@ -124,7 +124,8 @@ extension ConnectionFlow {
         }
         let event = FaultEvent.requestBody(
             connection: id, count: count, uploadOffset: uploadOffset, uploadLength: progress.upload.length, time: now)
-        let outcome = oracle(event)
+        // The shared engine is asked about body bytes only while an arm of this connection waits on them.
+        let outcome = engineWatchesBody ? oracle(event) : FaultOutcome()
         for notice in outcome.unresolved {
             emit(.faultUnresolved(rule: notice.rule, exchange: progress.exchange, reason: notice.reason), at: now)
         }
@@ -198,14 +199,15 @@ extension ConnectionFlow {
         var forwarded = head
         var strip = false
         var rewrites: [FaultDecision] = []
-        for decision in oracle(.responseHead(connection: id, head: head, time: now)).decisions {
+        let outcome = oracle(.responseHead(connection: id, head: head, time: now))
+        engineWatchesBody = outcome.watchesBody ?? true
+        for decision in outcome.decisions {
             switch decision.action {
             case .stripInterim:
                 record(decision, at: now, wire: .now)
                 strip = true
             case .dropResponse:
-                toClient.pushMarker(.close, at: now)
-                record(decision, at: now, wire: .atEnd)
+                dropResponse(decision, at: now)
                 return
             case .rewriteHeader(let name, let value):
                 rewrites.append(decision)
@@ -233,7 +235,8 @@ extension ConnectionFlow {
         progress.bodyBytes += Int64(count)
         response = progress
         var position = 0
-        let decisions = oracle(.responseBody(connection: id, count: count, time: now)).decisions
+        let decisions =
+            engineWatchesBody ? oracle(.responseBody(connection: id, count: count, time: now)).decisions : []
         for decision in decisions.sorted(by: { ($0.afterBytes ?? 0) < ($1.afterBytes ?? 0) }) {
             let cut = min(count, max(position, decision.afterBytes ?? 0))
             forwardResponseContent(slice.dropFirst(position).prefix(cut - position), chunked: progress.chunked, at: now)
@@ -246,57 +249,5 @@ extension ConnectionFlow {
     private mutating func forwardResponseContent(_ bytes: ArraySlice<UInt8>, chunked: Bool, at now: Duration) {
         guard !bytes.isEmpty else { return }
         toClient.push(chunked ? HTTP1Serializer.chunk(bytes)[...] : bytes, at: now)
-    }
-
-    /// Answers the current request from the proxy (a `respond`, `expire-auth`, or a proxy error): the response
-    /// goes to the client after what is queued for it; with `close`, the connection closes after it. Returns the
-    /// client lane's position after the answer's bytes (they reached the wire once it is carried out).
-    @discardableResult
-    mutating func answer(_ response: FaultResponse, at now: Duration, close: Bool) -> Int {
-        var fields = HTTPFields()
-        for field in response.fields { fields.append(name: field.name, value: field.value) }
-        fields.set(String(response.body.utf8.count), for: "Content-Length")
-        if close { fields.set("close", for: "Connection") }
-        let head = ResponseHead(status: response.status, reason: Self.reason(response.status), fields: fields)
-        let exchange = request?.exchange ?? requests
-        emit(.finalResponse(exchange: exchange, head), at: now)
-        var bytes = (try? HTTP1Serializer.serialize(head)) ?? []
-        bytes.append(contentsOf: response.body.utf8)
-        toClient.push(bytes[...], at: now)
-        let through = toClient.appended
-        if close {
-            toClient.pushMarker(.close, at: now)
-            toUpstream.stopInput()
-        }
-        return through
-    }
-
-    static func proxyError(_ status: Int, _ message: String) -> FaultResponse {
-        FaultResponse(
-            status: status, fields: [FaultHeader(name: "Content-Type", value: "text/plain; charset=utf-8")],
-            body: message + "\n")
-    }
-
-    static func rewrite(_ fields: inout HTTPFields, name: String, value: String?) {
-        if let value { fields.set(value, for: name) } else { fields.remove(name) }
-    }
-
-    /// The RFC 9110 reason phrase for the statuses faults use; others get an empty phrase (allowed by RFC 9112).
-    static func reason(_ status: Int) -> String {
-        switch status {
-        case 400: "Bad Request"
-        case 401: "Unauthorized"
-        case 403: "Forbidden"
-        case 404: "Not Found"
-        case 408: "Request Timeout"
-        case 409: "Conflict"
-        case 413: "Content Too Large"
-        case 429: "Too Many Requests"
-        case 500: "Internal Server Error"
-        case 502: "Bad Gateway"
-        case 503: "Service Unavailable"
-        case 504: "Gateway Timeout"
-        default: ""
-        }
     }
 }

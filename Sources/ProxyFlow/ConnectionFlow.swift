@@ -41,8 +41,23 @@ public struct ConnectionFlow: Sendable {
     /// (RFC 7239) so that the server's `Location` points back through the proxy with the right scheme. Nil adds
     /// nothing.
     public var forwardedProto: String?
+    /// The upstream as the gateway's 502 names it.
+    public var upstreamName = "upstream"
     /// Set when a fault ends the connection at once (not after queued bytes): the driver does it first.
     public internal(set) var immediateEnd: FlowItem?
+    /// Whether the engine's arms for this connection wait on body bytes (as its last head outcome said); while
+    /// not, body chunks are not taken to the engine (its lock).
+    var engineWatchesBody = true
+    var phase = Phase.opening
+    var clientEnded = false
+    var upstreamEnded = false
+    /// The side that ended first, which a close after both ended names.
+    var firstEnd: FlowSide?
+    var ending: Ending?
+    var endRecorded = false
+    var lingerClientFinished = false
+    var lingerUpstreamFinished = false
+    var gateway: Gateway?
     var events: [TranscriptEvent] = []
     /// A body range still growing: consecutive reads of one body become one event (at most `bodyEventLimit`
     /// bytes), so a long upload costs a few thousand events, not one per read.
@@ -78,6 +93,7 @@ public struct ConnectionFlow: Sendable {
     struct RequestProgress: Sendable {
         var exchange: Int
         var upload: UploadRequestFacts
+        var method: HTTPMethod
         var bodyBytes: Int64 = 0
         var chunked: Bool
         /// The proxy answered it (a `respond` or `expire-auth`): its body is read and dropped.
@@ -158,7 +174,7 @@ public struct ConnectionFlow: Sendable {
     }
 
     /// Bytes read from `side` at `now`.
-    public mutating func received(
+    mutating func received(
         _ bytes: ArraySlice<UInt8>, from side: FlowSide, at now: Duration, oracle: FaultOracle
     ) {
         if opaque {
@@ -172,7 +188,7 @@ public struct ConnectionFlow: Sendable {
 
     /// `side` ended its stream (FIN or close_notify) at `now`: what was framed until the close is completed,
     /// then the end is passed on after the queued bytes.
-    public mutating func ended(_ side: FlowSide, at now: Duration, oracle: FaultOracle) {
+    mutating func ended(_ side: FlowSide, at now: Duration, oracle: FaultOracle) {
         if !opaque, side == .upstream, let events = try? responseParser.finish() {
             handleResponseEvents(events, at: now, oracle: oracle)
         }
@@ -180,40 +196,20 @@ public struct ConnectionFlow: Sendable {
     }
 
     /// Applies a decision made outside the byte stream (a connection opening, a tick, a rule change, a fire
-    /// from the control API). A reset or close ends the connection at once.
-    public mutating func apply(_ decision: FaultDecision, at now: Duration) {
-        switch decision.action {
-        case .reset, .refuse:
-            immediateEnd = .reset
-            record(decision, at: now, wire: .atEnd)
-        case .close:
-            immediateEnd = .close
-            record(decision, at: now, wire: .atEnd)
-        case .respond(let response):
+    /// from the control API): a cut ends the connection at once, an answer answers if a request awaits one, an
+    /// effect starts now. Each action family's behaviour is in its file (`+Cuts`, `+Answers`, `+Heads`,
+    /// `LaneEffect`).
+    mutating func apply(_ decision: FaultDecision, at now: Duration) {
+        if let response = Self.localAnswer(decision.action) {
             record(decision, at: now, wire: answerIfAwaited(response, at: now))
-        case .expireAuth(let challenge):
-            let header = FaultHeader(name: "WWW-Authenticate", value: challenge)
-            record(decision, at: now, wire: answerIfAwaited(FaultResponse(status: 401, fields: [header]), at: now))
-        default:
+        } else if !cutNow(decision, at: now) {
             record(decision, at: now, wire: .now)
             startEffect(decision, at: now)
         }
     }
 
-    /// Answers for the server when a request waits for its final response and none was forwarded yet (then the
-    /// connection closes after the answer); otherwise an answer would corrupt the framing, and the connection
-    /// just closes. Returns when the answer (or the close) reaches the wire.
-    mutating func answerIfAwaited(_ response: FaultResponse, at now: Duration) -> WireMoment {
-        let awaiting = (request != nil || !unanswered.isEmpty) && self.response == nil && !toClient.isCut
-        if awaiting, mode == .http {
-            return .after(.client, through: answer(response, at: now, close: true))
-        }
-        toClient.pushMarker(.close, at: now)
-        return .atEnd
-    }
-
     /// Ends the effects of rules no longer in `names` (removed through the control API).
-    public mutating func keepEffects(of names: Set<String>) {
+    mutating func keepEffects(of names: Set<String>) {
         toUpstream.keepEffects(of: names)
         toClient.keepEffects(of: names)
     }
@@ -233,7 +229,7 @@ public struct ConnectionFlow: Sendable {
 
     /// The driver carried out lane entries until `now`: faults whose action has now reached the wire are recorded
     /// at `now` (in firing order: one waits for those fired before it).
-    public mutating func wrote(at now: Duration) {
+    mutating func wrote(at now: Duration) {
         while let first = awaitingWire.first, let side = first.lane {
             let lane = side == .client ? toClient : toUpstream
             guard lane.carriedOut >= first.through else { return }
@@ -244,7 +240,7 @@ public struct ConnectionFlow: Sendable {
 
     /// The connection ended at `now`, its last RST or FIN sent: faults still waiting (cuts, and anything the end
     /// overtook) are recorded at `now`.
-    public mutating func finished(at now: Duration) {
+    mutating func finished(at now: Duration) {
         for waiting in awaitingWire { emit(.faultFired(FiredFault(waiting.decision)), at: now) }
         awaitingWire = []
     }
@@ -254,34 +250,15 @@ public struct ConnectionFlow: Sendable {
         toClientLane ? .after(.client, through: toClient.appended) : .after(.upstream, through: toUpstream.appended)
     }
 
-    /// Starts a shaping effect on the lanes of the decision's direction (`delay-response` holds the client's).
-    mutating func startEffect(_ decision: FaultDecision, at now: Duration) {
-        guard let effect = LaneEffect.starting(decision.action, rule: decision.rule, at: now, expires: decision.expires)
-        else { return }
-        if case .delayResponse = decision.action {
-            toClient.add(effect, at: now)
-            return
-        }
-        if decision.direction != .downstream { toUpstream.add(effect, at: now) }
-        if decision.direction != .upstream { toClient.add(effect, at: now) }
-    }
-
     /// Carries out a decision fired inside the stream of `lane`'s source: cuts go after the bytes already
     /// queued in that lane, effects start now.
     mutating func applyInStream(_ decision: FaultDecision, toClientLane: Bool, at now: Duration) {
-        switch decision.action {
-        case .reset, .refuse, .close:
-            let marker: FlowItem = decision.action == .close ? .close : .reset
-            toClientLane ? toClient.pushMarker(marker, at: now) : toUpstream.pushMarker(marker, at: now)
-            record(decision, at: now, wire: .atEnd)
-        case .truncateResponse:
-            toClient.pushMarker(.close, at: now)
-            record(decision, at: now, wire: .atEnd)
-        case .respond(let response):
+        if cutInStream(decision, toClientLane: toClientLane, at: now) { return }
+        if case .respond(let response) = decision.action {
             record(decision, at: now, wire: answerIfAwaited(response, at: now))
-        default:
-            record(decision, at: now, wire: afterQueued(toClientLane: toClientLane))
-            startEffect(decision, at: now)
+            return
         }
+        record(decision, at: now, wire: afterQueued(toClientLane: toClientLane))
+        startEffect(decision, at: now)
     }
 }

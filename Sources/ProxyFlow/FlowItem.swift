@@ -1,3 +1,5 @@
+import ProxyTranscript
+
 /// What a lane hands its driver to carry out on the destination side, in order.
 public enum FlowItem: Sendable, Equatable {
     /// Bytes to write (what is left of them after partial writes).
@@ -10,10 +12,6 @@ public enum FlowItem: Sendable, Equatable {
     case reset
 }
 
-/// The two sides a connection flow talks to.
-public enum FlowSide: String, Sendable, Hashable {
-    /// The client (the proxy's accepted socket).
-    case client
-    /// The upstream server (the proxy's own connection).
-    case upstream
-}
+/// The two sides a connection flow talks to: the client (the proxy's accepted socket) and the upstream server
+/// (the proxy's own connection). One type with the transcript's TLS legs, so that a side needs no conversion.
+public typealias FlowSide = TLSLeg

@@ -48,3 +48,19 @@ struct LaneEffect: Sendable, Hashable {
         return LaneEffect(rule: rule, kind: kind, expires: expires)
     }
 }
+
+/// The shaping actions (`latency`, `bandwidth`, `slice`, `stall`, `limit`, `slow_close`, and `delay-response` as
+/// a stall of the client's lane) start a `LaneEffect`.
+extension ConnectionFlow {
+    /// Starts a shaping effect on the lanes of the decision's direction (`delay-response` holds the client's).
+    mutating func startEffect(_ decision: FaultDecision, at now: Duration) {
+        guard let effect = LaneEffect.starting(decision.action, rule: decision.rule, at: now, expires: decision.expires)
+        else { return }
+        if case .delayResponse = decision.action {
+            toClient.add(effect, at: now)
+            return
+        }
+        if decision.direction != .downstream { toUpstream.add(effect, at: now) }
+        if decision.direction != .upstream { toClient.add(effect, at: now) }
+    }
+}

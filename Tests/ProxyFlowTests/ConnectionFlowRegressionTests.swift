@@ -20,18 +20,31 @@ import Testing
 
     /// A respond applied outside the byte stream (API fire, `after` trigger) once the final response head went
     /// out cannot answer any more: the connection closes after what was forwarded, nothing lands inside the body.
-    @Test func respondDuringResponseBodyKeepsFraming() {
-        var flow = ConnectionFlow(id: 1, mode: .http, seed: 1)
+    /// A flow that has opened both legs and relays.
+    static func relaying(_ mode: ConnectionFlow.Mode = .http) -> ConnectionFlow {
+        var flow = ConnectionFlow(id: 1, mode: mode, seed: 1)
         let none: FaultOracle = { _ in FaultOutcome() }
-        flow.received(Array("GET /big HTTP/1.1\r\nHost: x\r\n\r\n".utf8)[...], from: .client, at: .zero, oracle: none)
-        flow.received(
-            Array("HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\n0123456789".utf8)[...], from: .upstream,
+        for input in [
+            ConnectionInput.opened(client: "c", listener: "l", nth: 1), .legReady(.client, tls: nil),
+            .legReady(.upstream, tls: nil),
+        ] {
+            _ = flow.handle(input, at: .zero, oracle: none)
+        }
+        return flow
+    }
+
+    @Test func respondDuringResponseBodyKeepsFraming() {
+        var flow = Self.relaying()
+        let none: FaultOracle = { _ in FaultOutcome() }
+        _ = flow.handle(
+            .received(Array("GET /big HTTP/1.1\r\nHost: x\r\n\r\n".utf8)[...], from: .client), at: .zero, oracle: none)
+        _ = flow.handle(
+            .received(Array("HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\n0123456789".utf8)[...], from: .upstream),
             at: .milliseconds(1), oracle: none)
-        flow.apply(
-            FaultDecision(
-                rule: "fire", connection: 1, action: .respond(FaultResponse(status: 503)), direction: .both,
-                time: .milliseconds(2)),
-            at: .milliseconds(2))
+        let fire = FaultDecision(
+            rule: "fire", connection: 1, action: .respond(FaultResponse(status: 503)), direction: .both,
+            time: .milliseconds(2))
+        _ = flow.handle(.message(.fire(fire)), at: .milliseconds(2), oracle: none)
         let out = Self.drain(&flow.toClient)
         let text = String(decoding: out.bytes, as: UTF8.self)
         #expect(text == "HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\n0123456789")
@@ -41,7 +54,7 @@ import Testing
     /// A stall fired at an upload offset holds the bytes from that offset on, not the bytes before it that arrived
     /// in the same read.
     @Test func stallAtOffsetForwardsBytesBeforeTheOffset() {
-        var flow = ConnectionFlow(id: 1, mode: .http, seed: 1)
+        var flow = Self.relaying()
         let oracle: FaultOracle = { event in
             guard case .requestBody = event else { return FaultOutcome() }
             let hold = FaultDecision(
@@ -50,8 +63,9 @@ import Testing
             return FaultOutcome(decisions: [hold])
         }
         let head = "POST /u HTTP/1.1\r\nHost: x\r\nContent-Length: 4000\r\n\r\n"
-        flow.received(
-            (Array(head.utf8) + [UInt8](repeating: 1, count: 4000))[...], from: .client, at: .zero, oracle: oracle)
+        _ = flow.handle(
+            .received((Array(head.utf8) + [UInt8](repeating: 1, count: 4000))[...], from: .client), at: .zero,
+            oracle: oracle)
         var forwarded = 0
         while let item = flow.toUpstream.next(at: .seconds(1)) {
             guard case .bytes(let b) = item else { break }

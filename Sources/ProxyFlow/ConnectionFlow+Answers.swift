@@ -1,0 +1,78 @@
+import FaultEngine
+import HTTPWire
+
+/// The answers: `respond` and `expire-auth` answer for the server (and the proxy's own errors, the gateway's 502);
+/// `delay-response` holds the client's lane (see `startEffect`).
+extension ConnectionFlow {
+    /// The response an answering action gives, or nil for other actions.
+    static func localAnswer(_ action: FaultAction) -> FaultResponse? {
+        switch action {
+        case .respond(let response): response
+        case .expireAuth(let challenge):
+            FaultResponse(status: 401, fields: [FaultHeader(name: "WWW-Authenticate", value: challenge)])
+        default: nil
+        }
+    }
+
+    /// Answers for the server when a request waits for its final response and none was forwarded yet (then the
+    /// connection closes after the answer); otherwise an answer would corrupt the framing, and the connection
+    /// just closes. Returns when the answer (or the close) reaches the wire.
+    mutating func answerIfAwaited(_ response: FaultResponse, at now: Duration) -> WireMoment {
+        let awaiting = (request != nil || !unanswered.isEmpty) && self.response == nil && !toClient.isCut
+        if awaiting, mode == .http {
+            return .after(.client, through: answer(response, at: now, close: true))
+        }
+        toClient.pushMarker(.close, at: now)
+        return .atEnd
+    }
+
+    /// Answers the current request from the proxy (a `respond`, `expire-auth`, or a proxy error): the response
+    /// goes to the client after what is queued for it; with `close`, the connection closes after it. Returns the
+    /// client lane's position after the answer's bytes (they reached the wire once it is carried out).
+    @discardableResult
+    mutating func answer(
+        _ response: FaultResponse, at now: Duration, close: Bool, exchange: Int? = nil, method: HTTPMethod? = nil
+    ) -> Int {
+        var fields = HTTPFields()
+        for field in response.fields { fields.append(name: field.name, value: field.value) }
+        fields.set(String(response.body.utf8.count), for: "Content-Length")
+        if close { fields.set("close", for: "Connection") }
+        let head = ResponseHead(status: response.status, reason: Self.reason(response.status), fields: fields)
+        emit(.finalResponse(exchange: exchange ?? request?.exchange ?? requests, head), at: now)
+        var bytes = (try? HTTP1Serializer.serialize(head)) ?? []
+        // The answer to a HEAD has no body (RFC 9110 §9.3.2).
+        if (method ?? request?.method) != .head { bytes.append(contentsOf: response.body.utf8) }
+        toClient.push(bytes[...], at: now)
+        let through = toClient.appended
+        if close {
+            toClient.pushMarker(.close, at: now)
+            toUpstream.stopInput()
+        }
+        return through
+    }
+
+    static func proxyError(_ status: Int, _ message: String) -> FaultResponse {
+        FaultResponse(
+            status: status, fields: [FaultHeader(name: "Content-Type", value: "text/plain; charset=utf-8")],
+            body: message + "\n")
+    }
+
+    /// The RFC 9110 reason phrase for the statuses faults use; others get an empty phrase (allowed by RFC 9112).
+    static func reason(_ status: Int) -> String {
+        switch status {
+        case 400: "Bad Request"
+        case 401: "Unauthorized"
+        case 403: "Forbidden"
+        case 404: "Not Found"
+        case 408: "Request Timeout"
+        case 409: "Conflict"
+        case 413: "Content Too Large"
+        case 429: "Too Many Requests"
+        case 500: "Internal Server Error"
+        case 502: "Bad Gateway"
+        case 503: "Service Unavailable"
+        case 504: "Gateway Timeout"
+        default: ""
+        }
+    }
+}

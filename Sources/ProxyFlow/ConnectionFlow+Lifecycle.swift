@@ -1,0 +1,281 @@
+import FaultEngine
+import HTTPWire
+import ProxyTranscript
+
+/// The connection's life, from its opening to its recorded close: each `ConnectionInput` goes in, the
+/// `ConnectionAction`s its driver carries out come out.
+///
+/// ```
+///  opened ─▶ acceptClient ─legReady─▶ connectUpstream ─legReady─▶ relay ─(a cut, both ends, a failure)─▶ ending
+///     │             └─tlsFailed─▶ abort         └─unreachable─▶ relay as a gateway (http: 502) or abort (tcp)
+///     └─ refuse/reset/close at the opening ─▶ abort or close
+///  ending: abort ─endSent─▶ release │ close ─endSent─▶ release │ finishWrites ─endSent─▶ drain ─drained─▶ close ─▶ …
+/// ```
+extension ConnectionFlow {
+    /// Where the connection is.
+    enum Phase: Sendable {
+        case opening
+        case acceptingClient
+        case connectingUpstream
+        case relaying
+        /// The upstream could not be reached: the flow answers the client's first request with a 502.
+        case gateway
+        case ending
+    }
+
+    /// How the connection ends, as its `closed` event says.
+    struct Ending: Sendable {
+        var side: CloseSide
+        var kind: CloseKind
+        /// Whether the faults waiting for the end are recorded when it is sent (not for set-up failures).
+        var recordsFaults = true
+        /// A proxy close that FINs both legs and drains what the peers still send.
+        var lingers = false
+    }
+
+    /// The 502 a gateway answers with, and until when it waits for the request head.
+    struct Gateway: Sendable {
+        var reason: String
+        var deadline: Duration
+        var read = 0
+        var answered = false
+    }
+
+    /// How long an unreachable upstream's gateway waits for the request head, and how much of it it reads.
+    static let gatewayWait: Duration = .seconds(2)
+    static let gatewayHeadLimit = 64 * 1024
+
+    /// Feeds one input at `now`; returns what the driver does next. The engine is asked through `oracle`.
+    public mutating func handle(
+        _ input: ConnectionInput, at now: Duration, oracle: FaultOracle
+    ) -> [ConnectionAction] {
+        switch input {
+        case .received(let bytes, let side):
+            if phase == .gateway { return gatewayReceived(bytes, at: now) }
+            guard phase == .relaying else { return [] }
+            received(bytes, from: side, at: now, oracle: oracle)
+            return endIfDecided()
+        case .wrote:
+            wrote(at: now)
+            return endIfDone(at: now)
+        case .shutDown(let side):
+            return [.capture(CaptureMark(side, .proxy, .fin))]
+        case .opened(let client, let listener, let nth):
+            emit(.opened(client: client, listener: listener), at: now)
+            for decision in oracle(.connectionOpened(connection: id, nth: nth, time: now)).decisions {
+                apply(decision, at: now)
+            }
+            if let end = immediateEnd {
+                let kind: CloseKind = end == .reset ? .rst : .fin
+                return [.capture(CaptureMark(.client, .proxy, kind))]
+                    + begin(
+                        Ending(side: .proxy, kind: kind),
+                        then: end == .reset ? .abort(waitForAcknowledgement: false) : .close)
+            }
+            phase = .acceptingClient
+            return [.acceptClient]
+        case .legReady(let side, let session):
+            if let session { emit(.tlsEstablished(leg: side, session), at: now) }
+            phase = side == .client ? .connectingUpstream : .relaying
+            return [side == .client ? .connectUpstream : .relay]
+        case .tlsFailed(let side, let reason):
+            emit(.tlsFailed(leg: side, reason: reason), at: now)
+            guard side == .upstream else {
+                return [.capture(CaptureMark(.client, .proxy, .rst))]
+                    + begin(
+                        Ending(side: .proxy, kind: .rst, recordsFaults: false),
+                        then: .abort(waitForAcknowledgement: false))
+            }
+            return [.capture(CaptureMark(.upstream, .proxy, .rst))] + unreachable(reason, at: now)
+        case .upstreamUnreachable(let reason):
+            return unreachable(reason, at: now)
+        case .ended(let side):
+            return peerEnded(side, at: now, oracle: oracle)
+        case .failed(let side, let abruptEOF):
+            return peerFailed(side, abruptEOF: abruptEOF)
+        case .writeFailed(let side):
+            return peerFailed(side, abruptEOF: false)
+        case .reachedCut(let item):
+            return proxyEnds(item == .reset ? .rst : .fin)
+        case .waitFailed:
+            return proxyEnds(.rst)
+        case .tick:
+            if phase == .gateway {
+                return gateway.map { now >= $0.deadline && !$0.answered } == true ? answerGateway(nil, at: now) : []
+            }
+            guard phase == .relaying else { return [] }
+            for decision in oracle(.due(connection: id, time: now)).decisions { apply(decision, at: now) }
+            return endIfDecided()
+        case .message(let message):
+            switch message {
+            case .fire(let decision): apply(decision, at: now)
+            case .keepRules(let names): keepEffects(of: names)
+            case .stop: return proxyEnds(.fin)
+            }
+            return endIfDecided()
+        case .endSent:
+            return endSent(at: now)
+        case .drained:
+            let unfinished = [FlowSide.client, .upstream].filter { !lingerFinished($0) }
+            return unfinished.map { .capture(CaptureMark($0, .proxy, .rst)) } + [.close]
+        case .released:
+            let ending = ending ?? Ending(side: .proxy, kind: .fin)
+            emit(.closed(side: ending.side, kind: ending.kind), at: now)
+            _ = oracle(.connectionClosed(connection: id, time: now))
+            return []
+        }
+    }
+
+    /// The next time the flow wants a `tick` of its own (a gateway waiting for the request head).
+    public var deadline: Duration? {
+        gateway.flatMap { $0.answered ? nil : $0.deadline }
+    }
+
+    /// Whether the engine's delayed triggers reach this connection (not once the upstream failed).
+    public var takesEngineTicks: Bool { phase == .relaying }
+
+    /// Whether the driver still reads `side` (it has not ended, and the flow is relaying).
+    public func reads(_ side: FlowSide) -> Bool {
+        (phase == .relaying || (phase == .gateway && side == .client)) && !hasEnded(side)
+    }
+
+    func hasEnded(_ side: FlowSide) -> Bool {
+        side == .client ? clientEnded : upstreamEnded
+    }
+
+    /// The one place a side becomes the transcript's closing side.
+    static func closeSide(_ side: FlowSide) -> CloseSide {
+        side == .client ? .client : .upstream
+    }
+
+    /// Enters the ending with `ending`, then does `action`.
+    private mutating func begin(_ ending: Ending, then action: ConnectionAction) -> [ConnectionAction] {
+        phase = .ending
+        var ending = ending
+        // A gateway's close is the upstream's failure, whatever ends the exchange with the client.
+        if gateway != nil {
+            ending = Ending(side: .upstream, kind: .rst, recordsFaults: false, lingers: ending.lingers)
+        }
+        self.ending = ending
+        return [action]
+    }
+
+    /// A fault or answer decided to end the connection at once.
+    private mutating func endIfDecided() -> [ConnectionAction] {
+        guard let end = immediateEnd, phase == .relaying else { return [] }
+        return proxyEnds(end == .reset ? .rst : .fin)
+    }
+
+    /// The proxy ends the connection: RSTs on both legs after the peers acknowledged what was written, or FINs on
+    /// both and a drain.
+    private mutating func proxyEnds(_ kind: CloseKind) -> [ConnectionAction] {
+        guard phase == .relaying || phase == .gateway else { return [] }
+        if kind == .rst {
+            return [.capture(CaptureMark(.client, .proxy, .rst)), .capture(CaptureMark(.upstream, .proxy, .rst))]
+                + begin(Ending(side: .proxy, kind: .rst), then: .abort(waitForAcknowledgement: true))
+        }
+        return [.capture(CaptureMark(.client, .proxy, .fin)), .capture(CaptureMark(.upstream, .proxy, .fin))]
+            + begin(Ending(side: .proxy, kind: .fin, lingers: true), then: .finishWrites)
+    }
+
+    /// Both peers finished and everything was written (or what is left is held forever: nothing can change any
+    /// more, as Toxiproxy's timeout closes on EOF).
+    private mutating func endIfDone(at now: Duration) -> [ConnectionAction] {
+        if let end = immediateEnd, phase == .relaying { return proxyEnds(end == .reset ? .rst : .fin) }
+        guard phase == .relaying, clientEnded, upstreamEnded else { return [] }
+        if toUpstream.isEmpty, toClient.isEmpty {
+            return begin(Ending(side: Self.closeSide(firstEnd ?? .client), kind: .fin), then: .close)
+        }
+        let heldForever = { (lane: Lane) in !lane.isEmpty && lane.nextRelease(after: now) == nil }
+        return heldForever(toUpstream) || heldForever(toClient) ? proxyEnds(.fin) : []
+    }
+
+    private mutating func peerEnded(_ side: FlowSide, at now: Duration, oracle: FaultOracle) -> [ConnectionAction] {
+        let mark = ConnectionAction.capture(CaptureMark(side, .peer, .fin))
+        switch phase {
+        case .ending:
+            markLingerFinished(side)
+            return [mark]
+        case .gateway:
+            clientEnded = true
+            return [mark] + (gateway?.answered == false ? answerGateway(nil, at: now) : [])
+        case .relaying:
+            if side == .client { clientEnded = true } else { upstreamEnded = true }
+            if firstEnd == nil { firstEnd = side }
+            ended(side, at: now, oracle: oracle)
+            return [mark] + endIfDecided()
+        default:
+            return []
+        }
+    }
+
+    /// A side failed: its peer's RST (or its FIN, for a TLS peer gone without close_notify, which the proxy's abort
+    /// answers with an RST), and the proxy's RST on the other leg.
+    private mutating func peerFailed(_ side: FlowSide, abruptEOF: Bool) -> [ConnectionAction] {
+        if phase == .ending {
+            markLingerFinished(side)
+            return [.capture(CaptureMark(side, .peer, .rst))]
+        }
+        guard phase == .relaying || phase == .gateway else { return [] }
+        let other: FlowSide = side == .client ? .upstream : .client
+        let marks: [CaptureMark] =
+            abruptEOF
+            ? [CaptureMark(side, .peer, .fin), CaptureMark(side, .proxy, .rst)] : [CaptureMark(side, .peer, .rst)]
+        return (marks + [CaptureMark(other, .proxy, .rst)]).map { .capture($0) }
+            + begin(Ending(side: Self.closeSide(side), kind: .rst), then: .abort(waitForAcknowledgement: false))
+    }
+
+    private mutating func endSent(at now: Duration) -> [ConnectionAction] {
+        guard let ending, !endRecorded else { return [.release] }
+        endRecorded = true
+        if ending.recordsFaults { finished(at: now) }
+        return ending.lingers ? [.drain] : [.release]
+    }
+
+    private func lingerFinished(_ side: FlowSide) -> Bool {
+        hasEnded(side) || (side == .client ? lingerClientFinished : lingerUpstreamFinished)
+    }
+
+    private mutating func markLingerFinished(_ side: FlowSide) {
+        if side == .client { lingerClientFinished = true } else { lingerUpstreamFinished = true }
+    }
+
+    /// The upstream could not be reached: an http-mode client gets a 502 naming the problem, a tcp one an RST.
+    ///
+    /// As a gateway does, the flow reads the request head first (at most `gatewayHeadLimit` bytes, for at most
+    /// `gatewayWait`): the answer to a HEAD has no body (RFC 9110 §9.3.2), and a body a client did not ask for would
+    /// be read as the next response. What the client still sends is drained before the close.
+    private mutating func unreachable(_ reason: String, at now: Duration) -> [ConnectionAction] {
+        upstreamEnded = true
+        guard mode == .http else {
+            return [.capture(CaptureMark(.client, .proxy, .rst))]
+                + begin(
+                    Ending(side: .upstream, kind: .rst, recordsFaults: false),
+                    then: .abort(waitForAcknowledgement: false))
+        }
+        gateway = Gateway(reason: "upstream \(upstreamName) unreachable: \(reason)", deadline: now + Self.gatewayWait)
+        phase = .gateway
+        return [.relay]
+    }
+
+    private mutating func gatewayReceived(_ bytes: ArraySlice<UInt8>, at now: Duration) -> [ConnectionAction] {
+        guard var gateway, !gateway.answered else { return [] }
+        gateway.read += bytes.count
+        self.gateway = gateway
+        guard let events = try? requestParser.feed(bytes) else { return answerGateway(nil, at: now) }
+        for case .requestHead(let head) in events {
+            requests += 1
+            emit(.requestHead(exchange: 1, head), at: now)
+            return answerGateway(head, at: now)
+        }
+        return gateway.read >= Self.gatewayHeadLimit ? answerGateway(nil, at: now) : []
+    }
+
+    /// Answers the gateway's 502 (to `head` when one arrived); the lane's close then ends the connection.
+    private mutating func answerGateway(_ head: RequestHead?, at now: Duration) -> [ConnectionAction] {
+        guard let reason = gateway?.reason else { return [] }
+        gateway?.answered = true
+        answer(Self.proxyError(502, "squall proxy: \(reason)"), at: now, close: true, exchange: 1, method: head?.method)
+        return []
+    }
+}

@@ -1,0 +1,262 @@
+import FaultEngine
+import Foundation
+import HTTPWire
+import ProxyTranscript
+import Testing
+
+@testable import ProxyFlow
+
+/// The flow's inputs and the actions they give: set-up, the gateway for an unreachable upstream, ends and
+/// failures with their capture marks, ticks and inbox messages.
+@Suite struct ConnectionFlowLifecycleTests {
+    static func none(_ event: FaultEvent) -> FaultOutcome { FaultOutcome() }
+
+    static func rule(_ json: String) throws -> FaultRule {
+        try JSONDecoder().decode(FaultRule.self, from: Data(json.utf8))
+    }
+
+    /// A flow through `opened` and its client leg, with `oracle` asked at the opening.
+    static func accepted(_ mode: ConnectionFlow.Mode = .http, id: Int = 1, oracle: FaultOracle = none)
+        -> ConnectionFlow
+    {
+        var flow = ConnectionFlow(id: id, mode: mode, seed: 1)
+        flow.upstreamName = "http://127.0.0.1:9"
+        #expect(flow.handle(.opened(client: "c", listener: "l", nth: id), at: .zero, oracle: oracle) == [.acceptClient])
+        #expect(flow.handle(.legReady(.client, tls: nil), at: .zero, oracle: oracle) == [.connectUpstream])
+        return flow
+    }
+
+    static func relaying(_ mode: ConnectionFlow.Mode = .http, id: Int = 1, oracle: FaultOracle = none)
+        -> ConnectionFlow
+    {
+        var flow = accepted(mode, id: id, oracle: oracle)
+        #expect(flow.handle(.legReady(.upstream, tls: nil), at: .zero, oracle: oracle) == [.relay])
+        return flow
+    }
+
+    static func written(_ lane: inout Lane) -> (text: String, markers: [FlowItem]) {
+        var bytes: [UInt8] = []
+        var markers: [FlowItem] = []
+        while let item = lane.next(at: .seconds(100)) {
+            if case .bytes(let chunk) = item {
+                bytes += chunk
+                lane.consume(chunk.count)
+            } else {
+                markers.append(item)
+                lane.pop()
+            }
+        }
+        return (String(decoding: bytes, as: UTF8.self), markers)
+    }
+
+    static func closed(_ events: [TranscriptEvent]) -> [TranscriptEvent.Kind] {
+        events.map(\.kind).filter { if case .closed = $0 { true } else { false } }
+    }
+
+    /// The lingering end of a gateway: FINs, a drain, an RST mark for the client still open, the upstream's close.
+    static func lingeringEnd(_ flow: inout ConnectionFlow) {
+        #expect(
+            flow.handle(.reachedCut(.close), at: .milliseconds(2), oracle: none) == [
+                .capture(CaptureMark(.client, .proxy, .fin)), .capture(CaptureMark(.upstream, .proxy, .fin)),
+                .finishWrites,
+            ])
+        #expect(flow.handle(.endSent, at: .milliseconds(2), oracle: none) == [.drain])
+        #expect(
+            flow.handle(.drained, at: .milliseconds(3), oracle: none) == [
+                .capture(CaptureMark(.client, .proxy, .rst)), .close,
+            ])
+        #expect(flow.handle(.endSent, at: .milliseconds(3), oracle: none) == [.release])
+        #expect(flow.handle(.released, at: .milliseconds(3), oracle: none) == [])
+    }
+
+    @Test func anUnreachableUpstreamAnswersTheRequestWithA502() {
+        var flow = Self.accepted()
+        #expect(flow.handle(.upstreamUnreachable(reason: "refused"), at: .zero, oracle: Self.none) == [.relay])
+        #expect(flow.deadline == ConnectionFlow.gatewayWait)
+        let request = Array("GET /files/a HTTP/1.1\r\nHost: h\r\n\r\n".utf8)
+        #expect(flow.handle(.received(request[...], from: .client), at: .milliseconds(1), oracle: Self.none) == [])
+        let out = Self.written(&flow.toClient)
+        let body = "squall proxy: upstream http://127.0.0.1:9 unreachable: refused\n"
+        #expect(out.text.hasPrefix("HTTP/1.1 502 Bad Gateway\r\n"))
+        #expect(out.text.hasSuffix("\r\n\r\n" + body))
+        #expect(out.text.contains("Content-Length: \(body.utf8.count)\r\nConnection: close\r\n"))
+        #expect(out.markers == [.close])
+        #expect(flow.deadline == nil)
+        Self.lingeringEnd(&flow)
+        let events = flow.takeEvents()
+        #expect(
+            events.contains { if case .requestHead(1, let head) = $0.kind { head.target == "/files/a" } else { false } }
+        )
+        #expect(events.contains { if case .finalResponse(1, let head) = $0.kind { head.status == 502 } else { false } })
+        #expect(Self.closed(events) == [.closed(side: .upstream, kind: .rst)])
+    }
+
+    @Test func aGatewayAnswersAHeadWithoutABody() {
+        var flow = Self.accepted()
+        _ = flow.handle(.upstreamUnreachable(reason: "refused"), at: .zero, oracle: Self.none)
+        let request = Array("HEAD /files/a HTTP/1.1\r\nHost: h\r\n\r\n".utf8)
+        _ = flow.handle(.received(request[...], from: .client), at: .milliseconds(1), oracle: Self.none)
+        let out = Self.written(&flow.toClient)
+        #expect(out.text.hasPrefix("HTTP/1.1 502 Bad Gateway\r\n"))
+        #expect(out.text.hasSuffix("Connection: close\r\n\r\n"))
+        #expect(out.markers == [.close])
+    }
+
+    @Test func aGatewayWithoutARequestHeadAnswersAtItsDeadline() {
+        var flow = Self.accepted()
+        _ = flow.handle(.upstreamUnreachable(reason: "refused"), at: .zero, oracle: Self.none)
+        _ = flow.handle(.tick, at: .seconds(1), oracle: Self.none)
+        #expect(Self.written(&flow.toClient).markers.isEmpty)
+        _ = flow.handle(.tick, at: ConnectionFlow.gatewayWait, oracle: Self.none)
+        let out = Self.written(&flow.toClient)
+        #expect(out.text.hasPrefix("HTTP/1.1 502 Bad Gateway\r\n"))
+        #expect(out.markers == [.close])
+    }
+
+    @Test func anUnreachableUpstreamInTCPModeResetsTheClient() {
+        var flow = Self.accepted(.tcp)
+        #expect(
+            flow.handle(.upstreamUnreachable(reason: "refused"), at: .zero, oracle: Self.none) == [
+                .capture(CaptureMark(.client, .proxy, .rst)), .abort(waitForAcknowledgement: false),
+            ])
+        #expect(flow.handle(.endSent, at: .zero, oracle: Self.none) == [.release])
+        _ = flow.handle(.released, at: .zero, oracle: Self.none)
+        #expect(Self.closed(flow.takeEvents()) == [.closed(side: .upstream, kind: .rst)])
+    }
+
+    @Test func aClientTLSFailureResetsTheClient() {
+        var flow = ConnectionFlow(id: 1, mode: .http, seed: 1)
+        _ = flow.handle(.opened(client: "c", listener: "l", nth: 1), at: .zero, oracle: Self.none)
+        #expect(
+            flow.handle(.tlsFailed(.client, reason: "alert"), at: .zero, oracle: Self.none) == [
+                .capture(CaptureMark(.client, .proxy, .rst)), .abort(waitForAcknowledgement: false),
+            ])
+        _ = flow.handle(.endSent, at: .zero, oracle: Self.none)
+        _ = flow.handle(.released, at: .zero, oracle: Self.none)
+        let kinds = flow.takeEvents().map(\.kind)
+        #expect(kinds.contains(.tlsFailed(leg: .client, reason: "alert")))
+        #expect(kinds.last == .closed(side: .proxy, kind: .rst))
+    }
+
+    @Test func aPeerGoneWithoutCloseNotifyIsMarkedAsItsFINAndTheProxysRSTs() {
+        var flow = Self.relaying()
+        #expect(
+            flow.handle(.failed(.client, abruptEOF: true), at: .zero, oracle: Self.none) == [
+                .capture(CaptureMark(.client, .peer, .fin)), .capture(CaptureMark(.client, .proxy, .rst)),
+                .capture(CaptureMark(.upstream, .proxy, .rst)), .abort(waitForAcknowledgement: false),
+            ])
+        _ = flow.handle(.endSent, at: .zero, oracle: Self.none)
+        _ = flow.handle(.released, at: .zero, oracle: Self.none)
+        #expect(Self.closed(flow.takeEvents()) == [.closed(side: .client, kind: .rst)])
+    }
+
+    @Test func anRSTFromTheUpstreamIsMarkedAsItsOwn() {
+        var flow = Self.relaying()
+        #expect(
+            flow.handle(.failed(.upstream, abruptEOF: false), at: .zero, oracle: Self.none) == [
+                .capture(CaptureMark(.upstream, .peer, .rst)), .capture(CaptureMark(.client, .proxy, .rst)),
+                .abort(waitForAcknowledgement: false),
+            ])
+    }
+
+    @Test func bothPeersFinishingClosesAfterTheLanesEmptied() {
+        var flow = Self.relaying(.tcp)
+        #expect(
+            flow.handle(.ended(.upstream), at: .zero, oracle: Self.none) == [
+                .capture(CaptureMark(.upstream, .peer, .fin))
+            ])
+        _ = flow.handle(.ended(.client), at: .zero, oracle: Self.none)
+        // The ends are passed on first: FINs on both legs.
+        #expect(flow.handle(.wrote, at: .zero, oracle: Self.none) == [])
+        #expect(Self.written(&flow.toClient).markers == [.endStream])
+        #expect(Self.written(&flow.toUpstream).markers == [.endStream])
+        #expect(
+            flow.handle(.shutDown(.client), at: .zero, oracle: Self.none) == [
+                .capture(CaptureMark(.client, .proxy, .fin))
+            ])
+        #expect(flow.handle(.wrote, at: .zero, oracle: Self.none) == [.close])
+        _ = flow.handle(.endSent, at: .zero, oracle: Self.none)
+        _ = flow.handle(.released, at: .zero, oracle: Self.none)
+        #expect(Self.closed(flow.takeEvents()) == [.closed(side: .upstream, kind: .fin)])
+    }
+
+    /// A delayed trigger fires on its own connection's tick; the other connection's arm still waits for its own.
+    @Test func aConnectionsTickFiresItsOwnDelayedTriggerOnly() throws {
+        let later = try Self.rule(#"{"name": "later", "trigger": {"after": "1s"}, "action": "reset"}"#)
+        var engine = FaultEngine(rules: [later], seed: 7)
+        var first = Self.relaying(id: 1) { engine.outcome($0) }
+        var second = Self.relaying(id: 2) { engine.outcome($0) }
+        #expect(first.handle(.tick, at: .milliseconds(999), oracle: { engine.outcome($0) }) == [])
+        #expect(
+            first.handle(.tick, at: .seconds(1), oracle: { engine.outcome($0) }) == [
+                .capture(CaptureMark(.client, .proxy, .rst)), .capture(CaptureMark(.upstream, .proxy, .rst)),
+                .abort(waitForAcknowledgement: true),
+            ])
+        #expect(engine.nextDue(on: 1) == nil)
+        #expect(engine.nextDue(on: 2) == .seconds(1))
+        #expect(
+            second.handle(.tick, at: .seconds(2), oracle: { engine.outcome($0) }).last
+                == .abort(waitForAcknowledgement: true))
+    }
+
+    /// A fire and a rule removal reach a live connection as inbox messages: a stall holds the bytes, and the rule's
+    /// removal releases them.
+    @Test func inboxMessagesStartAndEndEffects() {
+        var flow = Self.relaying(.tcp)
+        let hold = FaultDecision(
+            rule: "hold", connection: 1, action: .stall(duration: nil, thenClose: false), direction: .both, time: .zero)
+        #expect(flow.handle(.message(.fire(hold)), at: .zero, oracle: Self.none) == [])
+        _ = flow.handle(.received(Array("abc".utf8)[...], from: .client), at: .zero, oracle: Self.none)
+        #expect(flow.toUpstream.next(at: .seconds(5)) == nil)
+        _ = flow.handle(.message(.keepRules([])), at: .seconds(5), oracle: Self.none)
+        #expect(Self.written(&flow.toUpstream).text == "abc")
+        let cut = FaultDecision(rule: "cut", connection: 1, action: .reset, direction: .both, time: .seconds(6))
+        #expect(
+            flow.handle(.message(.fire(cut)), at: .seconds(6), oracle: Self.none).last
+                == .abort(waitForAcknowledgement: true))
+    }
+
+    /// The same seed and the same events give the same draws, whichever connection meets them; another seed differs.
+    @Test func drawsAcrossConnectionsAreDeterministic() throws {
+        let coin = try Self.rule(#"{"name": "coin", "probability": 0.5, "action": "reset"}"#)
+        func fired(seed: UInt64) -> [Int] {
+            var engine = FaultEngine(rules: [coin], seed: seed)
+            return (1...24).filter { id in
+                var flow = ConnectionFlow(id: id, mode: .tcp, seed: 1)
+                let actions = flow.handle(.opened(client: "c", listener: "l", nth: id), at: .zero) {
+                    engine.outcome($0)
+                }
+                return actions.last == .abort(waitForAcknowledgement: false)
+            }
+        }
+        let firstRun = fired(seed: 11)
+        #expect(!firstRun.isEmpty && firstRun.count < 24)
+        #expect(fired(seed: 11) == firstRun)
+        #expect(fired(seed: 12) != firstRun)
+    }
+
+    /// Body chunks go to the shared engine (its lock) only while an arm of the connection waits on body bytes.
+    @Test func bodyChunksReachTheEngineOnlyWhileAnArmWaitsOnThem() throws {
+        let cut = try Self.rule(
+            #"{"name": "cut", "match": {"path": "/cut"}, "trigger": {"at-offset": 100}, "action": "reset"}"#)
+        var engine = FaultEngine(rules: [cut], seed: 1)
+        var bodyEvents = 0
+        let oracle: FaultOracle = { event in
+            if case .requestBody = event { bodyEvents += 1 }
+            return engine.outcome(event)
+        }
+        var flow = Self.relaying(oracle: oracle)
+        let body = [UInt8](repeating: 1, count: 50)
+        for path in ["/other", "/cut"] {
+            let head = Array("POST \(path) HTTP/1.1\r\nHost: h\r\nContent-Length: 200\r\n\r\n".utf8)
+            _ = flow.handle(.received(head[...], from: .client), at: .zero, oracle: oracle)
+            for _ in 0..<4 { _ = flow.handle(.received(body[...], from: .client), at: .zero, oracle: oracle) }
+            _ = flow.handle(
+                .received(Array("HTTP/1.1 204 No Content\r\n\r\n".utf8)[...], from: .upstream), at: .zero,
+                oracle: oracle)
+        }
+        // None for /other; /cut's two chunks up to offset 100 (its arm fired in the second, the rest is dropped).
+        #expect(bodyEvents == 2)
+        #expect(Self.written(&flow.toUpstream).markers == [.reset])
+    }
+}
