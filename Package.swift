@@ -83,7 +83,7 @@ let package = Package(
             dependencies: [
                 "SquallCore", "HTTPWire", "SquallNet", "TLSKit", "Scenario", "ScenarioOracle", "ScenarioReports",
                 "ChaosProxy", "FaultEngine", "ProxyTranscript", "UploadServer", "UploadClient", "UploadJobs",
-                "JobJournal", "ResumableUpload", "HTTPExchange",
+                "JobJournal", "ResumableUpload", "HTTPExchange", "Capture",
             ]
         ),
 

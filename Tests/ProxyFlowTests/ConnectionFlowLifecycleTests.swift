@@ -12,7 +12,7 @@ import Testing
     static func none(_ event: FaultEvent) -> FaultOutcome { FaultOutcome() }
 
     static func rule(_ json: String) throws -> FaultRule {
-        try JSONDecoder().decode(FaultRule.self, from: Data(json.utf8))
+        try FaultRule.parse(json)
     }
 
     /// A flow through `opened` and its client leg, with `oracle` asked at the opening.
