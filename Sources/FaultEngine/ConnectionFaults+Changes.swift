@@ -14,12 +14,8 @@ extension ConnectionFaults {
     /// concerns only new connections). A restart drops every arm and judges the new per-connection rules (except
     /// `refuse`).
     public mutating func catchUp(budget: some FaultBudgetAccess) -> [FaultDecision] {
-        guard opened, budget.version > ruleSet.version else { return [] }
-        let decisions = budget.withBudget { budget in
-            take(budget.change(since: ruleSet.version), budget: &budget)
-        }
-        if !decisions.isEmpty { budget.report(FaultOutcome(decisions: decisions)) }
-        return decisions
+        guard opened, budget.version > version else { return [] }
+        return asking(budget) { _, _, _ in [] }.decisions
     }
 
     mutating func take(_ change: FaultRuleChange, budget: inout FaultBudget) -> [FaultDecision] {

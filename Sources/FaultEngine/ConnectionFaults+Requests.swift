@@ -10,18 +10,17 @@ extension ConnectionFaults {
         var decisions: [FaultDecision] = []
         for index in rules.indices where !rules[index].armsPerConnection {
             let rule = rules[index]
-            guard rule.match.matches(head), rule.match.nthConnection.map({ $0 == nth }) ?? true,
-                let matched = budget.matchedRequest(index, of: ruleSet)
-            else { continue }
-            if let wanted = rule.match.nthRequest, wanted != matched { continue }
+            guard rule.match.matches(head), rule.match.nthConnection.map({ $0 == nth }) ?? true else { continue }
+            budget.states[index].matchedRequests += 1
+            if let nth = rule.match.nthRequest, nth != budget.states[index].matchedRequests { continue }
             guard Self.inWindow(rule.trigger, time) else { continue }
             if case .expireAuth = rule.action {
-                if budget.tokenExpired(index, of: ruleSet, token: token, time: time), budget.roll(index, of: ruleSet),
-                    let decision = budget.fire(index, of: ruleSet, on: connection, time: time)
+                if budget.tokenExpired(index, token: token, time: time), budget.roll(index),
+                    let decision = budget.fire(index, on: connection, time: time)
                 {
                     decisions.append(decision)
                 }
-            } else if budget.roll(index, of: ruleSet) {
+            } else if budget.roll(index) {
                 decisions += arm(index, time: time, budget: &budget)
             }
         }
@@ -41,7 +40,7 @@ extension ConnectionFaults {
             requestArms.append(Arm(rule: index, since: time))
             return []
         }
-        return budget.fire(index, of: ruleSet, on: connection, time: time).map { [$0] } ?? []
+        return budget.fire(index, on: connection, time: time).map { [$0] } ?? []
     }
 
     /// Whether a request body chunk needs the budget: an `at-offset` arm whose position it covers, or a
@@ -76,9 +75,9 @@ extension ConnectionFaults {
             guard let target = position.offset(uploadLength: uploadLength) else {
                 // Reported once per request; a rule whose `times` are used up never will be.
                 if case .fraction(let numerator, let denominator) = position, !arm.reported {
-                    if budget.hasTimesLeft(arm.rule, of: ruleSet) {
+                    if budget.hasTimesLeft(arm.rule) {
                         let reason = unresolvedReason(numerator: numerator, denominator: denominator)
-                        budget.unresolved(arm.rule, of: ruleSet, reason: reason)
+                        budget.states[arm.rule].unresolved = reason
                         unresolved.append(
                             UnresolvedFault(
                                 rule: rules[arm.rule].name, connection: connection, reason: reason, time: time))
@@ -93,7 +92,7 @@ extension ConnectionFaults {
                 continue
             }
             let decision = budget.fire(
-                arm.rule, of: ruleSet, on: connection, afterBytes: Int(target - start), offset: target, time: time)
+                arm.rule, on: connection, afterBytes: Int(target - start), offset: target, time: time)
             decisions += decision.map { [$0] } ?? []
         }
         requestArms = kept
@@ -114,7 +113,7 @@ extension ConnectionFaults {
                 continue
             }
             if informational { kept.append(arm) }
-            decisions += budget.fire(arm.rule, of: ruleSet, on: connection, time: time).map { [$0] } ?? []
+            decisions += budget.fire(arm.rule, on: connection, time: time).map { [$0] } ?? []
         }
         requestArms = kept
         return decisions
@@ -142,7 +141,7 @@ extension ConnectionFaults {
                 continue
             }
             let decision = budget.fire(
-                arm.rule, of: ruleSet, on: connection, afterBytes: Int(target - start), offset: target, time: time)
+                arm.rule, on: connection, afterBytes: Int(target - start), offset: target, time: time)
             decisions += decision.map { [$0] } ?? []
         }
         requestArms = kept

@@ -15,7 +15,7 @@ extension ConnectionFaults {
     mutating func learn(from head: RequestHead, budget: inout FaultBudget) {
         let facts = UploadRequestFacts(head)
         upload = RequestUpload(method: head.method, target: head.target, facts: facts)
-        if head.method == .patch, let length = facts.length { budget.rememberLength(length, for: facts.path) }
+        if head.method == .patch, let length = facts.length { budget.uploadLengths.remember(length, for: facts.path) }
     }
 
     /// Learns from a response head to the connection's latest request: a creation's announced resource (a 104 or
@@ -26,9 +26,9 @@ extension ConnectionFaults {
         let facts = UploadResponseFacts(head, requestVersion: upload.facts.version)
         let creates = upload.method == .post || upload.method == .put
         if creates, let path = facts.resourcePath, let length = facts.length ?? upload.facts.length {
-            budget.rememberLength(length, for: path)
+            budget.uploadLengths.remember(length, for: path)
         } else if !creates, let length = facts.length {
-            budget.rememberLength(length, for: upload.facts.path)
+            budget.uploadLengths.remember(length, for: upload.facts.path)
         }
     }
 
@@ -38,7 +38,7 @@ extension ConnectionFaults {
         if let stated { return stated }
         guard let upload, upload.method == .patch else { return nil }
         if let learned = upload.learnedLength { return learned }
-        self.upload?.learnedLength = budget.learnedLength(of: upload.facts.path)
+        self.upload?.learnedLength = budget.uploadLengths[upload.facts.path]
         return self.upload?.learnedLength
     }
 

@@ -53,57 +53,64 @@ public struct ConnectionFaults: Sendable {
     /// waits on body bytes. The budget is asked only when the event needs it.
     public mutating func outcome(_ event: FaultEvent, budget: some FaultBudgetAccess) -> FaultOutcome {
         if case .connectionOpened(_, let nth, let time) = event {
-            return reported(
-                FaultOutcome(decisions: budget.withBudget { open(nth: nth, time: time, budget: &$0) }), to: budget)
+            return asking(budget) { faults, budget, _ in faults.open(nth: nth, time: time, budget: &budget) }
         }
         guard opened else { return FaultOutcome() }
-        let outcome: FaultOutcome
         switch event {
-        case .connectionOpened:
-            return FaultOutcome()
-        case .connectionClosed:
+        case .connectionOpened, .connectionClosed:
             self = ConnectionFaults(connection: connection)
             return FaultOutcome()
         case .due(_, let time):
             guard isDue(at: time) else { return FaultOutcome() }
-            outcome = FaultOutcome(decisions: budget.withBudget { due(time: time, budget: &$0) })
+            return asking(budget) { faults, budget, _ in faults.due(time: time, budget: &budget) }
         case .requestHead(_, let head, let time):
-            let decisions = budget.withBudget { due(time: time, budget: &$0) + request(head, time: time, budget: &$0) }
-            outcome = FaultOutcome(decisions: decisions, watchesBody: watchesBody)
+            var outcome = asking(budget) { faults, budget, _ in
+                faults.due(time: time, budget: &budget) + faults.request(head, time: time, budget: &budget)
+            }
+            outcome.watchesBody = watchesBody
+            return outcome
         case .requestBody(_, let count, let offset, let length, let time):
             guard isDue(at: time) || bodyNeedsBudget(count: count, at: offset, of: length) else {
                 return FaultOutcome()
             }
-            outcome = budget.withBudget { budget in
-                var unresolved: [UnresolvedFault] = []
-                let decisions =
-                    due(time: time, budget: &budget)
-                    + requestBody(
+            return asking(budget) { faults, budget, unresolved in
+                faults.due(time: time, budget: &budget)
+                    + faults.requestBody(
                         count: count, at: offset, of: length, time: time, budget: &budget, unresolved: &unresolved)
-                return FaultOutcome(decisions: decisions, unresolved: unresolved)
             }
         case .responseHead(_, let head, let time):
-            let decisions = budget.withBudget { budget in
-                learn(from: head, budget: &budget)
-                return due(time: time, budget: &budget)
-                    + response(informational: head.isInformational, time: time, budget: &budget)
+            var outcome = asking(budget) { faults, budget, _ in
+                faults.learn(from: head, budget: &budget)
+                return faults.due(time: time, budget: &budget)
+                    + faults.response(informational: head.isInformational, time: time, budget: &budget)
             }
-            outcome = FaultOutcome(decisions: decisions, watchesBody: watchesBody)
+            outcome.watchesBody = watchesBody
+            return outcome
         case .responseBody(_, let count, let time):
             guard isDue(at: time) || responseBodyFires(count: count) else {
                 if count > 0 { responseBytes += Int64(count) }
                 return FaultOutcome()
             }
-            outcome = FaultOutcome(
-                decisions: budget.withBudget { budget in
-                    due(time: time, budget: &budget) + responseBody(count: count, time: time, budget: &budget)
-                })
+            return asking(budget) { faults, budget, _ in
+                faults.due(time: time, budget: &budget) + faults.responseBody(count: count, time: time, budget: &budget)
+            }
         }
-        return reported(outcome, to: budget)
     }
 
-    private func reported(_ outcome: FaultOutcome, to budget: some FaultBudgetAccess) -> FaultOutcome {
-        if !outcome.decisions.isEmpty || !outcome.unresolved.isEmpty { budget.report(outcome) }
+    /// Runs `body` on the budget, alone, after taking a rule change the connection does not hold yet; reports
+    /// what fired or could not be placed (outside the lock).
+    mutating func asking(
+        _ access: some FaultBudgetAccess,
+        _ body: (inout ConnectionFaults, inout FaultBudget, inout [UnresolvedFault]) -> [FaultDecision]
+    ) -> FaultOutcome {
+        let outcome = access.withBudget { budget in
+            var unresolved: [UnresolvedFault] = []
+            var decisions =
+                opened && budget.version != version ? take(budget.change(since: version), budget: &budget) : []
+            decisions += body(&self, &budget, &unresolved)
+            return FaultOutcome(decisions: decisions, unresolved: unresolved)
+        }
+        if !outcome.decisions.isEmpty || !outcome.unresolved.isEmpty { access.report(outcome) }
         return outcome
     }
 
@@ -128,10 +135,10 @@ public struct ConnectionFaults: Sendable {
                 connectionArms.append(Arm(rule: index, since: time))
                 continue
             }
-            guard Self.inWindow(rule.trigger, time), budget.roll(index, of: ruleSet) else { continue }
+            guard Self.inWindow(rule.trigger, time), budget.roll(index) else { continue }
             if case .after = rule.trigger {
                 connectionArms.append(Arm(rule: index, since: time))
-            } else if let decision = budget.fire(index, of: ruleSet, on: connection, time: time) {
+            } else if let decision = budget.fire(index, on: connection, time: time) {
                 decisions.append(decision)
             }
         }
@@ -170,8 +177,8 @@ public struct ConnectionFaults: Sendable {
                 }
             }
         }
-        ready += windows.filter { budget.roll($0, of: ruleSet) }
-        return ready.sorted().compactMap { budget.fire($0, of: ruleSet, on: connection, time: time) }
+        ready += windows.filter { budget.roll($0) }
+        return ready.sorted().compactMap { budget.fire($0, on: connection, time: time) }
     }
 
     /// When the next delayed arm is due (an `after` delay, or a window's start), or nil when none waits: the

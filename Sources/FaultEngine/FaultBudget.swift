@@ -15,7 +15,8 @@ import SquallCore
 /// - Upload lengths: the length of each upload resource once a request or response told it (see
 ///   `ConnectionFaults`), at most `uploadLengthMemory` resources; the first learned is forgotten first.
 /// - Rule changes bump `version`; a connection holding an older `FaultRuleSet` is told through its inbox
-///   (`FaultRuleChange`) and catches up before it judges more traffic (`FaultBudgetAccess.version` says when).
+///   (`FaultRuleChange`), and catches up before it judges more traffic (`FaultBudgetAccess.version` says when)
+///   or, at the latest, as it takes the budget.
 public struct FaultBudget: Sendable {
     /// How many distinct `Authorization` values `expire-auth` remembers; later ones count as new tokens.
     public static let authorizationMemory = 65_536
@@ -72,16 +73,8 @@ public struct FaultBudget: Sendable {
         rules.indices.filter { rules[$0].name == name }.reduce(0) { $0 + states[$1].fired }
     }
 
-    /// The budget's index of rule `index` of `set` (by name when `set` is older), or nil once it was removed.
-    func current(_ index: Int, of set: FaultRuleSet) -> Int? {
-        if set.version == version { return index }
-        let name = set.rules[index].name
-        return rules.firstIndex { $0.name == name }
-    }
-
     /// Rolls the rule's probability from its own generator (no draw when the outcome is certain).
-    mutating func roll(_ index: Int, of set: FaultRuleSet) -> Bool {
-        guard let index = current(index, of: set) else { return false }
+    mutating func roll(_ index: Int) -> Bool {
         let probability = rules[index].probability
         if probability >= 1 { return true }
         if probability <= 0 { return false }
@@ -89,20 +82,16 @@ public struct FaultBudget: Sendable {
     }
 
     /// Whether the rule may still fire (its `times` are not used up).
-    func hasTimesLeft(_ index: Int, of set: FaultRuleSet) -> Bool {
-        current(index, of: set).map(hasTimesLeft) ?? false
-    }
-
     func hasTimesLeft(_ index: Int) -> Bool {
         rules[index].times.map { states[index].fired < $0 } ?? true
     }
 
     /// The decision for the rule firing now on connection `id` (a `times` slot claimed), or nil when its `times`
-    /// are used up or it was removed.
+    /// are used up.
     mutating func fire(
-        _ index: Int, of set: FaultRuleSet, on id: Int, afterBytes: Int? = nil, offset: Int64? = nil, time: Duration
+        _ index: Int, on id: Int, afterBytes: Int? = nil, offset: Int64? = nil, time: Duration
     ) -> FaultDecision? {
-        guard let index = current(index, of: set), hasTimesLeft(index) else { return nil }
+        guard hasTimesLeft(index) else { return nil }
         let rule = rules[index]
         states[index].fired += 1
         var expires: Duration?
@@ -112,21 +101,8 @@ public struct FaultBudget: Sendable {
             offset: offset, time: time, expires: expires)
     }
 
-    /// Counts a request the rule matched; returns the count (for `nth-request`).
-    mutating func matchedRequest(_ index: Int, of set: FaultRuleSet) -> Int? {
-        guard let index = current(index, of: set) else { return nil }
-        states[index].matchedRequests += 1
-        return states[index].matchedRequests
-    }
-
-    /// Records why a request the rule matched cannot place it.
-    mutating func unresolved(_ index: Int, of set: FaultRuleSet, reason: String) {
-        if let index = current(index, of: set) { states[index].unresolved = reason }
-    }
-
-    /// `expire-auth`: arms at its window's start, or at its first match; true when `token` was first seen before.
-    mutating func tokenExpired(_ index: Int, of set: FaultRuleSet, token: String?, time: Duration) -> Bool {
-        guard let index = current(index, of: set) else { return false }
+    /// `expire-auth` arms at its window's start, or at its first match; true when `token` was first seen before.
+    mutating func tokenExpired(_ index: Int, token: String?, time: Duration) -> Bool {
         if states[index].armedAt == nil {
             if case .window(let from, _) = rules[index].trigger {
                 states[index].armedAt = from
@@ -146,12 +122,6 @@ public struct FaultBudget: Sendable {
             authorizationFirstSeen[token] = time
         }
     }
-
-    mutating func rememberLength(_ length: Int64, for path: String) {
-        uploadLengths.remember(length, for: path)
-    }
-
-    func learnedLength(of path: String) -> Int64? { uploadLengths[path] }
 
     static func fnv1a(_ text: String) -> UInt64 {
         text.utf8.reduce(0xcbf2_9ce4_8422_2325) { ($0 ^ UInt64($1)) &* 0x0000_0100_0000_01b3 }
