@@ -86,6 +86,24 @@ struct ConnectionFaultsTests {
         #expect(budget.budget.firings(of: "cut") == 2)
     }
 
+    /// A replacement keeps a live connection's arm of a rule that stays (its delay counted from when it armed) and
+    /// drops the arm of a rule removed, wherever the rules moved in the list.
+    @Test func aReplacementKeepsTheArmsOfRulesThatStayAndDropsTheOthers() throws {
+        let gone = try Self.rule(#"{"name": "gone", "trigger": {"after": "5s"}, "action": "reset"}"#)
+        let later = try Self.rule(#"{"name": "later", "trigger": {"after": "5s"}, "action": "close"}"#)
+        let other = try Self.rule(#"{"name": "other", "match": {"path": "/x"}, "action": "respond", "status": 503}"#)
+        let budget = BudgetCell(rules: [gone])
+        var live = ConnectionFaults(connection: 1)
+        _ = live.outcome(.connectionOpened(connection: 1, nth: 1, time: .zero), budget: budget)
+        _ = budget.budget.replaceRules(with: [gone, later], time: .seconds(2))
+        #expect(live.catchUp(budget: budget).isEmpty)
+        #expect(live.nextDue == .seconds(5))
+        _ = budget.budget.replaceRules(with: [later, other], time: .seconds(3))
+        #expect(live.catchUp(budget: budget).isEmpty)
+        #expect(live.nextDue == .seconds(7))
+        #expect(live.outcome(.due(connection: 1, time: .seconds(7)), budget: budget).decisions.map(\.rule) == ["later"])
+    }
+
     /// The same seed and the same events give the same decisions across connections (one draw per match, in the
     /// order the connections reach the budget); another seed gives others.
     @Test func drawsAcrossConnectionsAreDeterministic() throws {
