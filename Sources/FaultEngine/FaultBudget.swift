@@ -1,22 +1,13 @@
 import SquallCore
 
-/// What the connections of one listener share about faults, asked by value at the moments that need it: a
-/// connection opening, a request or response head, a fire. Pure: a driver keeps it behind a lock (`FaultBudgetAccess`).
+/// What the connections of one listener share about faults (see `ConnectionFaults`), asked by value at an opening,
+/// a head or a fire; pure, kept behind the driver's lock (`FaultBudgetAccess`).
 ///
-/// ```
-///  ConnectionFaults (one per connection, its arms) ──withBudget──▶ FaultBudget (rules, times, draws, ordinals)
-/// ```
-///
-/// - Probability: each rule draws from its own `SeededGenerator`, seeded with the seed mixed with the FNV-1a hash of
-///   the rule's name, once per match, in the order the connections reach the budget. The same seed and the same
-///   events give the same decisions, and adding a rule does not change the others' draws.
-/// - Times: claimed when a trigger fires; a rule that has fired `times` times stays silent.
-/// - nth request: each rule counts the requests it matched, across connections.
-/// - Upload lengths: the length of each upload resource once a request or response told it (see
-///   `ConnectionFaults`), at most `uploadLengthMemory` resources; the first learned is forgotten first.
-/// - Rule changes bump `version`; a connection holding an older `FaultRuleSet` is told through its inbox
-///   (`FaultRuleChange`), and catches up before it judges more traffic (`FaultBudgetAccess.version` says when)
-///   or, at the latest, as it takes the budget.
+/// - Probability: each rule draws from its own `SeededGenerator` (seed ^ FNV-1a of its name), once per match, in the
+///   order the connections reach the budget: the same seed and events give the same decisions, and adding a rule
+///   does not change the others' draws. `times` are claimed as a trigger fires; nth-request counts are per rule.
+/// - Rule changes bump `version`; a connection holding an older `FaultRuleSet` is sent a `FaultRuleChange`, and
+///   catches up before it judges more traffic (`FaultBudgetAccess.version`), or at the latest as it asks.
 public struct FaultBudget: Sendable {
     /// How many distinct `Authorization` values `expire-auth` remembers; later ones count as new tokens.
     public static let authorizationMemory = 65_536
@@ -57,9 +48,6 @@ public struct FaultBudget: Sendable {
     func change(since version: Int) -> FaultRuleChange {
         FaultRuleChange(set: ruleSet, time: changedAt, restart: restartVersion > version)
     }
-
-    /// The names of the rules, in order.
-    public var ruleNames: [String] { rules.map(\.name) }
 
     /// The non-optional rules that have not fired: each one fails the scenario.
     public var neverFired: [String] { neverFiredIndices.map { rules[$0].name } }

@@ -31,9 +31,6 @@ public struct FaultReplay {
         self.cell = BudgetCell(rules: rules, seed: seed)
     }
 
-    public var budget: FaultBudget { cell.budget }
-    public var rules: [FaultRule] { cell.budget.rules }
-    public var ruleNames: [String] { cell.budget.ruleNames }
     public var neverFired: [String] { cell.budget.neverFired }
     public var neverFiredReasons: [String: String] { cell.budget.neverFiredReasons }
     public var statuses: [FaultRuleStatus] { cell.budget.statuses }
@@ -64,27 +61,6 @@ public struct FaultReplay {
     /// When connection `id`'s next delayed trigger is due (from its own arms).
     public func nextDue(on id: Int) -> Duration? {
         connections[id]?.nextDue
-    }
-
-    /// Replaces the rules; every connection catches up, in connection order.
-    public mutating func replaceRules(with rules: [FaultRule], time: Duration) -> [FaultDecision] {
-        _ = cell.budget.replaceRules(with: rules, time: time)
-        return catchUp()
-    }
-
-    /// Restarts with new rules and seed; every connection catches up, in connection order.
-    public mutating func restart(with rules: [FaultRule], seed: UInt64, time: Duration) -> [FaultDecision] {
-        _ = cell.budget.restart(with: rules, seed: seed, time: time)
-        return catchUp()
-    }
-
-    /// Every connection takes the budget's rules, in connection order (as their inbox messages would).
-    public mutating func catchUp() -> [FaultDecision] {
-        var decisions: [FaultDecision] = []
-        for id in connections.keys.sorted() {
-            decisions += connections[id]?.catchUp(budget: cell) ?? []
-        }
-        return decisions
     }
 
     static func connection(of event: FaultEvent) -> Int {
