@@ -184,17 +184,18 @@ public struct ConnectionFaults: Sendable {
     /// When the next delayed arm is due (an `after` delay, or a window's start), or nil when none waits: the
     /// driver sends a `due` event then. Computed from the connection's own arms.
     public var nextDue: Duration? {
-        var next: Duration?
-        for arm in connectionArms + requestArms {
-            let due: Duration?
-            switch rules[arm.rule].trigger {
-            case .after(let delay): due = arm.since + delay
-            case .window(let from, _): due = from
-            default: due = nil
+        func earliest(_ arms: [Arm], _ next: Duration?) -> Duration? {
+            arms.reduce(next) { next, arm in
+                let due: Duration
+                switch rules[arm.rule].trigger {
+                case .after(let delay): due = arm.since + delay
+                case .window(let from, _): due = from
+                default: return next
+                }
+                return next.map { min($0, due) } ?? due
             }
-            if let due, next.map({ due < $0 }) ?? true { next = due }
         }
-        return next
+        return earliest(requestArms, earliest(connectionArms, nil))
     }
 
     /// Whether a rule's `window` (if any) holds `time`.
