@@ -185,10 +185,8 @@ public final class ChaosProxy: ProxyRuntime, Sendable {
     }
 
     private func update(_ listener: ProxyListener, rules: [FaultRule]) {
-        let decisions = listener.engine.replaceRules(rules, time: shared.now)
-        let names = Set(rules.map(\.name))
-        for handle in shared.registry.all(listener: listener.settings.name) { handle.send(.keepRules(names)) }
-        shared.registry.deliver(decisions)
+        let change = listener.engine.replaceRules(rules, time: shared.now)
+        for handle in shared.registry.all(listener: listener.settings.name) { handle.send(.rulesChanged(change)) }
     }
 
     // MARK: ProxyRuntime
@@ -229,18 +227,14 @@ public final class ChaosProxy: ProxyRuntime, Sendable {
             changeMainRules { _ in rules }
             return
         }
-        let decisions = main.engine.restart(rules: rules, seed: seed, time: shared.now)
-        let names = Set(rules.map(\.name))
-        for handle in shared.registry.all(listener: main.settings.name) { handle.send(.keepRules(names)) }
-        shared.registry.deliver(decisions)
+        let change = main.engine.restart(rules: rules, seed: seed, time: shared.now)
+        for handle in shared.registry.all(listener: main.settings.name) { handle.send(.rulesChanged(change)) }
     }
 
     /// Changes the main listener's rules in one locked step, then tells its live connections.
     private func changeMainRules<E: Error>(_ change: ([FaultRule]) throws(E) -> [FaultRule]) throws(E) {
-        let (rules, decisions) = try main.engine.updateRules(time: shared.now, change)
-        let names = Set(rules.map(\.name))
-        for handle in shared.registry.all(listener: main.settings.name) { handle.send(.keepRules(names)) }
-        shared.registry.deliver(decisions)
+        let change = try main.engine.updateRules(time: shared.now, change)
+        for handle in shared.registry.all(listener: main.settings.name) { handle.send(.rulesChanged(change)) }
     }
 
     public func fire(

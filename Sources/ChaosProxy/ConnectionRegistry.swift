@@ -93,9 +93,4 @@ final class ConnectionRegistry: Sendable {
             $0.id < $1.id
         }
     }
-
-    /// Delivers decisions to their connections.
-    func deliver(_ decisions: [FaultDecision]) {
-        for decision in decisions { handle(decision.connection)?.send(.fire(decision)) }
-    }
 }

@@ -25,7 +25,6 @@ final class ProxyConnection {
     private var upstream: (any ByteStream)?
     /// The decrypted capture of both legs; nil when the proxy captures nothing.
     let capture: ConnectionCapture?
-    private let oracle: FaultOracle
     /// The actions the flow asked for that are not carried out yet.
     private var pending: [ConnectionAction] = []
     private var readInterest = BothSides<IOInterest>(.read)
@@ -48,7 +47,6 @@ final class ProxyConnection {
         self.shared = shared
         self.laneCapacity = shared.laneCapacity
         self.capture = shared.capture.flatMap { ConnectionCapture(capture: $0, accepted: socket) }
-        self.oracle = { [engine] event in engine.handle(event) }
     }
 
     var now: Duration { shared.now }
@@ -64,7 +62,7 @@ final class ProxyConnection {
 
     /// Feeds one input into the flow; its capture marks are written at once, the other actions queued.
     private func feed(_ input: ConnectionInput) {
-        for action in flow.handle(input, at: now, oracle: oracle) {
+        for action in flow.handle(input, at: now, budget: engine) {
             if case .capture(let mark) = action { capture?.mark(mark) } else { pending.append(action) }
         }
     }
@@ -309,10 +307,9 @@ final class ProxyConnection {
         var errno: Int32
     }
 
-    /// When this connection wants its next `tick`: its own deadline or its next delayed trigger in the engine.
+    /// When this connection wants its next `tick`: its own deadline or its next delayed trigger (from its arms).
     private func nextTick() -> Duration? {
-        let engineDue = flow.takesEngineTicks ? engine.nextDue(on: handle.id) : nil
-        return [engineDue, flow.deadline].compactMap { $0 }.min()
+        return [flow.faultsDue, flow.deadline].compactMap { $0 }.min()
     }
 
     /// The next time something becomes due: a lane's release (unless its destination is blocked, when only

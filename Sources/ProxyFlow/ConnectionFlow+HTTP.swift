@@ -4,9 +4,9 @@ import ProxyTranscript
 import ResumableUpload
 
 extension ConnectionFlow {
-    mutating func receivedRequestBytes(_ bytes: ArraySlice<UInt8>, at now: Duration, oracle: FaultOracle) {
+    mutating func receivedRequestBytes(_ bytes: ArraySlice<UInt8>, at now: Duration, budget: some FaultBudgetAccess) {
         guard !toUpstream.isCut else {
-            dropAfterCut(bytes, at: now, oracle: oracle)
+            dropAfterCut(bytes, at: now, budget: budget)
             return
         }
         let events: [HTTP1Event]
@@ -19,9 +19,9 @@ extension ConnectionFlow {
         for event in events {
             switch event {
             case .requestHead(let head):
-                requestHead(head, at: now, oracle: oracle)
+                requestHead(head, at: now, budget: budget)
             case .body(let slice):
-                requestBody(slice, at: now, oracle: oracle)
+                requestBody(slice, at: now, budget: budget)
             case .end(let trailers):
                 if let request, request.chunked, !request.answeredLocally,
                     let last = try? HTTP1Serializer.lastChunk(
@@ -42,19 +42,19 @@ extension ConnectionFlow {
 
     /// Bytes read after the request lane was cut: the rest of a body in progress is recorded as dropped; anything
     /// after it (or unparsable) is dropped unrecorded.
-    private mutating func dropAfterCut(_ bytes: ArraySlice<UInt8>, at now: Duration, oracle: FaultOracle) {
+    private mutating func dropAfterCut(_ bytes: ArraySlice<UInt8>, at now: Duration, budget: some FaultBudgetAccess) {
         guard request != nil, let events = try? requestParser.feed(bytes) else { return }
         for event in events {
             guard request != nil else { return }
             switch event {
-            case .body(let slice): requestBody(slice, at: now, oracle: oracle)
+            case .body(let slice): requestBody(slice, at: now, budget: budget)
             case .end: request = nil
             default: continue
             }
         }
     }
 
-    private mutating func requestHead(_ head: RequestHead, at now: Duration, oracle: FaultOracle) {
+    private mutating func requestHead(_ head: RequestHead, at now: Duration, budget: some FaultBudgetAccess) {
         requests += 1
         let exchange = requests
         emit(.requestHead(exchange: exchange, head), at: now)
@@ -65,8 +65,8 @@ extension ConnectionFlow {
         }
         var local: (response: FaultResponse, decision: FaultDecision)?
         var rewrites: [FaultDecision] = []
-        let outcome = oracle(.requestHead(connection: id, head: head, time: now))
-        engineWatchesBody = outcome.watchesBody ?? true
+        let outcome = faults.outcome(.requestHead(connection: id, head: head, time: now), budget: budget)
+        faultsWatchBody = outcome.watchesBody ?? true
         for decision in outcome.decisions {
             if let response = Self.localAnswer(decision.action) {
                 local = (response, decision)
@@ -98,7 +98,7 @@ extension ConnectionFlow {
 
     /// Body bytes of the current request: asks the engine, forwards them up to the first cut or answer and
     /// records what was forwarded and what was dropped apart (`requestBody`, `requestBodyDropped`).
-    private mutating func requestBody(_ slice: ArraySlice<UInt8>, at now: Duration, oracle: FaultOracle) {
+    private mutating func requestBody(_ slice: ArraySlice<UInt8>, at now: Duration, budget: some FaultBudgetAccess) {
         guard var progress = request, !slice.isEmpty else { return }
         let count = slice.count
         let uploadOffset = progress.upload.start.map { $0 + progress.bodyBytes }
@@ -124,8 +124,8 @@ extension ConnectionFlow {
         }
         let event = FaultEvent.requestBody(
             connection: id, count: count, uploadOffset: uploadOffset, uploadLength: progress.upload.length, time: now)
-        // The shared engine is asked about body bytes only while an arm of this connection waits on them.
-        let outcome = engineWatchesBody ? oracle(event) : FaultOutcome()
+        // The connection's faults hear of body bytes only while one of its arms waits on them.
+        let outcome = faultsWatchBody ? faults.outcome(event, budget: budget) : FaultOutcome()
         for notice in outcome.unresolved {
             emit(.faultUnresolved(rule: notice.rule, exchange: progress.exchange, reason: notice.reason), at: now)
         }
@@ -157,23 +157,23 @@ extension ConnectionFlow {
         toUpstream.push(chunked ? HTTP1Serializer.chunk(bytes)[...] : bytes, at: now)
     }
 
-    mutating func receivedResponseBytes(_ bytes: ArraySlice<UInt8>, at now: Duration, oracle: FaultOracle) {
+    mutating func receivedResponseBytes(_ bytes: ArraySlice<UInt8>, at now: Duration, budget: some FaultBudgetAccess) {
         guard !toClient.isCut else { return }
         do {
-            handleResponseEvents(try responseParser.feed(bytes), at: now, oracle: oracle)
+            handleResponseEvents(try responseParser.feed(bytes), at: now, budget: budget)
         } catch {
             answer(
                 Self.proxyError(502, "squall proxy: malformed response from upstream: \(error)"), at: now, close: true)
         }
     }
 
-    mutating func handleResponseEvents(_ events: [HTTP1Event], at now: Duration, oracle: FaultOracle) {
+    mutating func handleResponseEvents(_ events: [HTTP1Event], at now: Duration, budget: some FaultBudgetAccess) {
         for event in events where !toClient.isCut {
             switch event {
             case .responseHead(let head):
-                responseHead(head, at: now, oracle: oracle)
+                responseHead(head, at: now, budget: budget)
             case .body(let slice):
-                responseBody(slice, at: now, oracle: oracle)
+                responseBody(slice, at: now, budget: budget)
             case .end(let trailers):
                 if let response, response.chunked, let last = try? HTTP1Serializer.lastChunk(trailers: trailers) {
                     toClient.push(last[...], at: now)
@@ -189,7 +189,7 @@ extension ConnectionFlow {
         }
     }
 
-    private mutating func responseHead(_ head: ResponseHead, at now: Duration, oracle: FaultOracle) {
+    private mutating func responseHead(_ head: ResponseHead, at now: Duration, budget: some FaultBudgetAccess) {
         let pending = unanswered.first ?? (exchange: requests, method: .get)
         let kind: TranscriptEvent.Kind =
             head.isInformational
@@ -199,8 +199,8 @@ extension ConnectionFlow {
         var forwarded = head
         var strip = false
         var rewrites: [FaultDecision] = []
-        let outcome = oracle(.responseHead(connection: id, head: head, time: now))
-        engineWatchesBody = outcome.watchesBody ?? true
+        let outcome = faults.outcome(.responseHead(connection: id, head: head, time: now), budget: budget)
+        faultsWatchBody = outcome.watchesBody ?? true
         for decision in outcome.decisions {
             switch decision.action {
             case .stripInterim:
@@ -226,7 +226,7 @@ extension ConnectionFlow {
         for decision in rewrites { record(decision, at: now, wire: afterQueued(toClientLane: true)) }
     }
 
-    private mutating func responseBody(_ slice: ArraySlice<UInt8>, at now: Duration, oracle: FaultOracle) {
+    private mutating func responseBody(_ slice: ArraySlice<UInt8>, at now: Duration, budget: some FaultBudgetAccess) {
         guard var progress = response, !slice.isEmpty else { return }
         let count = slice.count
         let kind = TranscriptEvent.Kind.responseBody(
@@ -235,8 +235,8 @@ extension ConnectionFlow {
         progress.bodyBytes += Int64(count)
         response = progress
         var position = 0
-        let decisions =
-            engineWatchesBody ? oracle(.responseBody(connection: id, count: count, time: now)).decisions : []
+        let event = FaultEvent.responseBody(connection: id, count: count, time: now)
+        let decisions = faultsWatchBody ? faults.outcome(event, budget: budget).decisions : []
         for decision in decisions.sorted(by: { ($0.afterBytes ?? 0) < ($1.afterBytes ?? 0) }) {
             let cut = min(count, max(position, decision.afterBytes ?? 0))
             forwardResponseContent(slice.dropFirst(position).prefix(cut - position), chunked: progress.chunked, at: now)

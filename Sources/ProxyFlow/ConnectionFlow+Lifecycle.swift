@@ -45,15 +45,17 @@ extension ConnectionFlow {
     static let gatewayWait: Duration = .seconds(2)
     static let gatewayHeadLimit = 64 * 1024
 
-    /// Feeds one input at `now`; returns what the driver does next. The engine is asked through `oracle`.
+    /// Feeds one input at `now`; returns what the driver does next. What the connection's faults share
+    /// with other connections is asked of `budget`.
     public mutating func handle(
-        _ input: ConnectionInput, at now: Duration, oracle: FaultOracle
+        _ input: ConnectionInput, at now: Duration, budget: some FaultBudgetAccess
     ) -> [ConnectionAction] {
         switch input {
         case .received(let bytes, let side):
             if phase == .gateway { return gatewayReceived(bytes, at: now) }
             guard phase == .relaying else { return [] }
-            received(bytes, from: side, at: now, oracle: oracle)
+            catchUpRules(budget: budget, at: now)
+            received(bytes, from: side, at: now, budget: budget)
             return endIfDecided()
         case .wrote:
             wrote(at: now)
@@ -62,9 +64,8 @@ extension ConnectionFlow {
             return [.capture(CaptureMark(side, .proxy, .fin))]
         case .opened(let client, let listener, let nth):
             emit(.opened(client: client, listener: listener), at: now)
-            for decision in oracle(.connectionOpened(connection: id, nth: nth, time: now)).decisions {
-                apply(decision, at: now)
-            }
+            let opened = faults.outcome(.connectionOpened(connection: id, nth: nth, time: now), budget: budget)
+            for decision in opened.decisions { apply(decision, at: now) }
             if let end = immediateEnd {
                 let kind: CloseKind = end == .reset ? .rst : .fin
                 return [.capture(CaptureMark(.client, .proxy, kind))]
@@ -90,7 +91,7 @@ extension ConnectionFlow {
         case .upstreamUnreachable(let reason):
             return unreachable(reason, at: now)
         case .ended(let side):
-            return peerEnded(side, at: now, oracle: oracle)
+            return peerEnded(side, at: now, budget: budget)
         case .failed(let side, let abruptEOF):
             return peerFailed(side, abruptEOF: abruptEOF)
         case .writeFailed(let side):
@@ -104,12 +105,16 @@ extension ConnectionFlow {
                 return gateway.map { now >= $0.deadline && !$0.answered } == true ? answerGateway(nil, at: now) : []
             }
             guard phase == .relaying else { return [] }
-            for decision in oracle(.due(connection: id, time: now)).decisions { apply(decision, at: now) }
+            catchUpRules(budget: budget, at: now)
+            let due = faults.outcome(.due(connection: id, time: now), budget: budget)
+            for decision in due.decisions { apply(decision, at: now) }
             return endIfDecided()
         case .message(let message):
             switch message {
             case .fire(let decision): apply(decision, at: now)
-            case .keepRules(let names): keepEffects(of: names)
+            case .rulesChanged(let change):
+                if change.set.version > faults.version { catchUpRules(budget: budget, at: now) }
+                keepEffects(of: faults.ruleNames)
             case .stop: return proxyEnds(.fin)
             }
             return endIfDecided()
@@ -121,9 +126,18 @@ extension ConnectionFlow {
         case .released:
             let ending = ending ?? Ending(side: .proxy, kind: .fin)
             emit(.closed(side: ending.side, kind: ending.kind), at: now)
-            _ = oracle(.connectionClosed(connection: id, time: now))
+            _ = faults.outcome(.connectionClosed(connection: id, time: now), budget: budget)
             return []
         }
+    }
+
+    /// Takes a rule change the connection's faults do not hold yet (its inbox message may come after traffic):
+    /// they re-arm, the effects of removed rules end, and what fires at once applies now.
+    mutating func catchUpRules(budget: some FaultBudgetAccess, at now: Duration) {
+        guard budget.version > faults.version else { return }
+        let decisions = faults.catchUp(budget: budget)
+        keepEffects(of: faults.ruleNames)
+        for decision in decisions { apply(decision, at: now) }
     }
 
     /// The next time the flow wants a `tick` of its own (a gateway waiting for the request head).
@@ -131,8 +145,8 @@ extension ConnectionFlow {
         gateway.flatMap { $0.answered ? nil : $0.deadline }
     }
 
-    /// Whether the engine's delayed triggers reach this connection (not once the upstream failed).
-    public var takesEngineTicks: Bool { phase == .relaying }
+    /// When the connection's next delayed trigger is due, while they reach it (not once the upstream failed).
+    public var faultsDue: Duration? { phase == .relaying ? faults.nextDue : nil }
 
     /// Whether the driver still reads `side` (it has not ended, and the flow is relaying).
     public func reads(_ side: FlowSide) -> Bool {
@@ -190,7 +204,9 @@ extension ConnectionFlow {
         return heldForever(toUpstream) || heldForever(toClient) ? proxyEnds(.fin) : []
     }
 
-    private mutating func peerEnded(_ side: FlowSide, at now: Duration, oracle: FaultOracle) -> [ConnectionAction] {
+    private mutating func peerEnded(_ side: FlowSide, at now: Duration, budget: some FaultBudgetAccess)
+        -> [ConnectionAction]
+    {
         let mark = ConnectionAction.capture(CaptureMark(side, .peer, .fin))
         switch phase {
         case .ending:
@@ -202,7 +218,7 @@ extension ConnectionFlow {
         case .relaying:
             if side == .client { clientEnded = true } else { upstreamEnded = true }
             if firstEnd == nil { firstEnd = side }
-            ended(side, at: now, oracle: oracle)
+            ended(side, at: now, budget: budget)
             return [mark] + endIfDecided()
         default:
             return []

@@ -3,16 +3,14 @@ import HTTPWire
 import ProxyTranscript
 import ResumableUpload
 
-/// Asks the fault engine about one event; the driver backs it with the proxy's shared engine.
-public typealias FaultOracle = (FaultEvent) -> FaultOutcome
-
 /// One proxied connection without its sockets: bytes read from either side go in, the two `Lane`s fill with
 /// what to write (with release times), and transcript events pile up for the driver to take. Pure: times are
-/// passed in, the engine is reached through a `FaultOracle`.
+/// passed in, the connection's arms are its own
+/// `ConnectionFaults`, and what connections share is asked of a `FaultBudgetAccess` the driver passes in.
 ///
 /// ```
-///  client bytes ──▶ request parser ──▶ heads, body ranges ──oracle──▶ decisions ──▶ toUpstream lane ──▶ server
-///  server bytes ──▶ response parser ─▶ heads, body ranges ──oracle──▶ decisions ──▶ toClient lane   ──▶ client
+///  client bytes ──▶ request parser ──▶ heads, body ranges ──faults──▶ decisions ──▶ toUpstream lane ──▶ server
+///  server bytes ──▶ response parser ─▶ heads, body ranges ──faults──▶ decisions ──▶ toClient lane   ──▶ client
 /// ```
 /// In http mode heads are re-serialized (a `rewrite-header` changes them; a `respond` replaces the exchange)
 /// and bodies keep their framing (chunked bodies are re-chunked at the read boundaries, so a fault can cut
@@ -45,9 +43,11 @@ public struct ConnectionFlow: Sendable {
     public var upstreamName = "upstream"
     /// Set when a fault ends the connection at once (not after queued bytes): the driver does it first.
     public internal(set) var immediateEnd: FlowItem?
-    /// Whether the engine's arms for this connection wait on body bytes (as its last head outcome said); while
-    /// not, body chunks are not taken to the engine (its lock).
-    var engineWatchesBody = true
+    /// This connection's arms, response byte count and upload (the budget they share is the driver's).
+    public internal(set) var faults: ConnectionFaults
+    /// Whether the connection's arms wait on body bytes (as its last head outcome said); while not, body chunks
+    /// are not taken to them.
+    var faultsWatchBody = true
     var phase = Phase.opening
     var clientEnded = false
     var upstreamEnded = false
@@ -111,6 +111,7 @@ public struct ConnectionFlow: Sendable {
         self.id = id
         self.mode = mode
         self.opaque = mode == .tcp
+        self.faults = ConnectionFaults(connection: id)
         self.toUpstream = Lane(source: .client, seed: seed)
         self.toClient = Lane(source: .upstream, seed: seed ^ 0x9e37_79b9_7f4a_7c15)
     }
@@ -175,22 +176,22 @@ public struct ConnectionFlow: Sendable {
 
     /// Bytes read from `side` at `now`.
     mutating func received(
-        _ bytes: ArraySlice<UInt8>, from side: FlowSide, at now: Duration, oracle: FaultOracle
+        _ bytes: ArraySlice<UInt8>, from side: FlowSide, at now: Duration, budget: some FaultBudgetAccess
     ) {
         if opaque {
             side == .client ? toUpstream.push(bytes, at: now) : toClient.push(bytes, at: now)
         } else if side == .client {
-            receivedRequestBytes(bytes, at: now, oracle: oracle)
+            receivedRequestBytes(bytes, at: now, budget: budget)
         } else {
-            receivedResponseBytes(bytes, at: now, oracle: oracle)
+            receivedResponseBytes(bytes, at: now, budget: budget)
         }
     }
 
     /// `side` ended its stream (FIN or close_notify) at `now`: what was framed until the close is completed,
     /// then the end is passed on after the queued bytes.
-    mutating func ended(_ side: FlowSide, at now: Duration, oracle: FaultOracle) {
+    mutating func ended(_ side: FlowSide, at now: Duration, budget: some FaultBudgetAccess) {
         if !opaque, side == .upstream, let events = try? responseParser.finish() {
-            handleResponseEvents(events, at: now, oracle: oracle)
+            handleResponseEvents(events, at: now, budget: budget)
         }
         side == .client ? toUpstream.pushMarker(.endStream, at: now) : toClient.pushMarker(.endStream, at: now)
     }

@@ -28,7 +28,7 @@ public enum ConnectionInput: Sendable {
     case reachedCut(FlowItem)
     /// Waiting failed (poll).
     case waitFailed
-    /// A deadline (`ConnectionFlow.deadline`, or the engine's next delayed trigger) has come.
+    /// A deadline (`ConnectionFlow.deadline`, or the connection's next delayed trigger) has come.
     case tick
     /// A message from another thread (the control API, a rule change, the listener stopping).
     case message(ConnectionMessage)
@@ -40,11 +40,11 @@ public enum ConnectionInput: Sendable {
     case released
 }
 
-/// What other threads send a live connection: a fault to fire on it, the rule names still in force, or the order
-/// to stop.
+/// What other threads send a live connection: a fault to fire on it, a rule change (its faults re-arm, the effects
+/// of removed rules end), or the order to stop.
 public enum ConnectionMessage: Sendable {
     case fire(FaultDecision)
-    case keepRules(Set<String>)
+    case rulesChanged(FaultRuleChange)
     case stop
 }
 

@@ -39,6 +39,11 @@ import Testing
             try fixture.proxy.addFaultRules([ProxyFaultTests.rule(#"{"name": "hole", "action": "close"}"#)])
         }
         _ = WireExchange.send(head, over: stream, readResponse: false)
+        // The live connection arms the new rule when the change reaches it (its inbox, or its next read).
+        let deadline = ContinuousClock.now + .seconds(10)
+        while fixture.proxy.metrics().faultsFired["hole"] == nil, ContinuousClock.now < deadline {
+            usleep(1000)
+        }
         #expect(fixture.proxy.metrics().faultsFired["hole"] == 1)
         try fixture.proxy.removeFaultRule(named: "hole")
         var outcome = WireOutcome()

@@ -1,21 +1,22 @@
 import FaultEngine
 import HTTPWire
+import TestSupport
 import Testing
 
 struct FaultEngineHTTPTests {
-    private func started(_ rules: FaultRule...) -> FaultEngine {
-        var engine = FaultEngine(rules: rules, seed: 7)
+    private func started(_ rules: FaultRule...) -> FaultReplay {
+        var engine = FaultReplay(rules: rules, seed: 7)
         _ = engine.handle(.connectionOpened(connection: 1, nth: 1, time: .zero))
         return engine
     }
 
     private func request(
-        _ engine: inout FaultEngine, _ head: RequestHead = patchHead(offset: 0), at time: Duration = .zero
+        _ engine: inout FaultReplay, _ head: RequestHead = patchHead(offset: 0), at time: Duration = .zero
     ) -> [FaultDecision] {
         engine.handle(.requestHead(connection: 1, head: head, time: time))
     }
 
-    private func respond(_ engine: inout FaultEngine, _ status: Int) -> [FaultDecision] {
+    private func respond(_ engine: inout FaultReplay, _ status: Int) -> [FaultDecision] {
         engine.handle(.responseHead(connection: 1, head: ResponseHead(status: status), time: .zero))
     }
 

@@ -1,11 +1,12 @@
 import FaultEngine
 import HTTPWire
+import TestSupport
 import Testing
 
 struct FaultEngineReplayTests {
     /// 64 connections, each with one PATCH and a body crossing 50 %; the decisions' timeline as text.
     private func timeline(seed: UInt64, rules: [FaultRule]) -> [String] {
-        var engine = FaultEngine(rules: rules, seed: seed)
+        var engine = FaultReplay(rules: rules, seed: seed)
         var lines: [String] = []
         for id in 1...64 {
             let time = Duration.milliseconds(id * 10)

@@ -1,5 +1,6 @@
 import FaultEngine
 import HTTPWire
+import TestSupport
 import Testing
 
 /// Percentages on every request of an upload: the engine remembers each resource's length from the heads that
@@ -14,7 +15,7 @@ struct FaultEngineUploadLengthTests {
 
     /// An interop-6 creation with `Upload-Length`, its 104 announcing `/upload/7`, and its first 4 MB; on
     /// connection 1.
-    static func create(_ engine: inout FaultEngine, length: Int64? = Self.length) {
+    static func create(_ engine: inout FaultReplay, length: Int64? = Self.length) {
         _ = engine.handle(.connectionOpened(connection: 1, nth: 1, time: .zero))
         var fields: HTTPFields = ["Upload-Draft-Interop-Version": "6", "Upload-Complete": "?0"]
         if let length { fields.append(name: "Upload-Length", value: String(length)) }
@@ -30,7 +31,7 @@ struct FaultEngineUploadLengthTests {
     }
 
     /// A PATCH of 4 MB at 4 MB that does not complete the upload nor restate its length, on connection `id`.
-    static func append(_ engine: inout FaultEngine, on id: Int, path: String = "/upload/7") -> FaultOutcome {
+    static func append(_ engine: inout FaultReplay, on id: Int, path: String = "/upload/7") -> FaultOutcome {
         _ = engine.handle(.connectionOpened(connection: id, nth: id, time: .zero))
         let head = RequestHead(
             method: .patch, target: path,
@@ -51,7 +52,7 @@ struct FaultEngineUploadLengthTests {
     }
 
     @Test func aPercentageFiresOnANonFinalPatchOnceACreationAnnouncedTheLength() throws {
-        var engine = FaultEngine(rules: [try Self.rule()], seed: 1)
+        var engine = FaultReplay(rules: [try Self.rule()], seed: 1)
         Self.create(&engine)
         let outcome = Self.append(&engine, on: 2)
         #expect(outcome.decisions.map(\.offset) == [7_000_000])
@@ -63,7 +64,7 @@ struct FaultEngineUploadLengthTests {
     }
 
     @Test func anOffsetRetrievalsAnswerTellsTheLengthToo() throws {
-        var engine = FaultEngine(rules: [try Self.rule()], seed: 1)
+        var engine = FaultReplay(rules: [try Self.rule()], seed: 1)
         _ = engine.handle(.connectionOpened(connection: 1, nth: 1, time: .zero))
         let head = RequestHead(method: .head, target: "/upload/7", fields: ["Upload-Draft-Interop-Version": "8"])
         _ = engine.handle(.requestHead(connection: 1, head: head, time: .zero))
@@ -75,7 +76,7 @@ struct FaultEngineUploadLengthTests {
     }
 
     @Test func anotherResourcesLengthIsNotUsed() throws {
-        var engine = FaultEngine(rules: [try Self.rule()], seed: 1)
+        var engine = FaultReplay(rules: [try Self.rule()], seed: 1)
         Self.create(&engine)
         let outcome = Self.append(&engine, on: 2, path: "/upload/8")
         #expect(outcome.decisions.isEmpty)
@@ -83,7 +84,7 @@ struct FaultEngineUploadLengthTests {
     }
 
     @Test func anUnknownLengthIsReportedOncePerRequestAndInTheNeverFiredReason() throws {
-        var engine = FaultEngine(rules: [try Self.rule()], seed: 1)
+        var engine = FaultReplay(rules: [try Self.rule()], seed: 1)
         Self.create(&engine, length: nil)
         let outcome = Self.append(&engine, on: 2)
         #expect(outcome.decisions.isEmpty)
@@ -97,7 +98,7 @@ struct FaultEngineUploadLengthTests {
     }
 
     @Test func aCreationWithAChunkedBodyAndNoLengthIsUnresolvable() throws {
-        var engine = FaultEngine(rules: [try Self.rule(method: .post, times: 1)], seed: 1)
+        var engine = FaultReplay(rules: [try Self.rule(method: .post, times: 1)], seed: 1)
         _ = engine.handle(.connectionOpened(connection: 1, nth: 1, time: .zero))
         let creation = RequestHead(
             method: .post, target: "/files",
@@ -115,7 +116,7 @@ struct FaultEngineUploadLengthTests {
     }
 
     @Test func statesGoFromArmedToFiredToExhausted() throws {
-        var engine = FaultEngine(
+        var engine = FaultReplay(
             rules: [
                 try FaultRule(name: "twice", action: .close, times: 2), try FaultRule(name: "idle", action: .close),
             ],
@@ -129,9 +130,9 @@ struct FaultEngineUploadLengthTests {
     }
 
     @Test func theMemoryIsBoundedAndForgetsTheOldestFirst() throws {
-        var engine = FaultEngine(rules: [try Self.rule()], seed: 1)
+        var engine = FaultReplay(rules: [try Self.rule()], seed: 1)
         Self.create(&engine)
-        for index in 0..<FaultEngine.uploadLengthMemory {
+        for index in 0..<FaultBudget.uploadLengthMemory {
             let id = 100 + index
             _ = engine.handle(.connectionOpened(connection: id, nth: id, time: .zero))
             let head = RequestHead(

@@ -11,7 +11,7 @@ func patchHead(offset: Int64) -> RequestHead {
 /// Feeds a request body cut into `chunks` (byte counts) at upload offset `start`; returns the decisions with the
 /// body byte (from the request body's start) each fired at.
 func feedBody(
-    _ engine: inout FaultEngine, connection: Int = 1, chunks: [Int], start: Int64, length: Int64?,
+    _ engine: inout FaultReplay, connection: Int = 1, chunks: [Int], start: Int64, length: Int64?,
     time: Duration = .zero
 ) -> [(decision: FaultDecision, bodyByte: Int)] {
     var fired: [(FaultDecision, Int)] = []
@@ -31,11 +31,11 @@ func feedBody(
 struct FaultEngineTests {
     private let mebibyte: Int64 = 1 << 20
 
-    private func engine(_ rules: FaultRule..., seed: UInt64 = 1) -> FaultEngine {
-        FaultEngine(rules: rules, seed: seed)
+    private func engine(_ rules: FaultRule..., seed: UInt64 = 1) -> FaultReplay {
+        FaultReplay(rules: rules, seed: seed)
     }
 
-    private func opened(_ engine: inout FaultEngine, _ id: Int, at time: Duration = .zero) -> [FaultDecision] {
+    private func opened(_ engine: inout FaultReplay, _ id: Int, at time: Duration = .zero) -> [FaultDecision] {
         engine.handle(.connectionOpened(connection: id, nth: id, time: time))
     }
 
@@ -172,13 +172,13 @@ struct FaultEngineTests {
     @Test func delayedTriggersFireOnTheFirstEventOrTickPastTheirTime() throws {
         var engine = engine(try FaultRule(name: "later", trigger: .after(.seconds(2)), action: .reset))
         #expect(opened(&engine, 1, at: .seconds(1)).isEmpty)
-        #expect(engine.handle(.tick(time: .milliseconds(2999))).isEmpty)
-        let fired = engine.handle(.tick(time: .seconds(3)))
+        #expect(engine.tick(time: .milliseconds(2999)).isEmpty)
+        let fired = engine.tick(time: .seconds(3))
         #expect(fired.map(\.time) == [.seconds(3)])
-        #expect(engine.handle(.tick(time: .seconds(9))).isEmpty)
+        #expect(engine.tick(time: .seconds(9)).isEmpty)
         _ = opened(&engine, 2, at: .seconds(10))
         _ = engine.handle(.connectionClosed(connection: 2, time: .seconds(11)))
-        #expect(engine.handle(.tick(time: .seconds(20))).isEmpty)
+        #expect(engine.tick(time: .seconds(20)).isEmpty)
     }
 
     @Test func windowsBoundMatchesAndCarryTheirEnd() throws {

@@ -2,6 +2,7 @@ import FaultEngine
 import Foundation
 import HTTPWire
 import ProxyTranscript
+import TestSupport
 import Testing
 
 @testable import ProxyFlow
@@ -49,29 +50,27 @@ import Testing
 
     /// Connection 1 creates `/upload/7` (interop 6, `Upload-Length: 10000000`, the 104 announcing it) and
     /// sends its first 4 MB.
-    static func create(_ engine: inout FaultEngine) {
+    static func create(_ engine: BudgetCell) {
         var flow = ConnectionFlow(id: 1, mode: .http, seed: 1)
-        _ = engine.handle(.connectionOpened(connection: 1, nth: 1, time: .zero))
+        _ = flow.faults.outcome(.connectionOpened(connection: 1, nth: 1, time: .zero), budget: engine)
         let head =
             "POST /upload HTTP/1.1\r\nHost: h\r\nUpload-Draft-Interop-Version: 6\r\nUpload-Complete: ?0\r\nUpload-Length: 10000000\r\nContent-Length: 4000000\r\n\r\n"
-        flow.received(Array(head.utf8)[...], from: .client, at: .zero) { engine.outcome($0) }
+        flow.received(Array(head.utf8)[...], from: .client, at: .zero, budget: engine)
         let announce = "HTTP/1.1 104 Upload Resumption Supported\r\nLocation: http://h/upload/7\r\n\r\n"
-        flow.received(Array(announce.utf8)[...], from: .upstream, at: .zero) { engine.outcome($0) }
-        flow.received(ArraySlice(repeating: 1, count: 4_000_000), from: .client, at: .zero) { engine.outcome($0) }
-        _ = engine.handle(.connectionClosed(connection: 1, time: .zero))
+        flow.received(Array(announce.utf8)[...], from: .upstream, at: .zero, budget: engine)
+        flow.received(ArraySlice(repeating: 1, count: 4_000_000), from: .client, at: .zero, budget: engine)
+        _ = flow.faults.outcome(.connectionClosed(connection: 1, time: .zero), budget: engine)
     }
 
     /// Connection 2's PATCH of 4 MB at 4 MB, not the upload's last, in reads of 256 KiB.
-    static func append(_ engine: inout FaultEngine) -> ConnectionFlow {
+    static func append(_ engine: BudgetCell) -> ConnectionFlow {
         var flow = ConnectionFlow(id: 2, mode: .http, seed: 1)
-        _ = engine.handle(.connectionOpened(connection: 2, nth: 2, time: .zero))
-        flow.received(patchHead[...], from: .client, at: .zero) { engine.outcome($0) }
+        _ = flow.faults.outcome(.connectionOpened(connection: 2, nth: 2, time: .zero), budget: engine)
+        flow.received(patchHead[...], from: .client, at: .zero, budget: engine)
         var sent = 0
         while sent < 4_000_000 {
             let count = min(256 * 1024, 4_000_000 - sent)
-            flow.received(ArraySlice(repeating: 2, count: count), from: .client, at: .milliseconds(1)) {
-                engine.outcome($0)
-            }
+            flow.received(ArraySlice(repeating: 2, count: count), from: .client, at: .milliseconds(1), budget: engine)
             sent += count
         }
         return flow
@@ -80,9 +79,9 @@ import Testing
     @Test func aPercentageOnANonFinalPatchCutsAtTheByteOfTheLengthTheCreationAnnounced() throws {
         let cut = try Self.rule(
             #"{"name": "cut", "match": {"method": "PATCH"}, "trigger": {"at-offset": "70%"}, "action": "reset"}"#)
-        var engine = FaultEngine(rules: [cut], seed: 1)
-        Self.create(&engine)
-        var flow = Self.append(&engine)
+        let engine = BudgetCell(rules: [cut], seed: 1)
+        Self.create(engine)
+        var flow = Self.append(engine)
         let out = Self.drain(&flow.toUpstream, at: .seconds(1))
         #expect(out.markers == [.reset])
         #expect(out.bytes == Self.patchHead.count + 3_000_000)
@@ -105,17 +104,17 @@ import Testing
     @Test func anAbsoluteOffsetFiresWithoutALength() throws {
         let cut = try Self.rule(
             #"{"name": "cut", "match": {"method": "PATCH"}, "trigger": {"at-offset": 7000000}, "action": "reset"}"#)
-        var engine = FaultEngine(rules: [cut], seed: 1)
-        var flow = Self.append(&engine)
+        let engine = BudgetCell(rules: [cut], seed: 1)
+        var flow = Self.append(engine)
         #expect(Self.drain(&flow.toUpstream, at: .seconds(1)).markers == [.reset])
-        #expect(engine.neverFired.isEmpty)
+        #expect(engine.budget.neverFired.isEmpty)
     }
 
     @Test func withoutTheLengthTheRuleIsReportedOnceForTheRequest() throws {
         let cut = try Self.rule(
             #"{"name": "cut", "match": {"method": "PATCH"}, "trigger": {"at-offset": "70%"}, "action": "reset"}"#)
-        var engine = FaultEngine(rules: [cut], seed: 1)
-        var flow = Self.append(&engine)
+        let engine = BudgetCell(rules: [cut], seed: 1)
+        var flow = Self.append(engine)
         let out = Self.drain(&flow.toUpstream, at: .seconds(1))
         #expect(out.markers.isEmpty)
         #expect(out.bytes == Self.patchHead.count + 4_000_000)
@@ -126,20 +125,20 @@ import Testing
         let reason = "70% of an upload whose length the proxy never learned (PATCH /upload/7)"
         #expect(unresolved.map(\.kind) == [.faultUnresolved(rule: "cut", exchange: 1, reason: reason)])
         #expect(unresolved.map(\.connection) == [2])
-        #expect(engine.neverFiredReasons == ["cut": reason])
+        #expect(engine.budget.neverFiredReasons == ["cut": reason])
     }
 
     @Test func anEffectAtAnOffsetIsStampedWhenTheBytesBeforeItWereWritten() throws {
         let hold = try Self.rule(
             #"{"name": "hold", "trigger": {"at-offset": 1000}, "action": "stall", "duration": "5s", "direction": "upstream"}"#
         )
-        var engine = FaultEngine(rules: [hold], seed: 1)
+        let engine = BudgetCell(rules: [hold], seed: 1)
         var flow = ConnectionFlow(id: 1, mode: .http, seed: 1)
-        _ = engine.handle(.connectionOpened(connection: 1, nth: 1, time: .zero))
+        _ = flow.faults.outcome(.connectionOpened(connection: 1, nth: 1, time: .zero), budget: engine)
         let head = "POST /u HTTP/1.1\r\nHost: x\r\nContent-Length: 4000\r\n\r\n"
         flow.received(
-            (Array(head.utf8) + [UInt8](repeating: 1, count: 4000))[...], from: .client, at: .milliseconds(3)
-        ) { engine.outcome($0) }
+            (Array(head.utf8) + [UInt8](repeating: 1, count: 4000))[...], from: .client, at: .milliseconds(3),
+            budget: engine)
         flow.wrote(at: .milliseconds(3))
         #expect(!flow.takeEvents().contains { if case .faultFired = $0.kind { true } else { false } })
         // The driver writes the head and the 1000 bytes before the offset 4 ms later.
@@ -155,11 +154,11 @@ import Testing
 
     @Test func aRespondIsStampedWhenItsAnswerWasWrittenAndTheBodyItSwallowedIsDropped() throws {
         let busy = try Self.rule(#"{"name": "busy", "action": "respond", "status": 503}"#)
-        var engine = FaultEngine(rules: [busy], seed: 1)
+        let engine = BudgetCell(rules: [busy], seed: 1)
         var flow = ConnectionFlow(id: 1, mode: .http, seed: 1)
-        _ = engine.handle(.connectionOpened(connection: 1, nth: 1, time: .zero))
+        _ = flow.faults.outcome(.connectionOpened(connection: 1, nth: 1, time: .zero), budget: engine)
         let request = "POST /u HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n\r\n0123456789"
-        flow.received(Array(request.utf8)[...], from: .client, at: .milliseconds(1)) { engine.outcome($0) }
+        flow.received(Array(request.utf8)[...], from: .client, at: .milliseconds(1), budget: engine)
         _ = Self.drain(&flow.toClient, at: .milliseconds(2))
         flow.wrote(at: .milliseconds(2))
         let events = flow.takeEvents()

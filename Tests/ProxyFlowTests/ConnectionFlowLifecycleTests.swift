@@ -2,6 +2,7 @@ import FaultEngine
 import Foundation
 import HTTPWire
 import ProxyTranscript
+import TestSupport
 import Testing
 
 @testable import ProxyFlow
@@ -15,22 +16,22 @@ import Testing
         try FaultRule.parse(json)
     }
 
-    /// A flow through `opened` and its client leg, with `oracle` asked at the opening.
-    static func accepted(_ mode: ConnectionFlow.Mode = .http, id: Int = 1, oracle: FaultOracle = none)
+    /// A flow through `opened` and its client leg, with `budget` asked at the opening.
+    static func accepted(_ mode: ConnectionFlow.Mode = .http, id: Int = 1, budget: BudgetCell = BudgetCell())
         -> ConnectionFlow
     {
         var flow = ConnectionFlow(id: id, mode: mode, seed: 1)
         flow.upstreamName = "http://127.0.0.1:9"
-        #expect(flow.handle(.opened(client: "c", listener: "l", nth: id), at: .zero, oracle: oracle) == [.acceptClient])
-        #expect(flow.handle(.legReady(.client, tls: nil), at: .zero, oracle: oracle) == [.connectUpstream])
+        #expect(flow.handle(.opened(client: "c", listener: "l", nth: id), at: .zero, budget: budget) == [.acceptClient])
+        #expect(flow.handle(.legReady(.client, tls: nil), at: .zero, budget: budget) == [.connectUpstream])
         return flow
     }
 
-    static func relaying(_ mode: ConnectionFlow.Mode = .http, id: Int = 1, oracle: FaultOracle = none)
+    static func relaying(_ mode: ConnectionFlow.Mode = .http, id: Int = 1, budget: BudgetCell = BudgetCell())
         -> ConnectionFlow
     {
-        var flow = accepted(mode, id: id, oracle: oracle)
-        #expect(flow.handle(.legReady(.upstream, tls: nil), at: .zero, oracle: oracle) == [.relay])
+        var flow = accepted(mode, id: id, budget: budget)
+        #expect(flow.handle(.legReady(.upstream, tls: nil), at: .zero, budget: budget) == [.relay])
         return flow
     }
 
@@ -56,25 +57,25 @@ import Testing
     /// The lingering end of a gateway: FINs, a drain, an RST mark for the client still open, the upstream's close.
     static func lingeringEnd(_ flow: inout ConnectionFlow) {
         #expect(
-            flow.handle(.reachedCut(.close), at: .milliseconds(2), oracle: none) == [
+            flow.handle(.reachedCut(.close), at: .milliseconds(2), budget: BudgetCell()) == [
                 .capture(CaptureMark(.client, .proxy, .fin)), .capture(CaptureMark(.upstream, .proxy, .fin)),
                 .finishWrites,
             ])
-        #expect(flow.handle(.endSent, at: .milliseconds(2), oracle: none) == [.drain])
+        #expect(flow.handle(.endSent, at: .milliseconds(2), budget: BudgetCell()) == [.drain])
         #expect(
-            flow.handle(.drained, at: .milliseconds(3), oracle: none) == [
+            flow.handle(.drained, at: .milliseconds(3), budget: BudgetCell()) == [
                 .capture(CaptureMark(.client, .proxy, .rst)), .close,
             ])
-        #expect(flow.handle(.endSent, at: .milliseconds(3), oracle: none) == [.release])
-        #expect(flow.handle(.released, at: .milliseconds(3), oracle: none) == [])
+        #expect(flow.handle(.endSent, at: .milliseconds(3), budget: BudgetCell()) == [.release])
+        #expect(flow.handle(.released, at: .milliseconds(3), budget: BudgetCell()) == [])
     }
 
     @Test func anUnreachableUpstreamAnswersTheRequestWithA502() {
         var flow = Self.accepted()
-        #expect(flow.handle(.upstreamUnreachable(reason: "refused"), at: .zero, oracle: Self.none) == [.relay])
+        #expect(flow.handle(.upstreamUnreachable(reason: "refused"), at: .zero, budget: BudgetCell()) == [.relay])
         #expect(flow.deadline == ConnectionFlow.gatewayWait)
         let request = Array("GET /files/a HTTP/1.1\r\nHost: h\r\n\r\n".utf8)
-        #expect(flow.handle(.received(request[...], from: .client), at: .milliseconds(1), oracle: Self.none) == [])
+        #expect(flow.handle(.received(request[...], from: .client), at: .milliseconds(1), budget: BudgetCell()) == [])
         let out = Self.written(&flow.toClient)
         let body = "squall proxy: upstream http://127.0.0.1:9 unreachable: refused\n"
         #expect(out.text.hasPrefix("HTTP/1.1 502 Bad Gateway\r\n"))
@@ -93,9 +94,9 @@ import Testing
 
     @Test func aGatewayAnswersAHeadWithoutABody() {
         var flow = Self.accepted()
-        _ = flow.handle(.upstreamUnreachable(reason: "refused"), at: .zero, oracle: Self.none)
+        _ = flow.handle(.upstreamUnreachable(reason: "refused"), at: .zero, budget: BudgetCell())
         let request = Array("HEAD /files/a HTTP/1.1\r\nHost: h\r\n\r\n".utf8)
-        _ = flow.handle(.received(request[...], from: .client), at: .milliseconds(1), oracle: Self.none)
+        _ = flow.handle(.received(request[...], from: .client), at: .milliseconds(1), budget: BudgetCell())
         let out = Self.written(&flow.toClient)
         #expect(out.text.hasPrefix("HTTP/1.1 502 Bad Gateway\r\n"))
         #expect(out.text.hasSuffix("Connection: close\r\n\r\n"))
@@ -104,10 +105,10 @@ import Testing
 
     @Test func aGatewayWithoutARequestHeadAnswersAtItsDeadline() {
         var flow = Self.accepted()
-        _ = flow.handle(.upstreamUnreachable(reason: "refused"), at: .zero, oracle: Self.none)
-        _ = flow.handle(.tick, at: .seconds(1), oracle: Self.none)
+        _ = flow.handle(.upstreamUnreachable(reason: "refused"), at: .zero, budget: BudgetCell())
+        _ = flow.handle(.tick, at: .seconds(1), budget: BudgetCell())
         #expect(Self.written(&flow.toClient).markers.isEmpty)
-        _ = flow.handle(.tick, at: ConnectionFlow.gatewayWait, oracle: Self.none)
+        _ = flow.handle(.tick, at: ConnectionFlow.gatewayWait, budget: BudgetCell())
         let out = Self.written(&flow.toClient)
         #expect(out.text.hasPrefix("HTTP/1.1 502 Bad Gateway\r\n"))
         #expect(out.markers == [.close])
@@ -116,23 +117,23 @@ import Testing
     @Test func anUnreachableUpstreamInTCPModeResetsTheClient() {
         var flow = Self.accepted(.tcp)
         #expect(
-            flow.handle(.upstreamUnreachable(reason: "refused"), at: .zero, oracle: Self.none) == [
+            flow.handle(.upstreamUnreachable(reason: "refused"), at: .zero, budget: BudgetCell()) == [
                 .capture(CaptureMark(.client, .proxy, .rst)), .abort(waitForAcknowledgement: false),
             ])
-        #expect(flow.handle(.endSent, at: .zero, oracle: Self.none) == [.release])
-        _ = flow.handle(.released, at: .zero, oracle: Self.none)
+        #expect(flow.handle(.endSent, at: .zero, budget: BudgetCell()) == [.release])
+        _ = flow.handle(.released, at: .zero, budget: BudgetCell())
         #expect(Self.closed(flow.takeEvents()) == [.closed(side: .upstream, kind: .rst)])
     }
 
     @Test func aClientTLSFailureResetsTheClient() {
         var flow = ConnectionFlow(id: 1, mode: .http, seed: 1)
-        _ = flow.handle(.opened(client: "c", listener: "l", nth: 1), at: .zero, oracle: Self.none)
+        _ = flow.handle(.opened(client: "c", listener: "l", nth: 1), at: .zero, budget: BudgetCell())
         #expect(
-            flow.handle(.tlsFailed(.client, reason: "alert"), at: .zero, oracle: Self.none) == [
+            flow.handle(.tlsFailed(.client, reason: "alert"), at: .zero, budget: BudgetCell()) == [
                 .capture(CaptureMark(.client, .proxy, .rst)), .abort(waitForAcknowledgement: false),
             ])
-        _ = flow.handle(.endSent, at: .zero, oracle: Self.none)
-        _ = flow.handle(.released, at: .zero, oracle: Self.none)
+        _ = flow.handle(.endSent, at: .zero, budget: BudgetCell())
+        _ = flow.handle(.released, at: .zero, budget: BudgetCell())
         let kinds = flow.takeEvents().map(\.kind)
         #expect(kinds.contains(.tlsFailed(leg: .client, reason: "alert")))
         #expect(kinds.last == .closed(side: .proxy, kind: .rst))
@@ -141,19 +142,19 @@ import Testing
     @Test func aPeerGoneWithoutCloseNotifyIsMarkedAsItsFINAndTheProxysRSTs() {
         var flow = Self.relaying()
         #expect(
-            flow.handle(.failed(.client, abruptEOF: true), at: .zero, oracle: Self.none) == [
+            flow.handle(.failed(.client, abruptEOF: true), at: .zero, budget: BudgetCell()) == [
                 .capture(CaptureMark(.client, .peer, .fin)), .capture(CaptureMark(.client, .proxy, .rst)),
                 .capture(CaptureMark(.upstream, .proxy, .rst)), .abort(waitForAcknowledgement: false),
             ])
-        _ = flow.handle(.endSent, at: .zero, oracle: Self.none)
-        _ = flow.handle(.released, at: .zero, oracle: Self.none)
+        _ = flow.handle(.endSent, at: .zero, budget: BudgetCell())
+        _ = flow.handle(.released, at: .zero, budget: BudgetCell())
         #expect(Self.closed(flow.takeEvents()) == [.closed(side: .client, kind: .rst)])
     }
 
     @Test func anRSTFromTheUpstreamIsMarkedAsItsOwn() {
         var flow = Self.relaying()
         #expect(
-            flow.handle(.failed(.upstream, abruptEOF: false), at: .zero, oracle: Self.none) == [
+            flow.handle(.failed(.upstream, abruptEOF: false), at: .zero, budget: BudgetCell()) == [
                 .capture(CaptureMark(.upstream, .peer, .rst)), .capture(CaptureMark(.client, .proxy, .rst)),
                 .abort(waitForAcknowledgement: false),
             ])
@@ -162,40 +163,40 @@ import Testing
     @Test func bothPeersFinishingClosesAfterTheLanesEmptied() {
         var flow = Self.relaying(.tcp)
         #expect(
-            flow.handle(.ended(.upstream), at: .zero, oracle: Self.none) == [
+            flow.handle(.ended(.upstream), at: .zero, budget: BudgetCell()) == [
                 .capture(CaptureMark(.upstream, .peer, .fin))
             ])
-        _ = flow.handle(.ended(.client), at: .zero, oracle: Self.none)
+        _ = flow.handle(.ended(.client), at: .zero, budget: BudgetCell())
         // The ends are passed on first: FINs on both legs.
-        #expect(flow.handle(.wrote, at: .zero, oracle: Self.none) == [])
+        #expect(flow.handle(.wrote, at: .zero, budget: BudgetCell()) == [])
         #expect(Self.written(&flow.toClient).markers == [.endStream])
         #expect(Self.written(&flow.toUpstream).markers == [.endStream])
         #expect(
-            flow.handle(.shutDown(.client), at: .zero, oracle: Self.none) == [
+            flow.handle(.shutDown(.client), at: .zero, budget: BudgetCell()) == [
                 .capture(CaptureMark(.client, .proxy, .fin))
             ])
-        #expect(flow.handle(.wrote, at: .zero, oracle: Self.none) == [.close])
-        _ = flow.handle(.endSent, at: .zero, oracle: Self.none)
-        _ = flow.handle(.released, at: .zero, oracle: Self.none)
+        #expect(flow.handle(.wrote, at: .zero, budget: BudgetCell()) == [.close])
+        _ = flow.handle(.endSent, at: .zero, budget: BudgetCell())
+        _ = flow.handle(.released, at: .zero, budget: BudgetCell())
         #expect(Self.closed(flow.takeEvents()) == [.closed(side: .upstream, kind: .fin)])
     }
 
     /// A delayed trigger fires on its own connection's tick; the other connection's arm still waits for its own.
     @Test func aConnectionsTickFiresItsOwnDelayedTriggerOnly() throws {
         let later = try Self.rule(#"{"name": "later", "trigger": {"after": "1s"}, "action": "reset"}"#)
-        var engine = FaultEngine(rules: [later], seed: 7)
-        var first = Self.relaying(id: 1) { engine.outcome($0) }
-        var second = Self.relaying(id: 2) { engine.outcome($0) }
-        #expect(first.handle(.tick, at: .milliseconds(999), oracle: { engine.outcome($0) }) == [])
+        let engine = BudgetCell(rules: [later], seed: 7)
+        var first = Self.relaying(id: 1, budget: engine)
+        var second = Self.relaying(id: 2, budget: engine)
+        #expect(first.handle(.tick, at: .milliseconds(999), budget: engine) == [])
         #expect(
-            first.handle(.tick, at: .seconds(1), oracle: { engine.outcome($0) }) == [
+            first.handle(.tick, at: .seconds(1), budget: engine) == [
                 .capture(CaptureMark(.client, .proxy, .rst)), .capture(CaptureMark(.upstream, .proxy, .rst)),
                 .abort(waitForAcknowledgement: true),
             ])
-        #expect(engine.nextDue(on: 1) == nil)
-        #expect(engine.nextDue(on: 2) == .seconds(1))
+        #expect(first.faults.nextDue == nil)
+        #expect(second.faults.nextDue == .seconds(1))
         #expect(
-            second.handle(.tick, at: .seconds(2), oracle: { engine.outcome($0) }).last
+            second.handle(.tick, at: .seconds(2), budget: engine).last
                 == .abort(waitForAcknowledgement: true))
     }
 
@@ -205,14 +206,15 @@ import Testing
         var flow = Self.relaying(.tcp)
         let hold = FaultDecision(
             rule: "hold", connection: 1, action: .stall(duration: nil, thenClose: false), direction: .both, time: .zero)
-        #expect(flow.handle(.message(.fire(hold)), at: .zero, oracle: Self.none) == [])
-        _ = flow.handle(.received(Array("abc".utf8)[...], from: .client), at: .zero, oracle: Self.none)
+        #expect(flow.handle(.message(.fire(hold)), at: .zero, budget: BudgetCell()) == [])
+        _ = flow.handle(.received(Array("abc".utf8)[...], from: .client), at: .zero, budget: BudgetCell())
         #expect(flow.toUpstream.next(at: .seconds(5)) == nil)
-        _ = flow.handle(.message(.keepRules([])), at: .seconds(5), oracle: Self.none)
+        let removal = FaultRuleChange(set: FaultRuleSet(rules: [], version: 1), time: .seconds(5), restart: false)
+        _ = flow.handle(.message(.rulesChanged(removal)), at: .seconds(5), budget: BudgetCell())
         #expect(Self.written(&flow.toUpstream).text == "abc")
         let cut = FaultDecision(rule: "cut", connection: 1, action: .reset, direction: .both, time: .seconds(6))
         #expect(
-            flow.handle(.message(.fire(cut)), at: .seconds(6), oracle: Self.none).last
+            flow.handle(.message(.fire(cut)), at: .seconds(6), budget: BudgetCell()).last
                 == .abort(waitForAcknowledgement: true))
     }
 
@@ -220,12 +222,10 @@ import Testing
     @Test func drawsAcrossConnectionsAreDeterministic() throws {
         let coin = try Self.rule(#"{"name": "coin", "probability": 0.5, "action": "reset"}"#)
         func fired(seed: UInt64) -> [Int] {
-            var engine = FaultEngine(rules: [coin], seed: seed)
+            let engine = BudgetCell(rules: [coin], seed: seed)
             return (1...24).filter { id in
                 var flow = ConnectionFlow(id: id, mode: .tcp, seed: 1)
-                let actions = flow.handle(.opened(client: "c", listener: "l", nth: id), at: .zero) {
-                    engine.outcome($0)
-                }
+                let actions = flow.handle(.opened(client: "c", listener: "l", nth: id), at: .zero, budget: engine)
                 return actions.last == .abort(waitForAcknowledgement: false)
             }
         }
@@ -235,28 +235,26 @@ import Testing
         #expect(fired(seed: 12) != firstRun)
     }
 
-    /// Body chunks go to the shared engine (its lock) only while an arm of the connection waits on body bytes.
-    @Test func bodyChunksReachTheEngineOnlyWhileAnArmWaitsOnThem() throws {
+    /// Body chunks take the shared budget (its lock) only where an arm of the connection fires in them.
+    @Test func bodyChunksAskTheBudgetOnlyWhereAnArmFires() throws {
         let cut = try Self.rule(
             #"{"name": "cut", "match": {"path": "/cut"}, "trigger": {"at-offset": 100}, "action": "reset"}"#)
-        var engine = FaultEngine(rules: [cut], seed: 1)
-        var bodyEvents = 0
-        let oracle: FaultOracle = { event in
-            if case .requestBody = event { bodyEvents += 1 }
-            return engine.outcome(event)
-        }
-        var flow = Self.relaying(oracle: oracle)
+        let budget = BudgetCell(rules: [cut], seed: 1)
+        var bodyAsks = 0
+        var flow = Self.relaying(budget: budget)
         let body = [UInt8](repeating: 1, count: 50)
         for path in ["/other", "/cut"] {
             let head = Array("POST \(path) HTTP/1.1\r\nHost: h\r\nContent-Length: 200\r\n\r\n".utf8)
-            _ = flow.handle(.received(head[...], from: .client), at: .zero, oracle: oracle)
-            for _ in 0..<4 { _ = flow.handle(.received(body[...], from: .client), at: .zero, oracle: oracle) }
+            _ = flow.handle(.received(head[...], from: .client), at: .zero, budget: budget)
+            let before = budget.asks
+            for _ in 0..<4 { _ = flow.handle(.received(body[...], from: .client), at: .zero, budget: budget) }
+            bodyAsks += budget.asks - before
             _ = flow.handle(
                 .received(Array("HTTP/1.1 204 No Content\r\n\r\n".utf8)[...], from: .upstream), at: .zero,
-                oracle: oracle)
+                budget: budget)
         }
-        // None for /other; /cut's two chunks up to offset 100 (its arm fired in the second, the rest is dropped).
-        #expect(bodyEvents == 2)
+        // None for /other; for /cut only the second chunk, where its arm fired (the rest is dropped).
+        #expect(bodyAsks == 1)
         #expect(Self.written(&flow.toUpstream).markers == [.reset])
     }
 }

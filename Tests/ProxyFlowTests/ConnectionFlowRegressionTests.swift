@@ -1,5 +1,6 @@
 import FaultEngine
 import ProxyFlow
+import TestSupport
 import Testing
 
 @Suite struct ConnectionFlowRegressionTests {
@@ -21,30 +22,29 @@ import Testing
     /// A respond applied outside the byte stream (API fire, `after` trigger) once the final response head went
     /// out cannot answer any more: the connection closes after what was forwarded, nothing lands inside the body.
     /// A flow that has opened both legs and relays.
-    static func relaying(_ mode: ConnectionFlow.Mode = .http) -> ConnectionFlow {
+    static func relaying(_ mode: ConnectionFlow.Mode = .http, budget: BudgetCell = BudgetCell()) -> ConnectionFlow {
         var flow = ConnectionFlow(id: 1, mode: mode, seed: 1)
-        let none: FaultOracle = { _ in FaultOutcome() }
         for input in [
             ConnectionInput.opened(client: "c", listener: "l", nth: 1), .legReady(.client, tls: nil),
             .legReady(.upstream, tls: nil),
         ] {
-            _ = flow.handle(input, at: .zero, oracle: none)
+            _ = flow.handle(input, at: .zero, budget: budget)
         }
         return flow
     }
 
     @Test func respondDuringResponseBodyKeepsFraming() {
         var flow = Self.relaying()
-        let none: FaultOracle = { _ in FaultOutcome() }
         _ = flow.handle(
-            .received(Array("GET /big HTTP/1.1\r\nHost: x\r\n\r\n".utf8)[...], from: .client), at: .zero, oracle: none)
+            .received(Array("GET /big HTTP/1.1\r\nHost: x\r\n\r\n".utf8)[...], from: .client), at: .zero,
+            budget: BudgetCell())
         _ = flow.handle(
             .received(Array("HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\n0123456789".utf8)[...], from: .upstream),
-            at: .milliseconds(1), oracle: none)
+            at: .milliseconds(1), budget: BudgetCell())
         let fire = FaultDecision(
             rule: "fire", connection: 1, action: .respond(FaultResponse(status: 503)), direction: .both,
             time: .milliseconds(2))
-        _ = flow.handle(.message(.fire(fire)), at: .milliseconds(2), oracle: none)
+        _ = flow.handle(.message(.fire(fire)), at: .milliseconds(2), budget: BudgetCell())
         let out = Self.drain(&flow.toClient)
         let text = String(decoding: out.bytes, as: UTF8.self)
         #expect(text == "HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\n0123456789")
@@ -53,19 +53,15 @@ import Testing
 
     /// A stall fired at an upload offset holds the bytes from that offset on, not the bytes before it that arrived
     /// in the same read.
-    @Test func stallAtOffsetForwardsBytesBeforeTheOffset() {
-        var flow = Self.relaying()
-        let oracle: FaultOracle = { event in
-            guard case .requestBody = event else { return FaultOutcome() }
-            let hold = FaultDecision(
-                rule: "hold", connection: 1, action: .stall(duration: nil, thenClose: false), direction: .upstream,
-                afterBytes: 1000, offset: 1000, time: .zero)
-            return FaultOutcome(decisions: [hold])
-        }
+    @Test func stallAtOffsetForwardsBytesBeforeTheOffset() throws {
+        let hold = try FaultRule.parse(
+            #"{"name": "hold", "trigger": {"at-offset": 1000}, "action": "stall", "direction": "upstream"}"#)
+        let budget = BudgetCell(rules: [hold], seed: 1)
+        var flow = Self.relaying(budget: budget)
         let head = "POST /u HTTP/1.1\r\nHost: x\r\nContent-Length: 4000\r\n\r\n"
         _ = flow.handle(
             .received((Array(head.utf8) + [UInt8](repeating: 1, count: 4000))[...], from: .client), at: .zero,
-            oracle: oracle)
+            budget: budget)
         var forwarded = 0
         while let item = flow.toUpstream.next(at: .seconds(1)) {
             guard case .bytes(let b) = item else { break }

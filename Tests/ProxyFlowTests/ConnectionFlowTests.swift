@@ -18,13 +18,15 @@ import Testing
     static func run(
         _ chunks: [[UInt8]], rules: [FaultRule], seed: UInt64 = 1
     ) -> (flow: ConnectionFlow, upstream: [FlowItem]) {
-        var engine = FaultEngine(rules: rules, seed: seed)
+        let engine = BudgetCell(rules: rules, seed: seed)
         var flow = ConnectionFlow(id: 1, mode: .http, seed: seed)
-        for decision in engine.handle(.connectionOpened(connection: 1, nth: 1, time: .zero)) {
+        for decision in flow.faults.outcome(.connectionOpened(connection: 1, nth: 1, time: .zero), budget: engine)
+            .decisions
+        {
             flow.apply(decision, at: .zero)
         }
         for chunk in chunks {
-            flow.received(chunk[...], from: .client, at: .zero) { engine.outcome($0) }
+            flow.received(chunk[...], from: .client, at: .zero, budget: engine)
         }
         var items: [FlowItem] = []
         while let item = flow.toUpstream.next(at: .seconds(3600)) {
@@ -140,13 +142,13 @@ import Testing
     @Test func consecutiveBodyReadsBecomeFewEventsThatCoverTheBody() {
         let head = Array("POST /upload HTTP/1.1\r\nHost: h\r\nContent-Length: 3145728\r\n\r\n".utf8)
         var flow = ConnectionFlow(id: 1, mode: .http, seed: 1)
-        var engine = FaultEngine(rules: [], seed: 1)
-        _ = engine.handle(.connectionOpened(connection: 1, nth: 1, time: .zero))
-        flow.received(head[...], from: .client, at: .zero) { engine.outcome($0) }
+        let engine = BudgetCell(rules: [], seed: 1)
+        _ = flow.faults.outcome(.connectionOpened(connection: 1, nth: 1, time: .zero), budget: engine)
+        flow.received(head[...], from: .client, at: .zero, budget: engine)
         var taken: [TranscriptEvent] = flow.takeEvents(at: .zero)
         for index in 0..<96 {
             let time = Duration.milliseconds(Int64(index))
-            flow.received(ArraySlice(repeating: 1, count: 32 * 1024), from: .client, at: time) { engine.outcome($0) }
+            flow.received(ArraySlice(repeating: 1, count: 32 * 1024), from: .client, at: time, budget: engine)
             taken += flow.takeEvents(at: time)
         }
         // The last megabyte is still growing and younger than bodyEventAge: held back until asked for.
