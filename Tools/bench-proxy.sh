@@ -189,7 +189,7 @@ start_squall() {
     "$squall" proxy --listen 127.0.0.1:0 "$@" >"$work/$name.out" 2>"$work/$name.err" &
     pid_of[$name]=$!
     for ((attempt = 0; attempt < 200; attempt++)); do
-        url=$(head -1 "$work/$name.out")
+        url=$(head -1 "$work/$name.out" 2>/dev/null || true)
         [[ -n "$url" ]] && break
         kill -0 "${pid_of[$name]}" 2>/dev/null || break
         sleep 0.05

@@ -104,13 +104,8 @@ public final class DecryptedCapture: Sendable {
     /// Writes `batch`'s packets, each one record stamped with the batch's time.
     private static func write(_ batch: PacketBatch, to writer: PcapFileWriter) throws(CaptureError) {
         let failure: CaptureError? = batch.bytes.withUnsafeBytes { bytes in
-            var start = 0
             do throws(CaptureError) {
-                for length in batch.lengths {
-                    try writer.write(
-                        packet: UnsafeRawBufferPointer(rebasing: bytes[start..<start + length]), at: batch.time)
-                    start += length
-                }
+                try writer.write(packets: bytes, lengths: batch.lengths, at: batch.time)
                 return nil
             } catch {
                 return error

@@ -32,8 +32,14 @@ final class ProxyConnection {
     private static let sides: [FlowSide] = [.client, .upstream]
     /// A read buffer not handed over to the flow, kept for the next read.
     private var spare: [UInt8]?
+    /// Whether the inbox may hold messages: set when the last `ppoll` found the wake eventfd readable (and before
+    /// the first iteration). A message sent after that `ppoll` leaves the eventfd readable until `receive` reads
+    /// it, so the next level-triggered `ppoll` reports it: none is lost.
+    private var woken = true
     /// The most bytes read from one side per wake-up (one chunk into the flow).
     static let readSize = 256 * 1024
+    /// The most bytes of consecutive lane items joined into one write.
+    static let mergeLimit = 64 * 1024
 
     init(
         socket: Socket, handle: ConnectionHandle, flow: ConnectionFlow, settings: ListenerSettings, engine: EngineBox,
@@ -125,7 +131,6 @@ final class ProxyConnection {
         } catch {
             return feed(.upstreamUnreachable(reason: "\(error)"))
         }
-        socket.setNoDelay()
         capture?.upstreamConnected(socket)
         guard target.tls, let context = settings.upstreamTLS else {
             upstream = PlainStream(socket: socket)
@@ -202,8 +207,12 @@ final class ProxyConnection {
 
     /// The poll loop: runs until the flow asks for something else than relaying.
     private func relay() {
+        woken = true
         while pending.isEmpty {
-            for message in handle.receive() { feed(.message(message)) }
+            if woken {
+                woken = false
+                for message in handle.receive() { feed(.message(message)) }
+            }
             guard pending.isEmpty else { return }
             // Recorded before the bytes they describe are written, so the transcript never lags the peers (a body
             // range still growing may wait up to ConnectionFlow.bodyEventAge).
@@ -226,18 +235,22 @@ final class ProxyConnection {
     private func pump(_ lane: WritableKeyPath<ConnectionFlow, Lane>, side: FlowSide) {
         writeWait[side] = nil
         guard let stream = stream(side) else { return }
-        while let item = flow[keyPath: lane].next(at: now) {
+        while case let time = now, let item = flow[keyPath: lane].next(at: time) {
             switch item {
             case .bytes(let bytes):
+                // Consecutive due items (a response's head and a small body) leave in one write.
+                let run = flow[keyPath: lane].nextBytes(at: time, limit: Self.mergeLimit)
                 let outcome: IOOutcome
                 do {
-                    outcome = try bytes.withUnsafeBytes { raw in
+                    let write = { [capture] (raw: UnsafeRawBufferPointer) throws -> IOOutcome in
                         let outcome = try stream.write(raw)
                         if let capture, case .done(let count) = outcome {
                             capture.sent(UnsafeRawBufferPointer(rebasing: raw[..<count]), to: side)
                         }
                         return outcome
                     }
+                    outcome =
+                        try run.count > 1 ? Array(run.joined()).withUnsafeBytes(write) : bytes.withUnsafeBytes(write)
                 } catch {
                     return feed(.writeFailed(side))
                 }
@@ -296,6 +309,7 @@ final class ProxyConnection {
             result = ppoll(&entries, nfds_t(entries.count), nil, nil)
         }
         if result < 0, errno != EINTR { throw PollFailure(errno: errno) }
+        woken = result < 0 || entries[Self.sides.count].revents != 0
         var ready = BothSides(false)
         for (index, side) in Self.sides.enumerated() {
             ready[side] = wantsRead(side) && (buffered[side] || entries[index].revents != 0)
@@ -347,7 +361,12 @@ final class ProxyConnection {
                     switch try stream.read(into: UnsafeMutableRawBufferPointer(rebasing: bytes[filled..<room])) {
                     case .done(let count):
                         readInterest[side] = .read
+                        let asked = room - filled
                         filled += count
+                        // A short read drained what the socket had, unless the TLS layer still holds bytes (a
+                        // record decrypted or read ahead): the next level-triggered ppoll reports new bytes, so
+                        // the read that would only say wouldBlock is skipped.
+                        if count < asked, stream.bufferedReadableCount == 0 { break reading }
                     case .wouldBlock(let interest):
                         readInterest[side] = interest
                         break reading

@@ -32,6 +32,8 @@ public struct Lane: Sendable {
         var release: Duration
         /// Counts the entries ever appended to the lane.
         var sequence: Int
+        /// A piece a slice or bandwidth effect cut: it leaves in a write of its own.
+        var shaped = false
     }
 
     /// The sequence number the next appended entry gets.
@@ -134,14 +136,43 @@ public struct Lane: Sendable {
         return entries[head].item
     }
 
-    /// Records that `count` bytes of the head item were written.
+    /// The due byte items from the head on, for one write: the head item `next(at:)` gives, then each following
+    /// byte item that is due and not held while the run stays within `limit` bytes. A marker (end of stream, close,
+    /// reset) ends the run, and so does a piece a slice or bandwidth effect cut (it is written alone), so faults
+    /// keep their place on the wire; `consume` takes the written count across the run. Empty when the head is not
+    /// a due byte item.
+    public mutating func nextBytes(at now: Duration, limit: Int) -> [ArraySlice<UInt8>] {
+        guard case .bytes(let first) = next(at: now) else { return [] }
+        var run = [first]
+        guard !entries[head].shaped else { return run }
+        var total = first.count
+        var index = head + 1
+        let closingFrom = closingStall()?.from ?? .max
+        while index < entries.count, case .bytes(let bytes) = entries[index].item, total + bytes.count <= limit {
+            let entry = entries[index]
+            guard !entry.shaped, entry.release <= now, entry.sequence < closingFrom, !isHeld(entry.sequence, now)
+            else { break }
+            run.append(bytes)
+            total += bytes.count
+            index += 1
+        }
+        return run
+    }
+
+    /// Records that `count` bytes were written: the head item's, and, past its end, the following byte items'
+    /// (a run `nextBytes` gave).
     public mutating func consume(_ count: Int) {
-        guard case .bytes(let bytes) = entries[head].item else { return }
-        queuedBytes -= count
-        if count >= bytes.count {
-            advance()
-        } else {
-            entries[head].item = .bytes(bytes.dropFirst(count))
+        var count = count
+        while count > 0, head < entries.count, case .bytes(let bytes) = entries[head].item {
+            if count >= bytes.count {
+                queuedBytes -= bytes.count
+                count -= bytes.count
+                advance()
+            } else {
+                queuedBytes -= count
+                entries[head].item = .bytes(bytes.dropFirst(count))
+                count = 0
+            }
         }
     }
 
@@ -182,8 +213,8 @@ public struct Lane: Sendable {
         if case .bytes(let bytes) = item { bytes.count } else { 0 }
     }
 
-    private mutating func append(_ item: FlowItem, release: Duration) {
-        entries.append(Entry(item: item, release: release, sequence: nextSequence))
+    private mutating func append(_ item: FlowItem, release: Duration, shaped: Bool = false) {
+        entries.append(Entry(item: item, release: release, sequence: nextSequence, shaped: shaped))
         nextSequence += 1
         lastRelease = release
         if case .bytes(let bytes) = item { queuedBytes += bytes.count }
@@ -218,7 +249,7 @@ public struct Lane: Sendable {
                 time = max(time, bandwidthNext)
                 bandwidthNext = time + .nanoseconds(Int64(size) * 1_000_000_000 / rate)
             }
-            append(.bytes(rest.prefix(size)), release: time)
+            append(.bytes(rest.prefix(size)), release: time, shaped: rate != nil || slicing != nil)
             rest = rest.dropFirst(size)
             first = false
         }

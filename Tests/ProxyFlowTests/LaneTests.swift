@@ -165,4 +165,54 @@ import Testing
         #expect(lane.queuedBytes == 1)
         #expect(lane.next(at: .zero) == .bytes([4][...]))
     }
+
+    @Test func nextBytesJoinsDueItemsUpToAMarker() {
+        var lane = Lane(source: .upstream, seed: 1)
+        lane.push([1, 2][...], at: .zero)
+        lane.push([3][...], at: .zero)
+        lane.pushMarker(.endStream, at: .zero)
+        lane.push([4][...], at: .zero)
+        #expect(lane.nextBytes(at: .zero, limit: 1024) == [[1, 2][...], [3][...]])
+        lane.consume(3)
+        #expect(lane.queuedBytes == 1 && lane.carriedOut == 2)
+        #expect(lane.nextBytes(at: .zero, limit: 1024).isEmpty)
+        #expect(lane.next(at: .zero) == .endStream)
+        lane.pop()
+        #expect(lane.nextBytes(at: .zero, limit: 1024) == [[4][...]])
+    }
+
+    @Test func nextBytesStopsAtTheLimitAndAtItemsNotDue() {
+        var lane = Lane(source: .upstream, seed: 1)
+        lane.push([1, 2][...], at: .zero)
+        lane.push([3, 4][...], at: .zero)
+        lane.push([5][...], at: .zero)
+        #expect(lane.nextBytes(at: .zero, limit: 4) == [[1, 2][...], [3, 4][...]])
+        lane.add(Self.effect(.latency(.milliseconds(10), jitter: .zero)), at: .zero)
+        lane.push([6][...], at: .zero)
+        lane.consume(4)
+        #expect(lane.nextBytes(at: .zero, limit: 1024) == [[5][...]])
+        #expect(lane.nextBytes(at: .milliseconds(10), limit: 1024) == [[5][...], [6][...]])
+    }
+
+    @Test func nextBytesKeepsHeldAndShapedPiecesApart() {
+        var lane = Lane(source: .upstream, seed: 1)
+        lane.push([1][...], at: .zero)
+        lane.add(Self.effect(.stall(duration: .milliseconds(5), thenClose: false)), at: .zero)
+        lane.push([2][...], at: .zero)
+        #expect(lane.nextBytes(at: .zero, limit: 1024) == [[1][...]])
+        lane.consume(1)
+        var sliced = Lane(source: .upstream, seed: 1)
+        sliced.add(Self.effect(.slice(size: 2, variation: 0, delay: .zero)), at: .zero)
+        sliced.push([1, 2, 3, 4][...], at: .zero)
+        #expect(sliced.nextBytes(at: .zero, limit: 1024) == [[1, 2][...]])
+    }
+
+    @Test func consumeAcrossItemsLeavesTheRestOfTheLastAtTheHead() {
+        var lane = Lane(source: .upstream, seed: 1)
+        lane.push([1, 2][...], at: .zero)
+        lane.push([3, 4][...], at: .zero)
+        lane.consume(3)
+        #expect(lane.queuedBytes == 1 && lane.carriedOut == 1)
+        #expect(lane.next(at: .zero) == .bytes([4][...]))
+    }
 }

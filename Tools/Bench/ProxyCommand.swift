@@ -20,7 +20,7 @@ enum ProxyCommand: BenchCommand {
     static let name = "proxy"
     static let usage =
         "--listen ADDR --upstream URL|HOST:PORT [--ca DIR] [--upstream-ca FILE] [--mode tcp|http] [--fault JSON] "
-        + "[--pcap FILE]"
+        + "[--pcap FILE | --pcap-recorder FILE]"
     static let summary =
         "runs a ChaosProxy (TLS listener with --ca, upstream verified against --upstream-ca) until SIGINT or "
         + "SIGTERM; prints 'proxy url=URL listening=ADDR'"
@@ -31,6 +31,8 @@ enum ProxyCommand: BenchCommand {
         let proxy = try ChaosProxy(configuration: configuration)
         BenchMain.emit("\(name) url=\(proxy.url) listening=\(proxy.address)")
         signals.wait()
+        // A flight recorder's packets are dropped, as for a passing scenario (`squall run --capture on-failure`).
+        if (try? options.string("pcap-recorder")) != nil { proxy.keepDecryptedCapture(false) }
         proxy.stop()
     }
 
@@ -50,6 +52,12 @@ enum ProxyCommand: BenchCommand {
             configuration.upstreamTrust = .caFile(file)
         }
         configuration.decryptedCapturePath = try? options.string("pcap")
+        // The default FlightRecorderLimits (8 MiB a connection, 256 MiB in all), named by inference: the
+        // benchmarks do not import Capture.
+        if let file = try? options.string("pcap-recorder") {
+            configuration.decryptedCapturePath = file
+            configuration.decryptedCaptureRecorder = .some(.init())
+        }
         if let json = try? options.string("fault") {
             configuration.rules = try faults(json)
         }
