@@ -17,10 +17,6 @@ protocol BenchCommand {
 enum BenchMain {
     static var commands: [any BenchCommand.Type] {
         [
-            RelayTLSToCommand.self,
-            SourceCommand.self,
-            SourceTLSCommand.self,
-            SinkCommand.self,
             MintLeafCommand.self,
             ParseHeadsBench.self,
             UploadBench.self,
