@@ -27,9 +27,14 @@ public final class CapturedConnection: @unchecked Sendable {
     /// Records `bytes` sent by `direction`, split into segments; empty data writes nothing.
     public func data(_ bytes: UnsafeRawBufferPointer, from direction: Direction) {
         guard !bytes.isEmpty, !flow.isClosed else { return }
+        if let recorder = capture.openRecorder {
+            // Packets are built when the capture is written; `flow` only keeps the state that decides what counts.
+            if flow.accepts(from: direction) { recorder.record(connection: serial, .data(direction), bytes: bytes) }
+            return
+        }
         // Room for the payload and a 40-byte header (plus options) per segment.
         let segments = bytes.count / max(1, flow.configuration.maximumSegment) + 1
-        capture.writeBatch(connection: serial, expectedBytes: bytes.count + segments * 64) { write in
+        capture.writeBatch(expectedBytes: bytes.count + segments * 64) { write in
             flow.data(bytes, from: direction, into: write)
         }
     }
@@ -37,16 +42,31 @@ public final class CapturedConnection: @unchecked Sendable {
     /// Records `direction` closing its half: FIN and the peer's ACK of it.
     public func finish(from direction: Direction) {
         guard !flow.isClosed else { return }
-        capture.writeBatch(connection: serial) { write in flow.finish(from: direction, into: write) }
+        if let recorder = capture.openRecorder {
+            recorder.record(connection: serial, .finish(direction))
+            flow.finish(from: direction) { _ in }
+            return
+        }
+        capture.writeBatch { write in flow.finish(from: direction, into: write) }
     }
 
     /// Records `direction` resetting the connection: an RST at its next byte.
     public func reset(from direction: Direction) {
         guard !flow.isClosed else { return }
-        capture.writeBatch(connection: serial) { write in flow.reset(from: direction, into: write) }
+        if let recorder = capture.openRecorder {
+            recorder.record(connection: serial, .reset(direction))
+            flow.reset(from: direction) { _ in }
+            return
+        }
+        capture.writeBatch { write in flow.reset(from: direction, into: write) }
     }
 
     func open() {
-        capture.writeBatch(connection: serial) { write in flow.open(into: write) }
+        if let recorder = capture.openRecorder {
+            recorder.record(connection: serial, .open)
+            flow.open { _ in }
+            return
+        }
+        capture.writeBatch { write in flow.open(into: write) }
     }
 }

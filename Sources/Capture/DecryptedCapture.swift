@@ -14,11 +14,12 @@ import Synchronization
 ///                                                   writer thread ◀──┘ ──▶ PcapFileWriter (pcap_dump, flush)
 /// ```
 ///
-/// As a flight recorder (`recorder` limits given), nothing is written while the traffic flows: each connection's
-/// packets are kept in memory (see `FlightRecorder`) and written, in time order, when the capture is closed, or
-/// dropped if `keep(false)` was said before (a passing scenario's capture, with `squall run --capture
-/// on-failure`). The file then holds each connection's opening handshake and its newest packets within the
-/// limits; `recorderDroppedBytes` says how much older traffic was not kept.
+/// As a flight recorder (`recorder` limits given), nothing is synthesized or written while the traffic flows: each
+/// connection's events (its bytes, opening, FINs, RST) are kept in memory (see `FlightRecorder`) and turned into
+/// packets, written in time order, when the capture is closed, or dropped if `keep(false)` was said before (a
+/// passing scenario's capture, with `squall run --capture on-failure`). The file then holds each connection's
+/// handshake, FINs and RST and its newest data within the limits; `recorderDroppedBytes` says how much older data
+/// was not kept.
 public final class DecryptedCapture: Sendable {
     /// The capture file.
     public var path: String { writer.path }
@@ -88,10 +89,11 @@ public final class DecryptedCapture: Sendable {
             defer { uses[key, default: 0] += 1 }
             return uses[key, default: 0]
         }
-        let connection = CapturedConnection(
-            capture: self, serial: serials.add(1, ordering: .relaxed).newValue,
-            flow: TCPFlowSynthesizer(
-                client: client, server: server, configuration: configuration, generation: generation))
+        let serial = serials.add(1, ordering: .relaxed).newValue
+        let flow = TCPFlowSynthesizer(
+            client: client, server: server, configuration: configuration, generation: generation)
+        recorder?.begin(connection: serial, flow: flow)
+        let connection = CapturedConnection(capture: self, serial: serial, flow: flow)
         connection.open()
         return connection
     }
@@ -151,19 +153,19 @@ public final class DecryptedCapture: Sendable {
         }
     }
 
-    /// Queues the packets `body` produces as one batch for the writer thread, or keeps it in the flight recorder
-    /// (stamped with the wall clock now); `expectedBytes` sizes the batch's buffer.
-    func writeBatch(
-        connection: Int, expectedBytes: Int = 256, _ body: (_ write: (UnsafeRawBufferPointer) -> Void) -> Void
-    ) {
+    /// Queues the packets `body` produces as one batch for the writer thread (stamped with the wall clock when it
+    /// enters the queue); `expectedBytes` sizes the batch's buffer.
+    func writeBatch(expectedBytes: Int = 256, _ body: (_ write: (UnsafeRawBufferPointer) -> Void) -> Void) {
         guard firstError == nil, !closed.load(ordering: .relaxed) else { return }
-        var batch = PacketBatch(time: .now(), reserving: expectedBytes, reusing: recorder?.buffer() ?? queue.buffer())
+        var batch = PacketBatch(time: .now(), reserving: expectedBytes, reusing: queue.buffer())
         body { batch.append($0) }
-        if let recorder {
-            recorder.record(batch, connection: connection)
-        } else {
-            queue.put(batch)
-        }
+        queue.put(batch)
+    }
+
+    /// The flight recorder, when this capture is one and still open: connections keep their events there.
+    var openRecorder: FlightRecorder? {
+        guard let recorder, !closed.load(ordering: .relaxed) else { return nil }
+        return recorder
     }
 
     private func record(_ error: CaptureError) {

@@ -1,12 +1,13 @@
+import PacketSynthesis
 import Synchronization
 
 /// How much of its connections a flight-recording `DecryptedCapture` keeps in memory.
 public struct FlightRecorderLimits: Sendable, Hashable {
-    /// The most packet bytes kept per connection (both legs of a proxied connection are two connections). Its
-    /// opening handshake is always kept; past the limit the oldest packets after it go first. Default 8 MiB.
+    /// The most bytes kept per connection (both legs of a proxied connection are two connections). Its opening
+    /// handshake, FINs and RST are always kept; past the limit its oldest data goes first. Default 8 MiB.
     public var perConnection: Int
-    /// The most packet bytes kept for all connections together; past it, a connection's new packets push out its
-    /// own oldest ones, and a connection with nothing left to push out loses the new ones. Default 256 MiB.
+    /// The most bytes kept for all connections together; past it, a connection's new data pushes out its own
+    /// oldest, and a connection with nothing left to push out loses the new data. Default 256 MiB.
     public var total: Int
 
     public init(perConnection: Int = 8 << 20, total: Int = 256 << 20) {
@@ -15,28 +16,86 @@ public struct FlightRecorderLimits: Sendable, Hashable {
     }
 }
 
-/// The packets of a flight-recording capture, kept in memory per connection within `FlightRecorderLimits` until
-/// the capture is closed (written to the file when kept, dropped when not). Nothing touches the file system on
-/// the proxy's data path: recording a batch is a copy into a reused buffer and an append under a lock.
+/// What a connection of a flight-recording capture did, kept as it happened: the bytes each side sent (copied
+/// once into a reused buffer), its opening, FINs and RST, each with its time. Packets are built only when the
+/// capture is written (`takeAll`), so the data path pays a copy and an append under a lock, not the packets'
+/// headers and checksums, and nothing touches the file system while the traffic flows.
 final class FlightRecorder: Sendable {
-    /// One connection's batches in time order; the first (the opening handshake) is never pushed out.
-    private struct Ring {
-        var batches: [PacketBatch] = []
-        /// The first batch not yet pushed out, after the pinned one.
-        var head = 1
-        var bytes = 0
+    struct Event: Sendable {
+        enum Kind: Sendable {
+            case open
+            case data(TCPFlowSynthesizer.Side)
+            case finish(TCPFlowSynthesizer.Side)
+            case reset(TCPFlowSynthesizer.Side)
+        }
 
-        mutating func popOldest() -> PacketBatch? {
-            guard head < batches.count else { return nil }
-            let batch = batches[head]
-            batches[head] = PacketBatch(time: batch.time, reserving: 0)
+        var time: PacketTimestamp
+        var kind: Kind
+        var bytes: [UInt8] = []
+
+        /// What the event counts against the limits: its bytes and a little for itself.
+        var size: Int { bytes.count + 64 }
+    }
+
+    /// One connection: the synthesizer as it was before it opened (the packets are built from it again), the events
+    /// still kept in order, and what was pushed out before them.
+    private struct Ring {
+        var flow: TCPFlowSynthesizer
+        var events: [Event] = []
+        var head = 0
+        var size = 0
+        /// The data bytes pushed out, per side.
+        var skippedClient = 0
+        var skippedServer = 0
+        /// The opening, FINs and RST pushed out with the data before them (never dropped: a few per connection).
+        var controls: [Event] = []
+
+        /// Pushes out the oldest event; its buffer when it held data. False when nothing is left.
+        mutating func popOldest(returning spare: inout [[UInt8]]) -> Bool {
+            guard head < events.count else { return false }
+            var event = events[head]
+            events[head] = Event(time: event.time, kind: .open)
             head += 1
-            bytes -= batch.bytes.count
-            if head > 64, head * 2 > batches.count {
-                batches.removeSubrange(1..<head)
-                head = 1
+            size -= event.size
+            switch event.kind {
+            case .data(.client): skippedClient += event.bytes.count
+            case .data(.server): skippedServer += event.bytes.count
+            default: controls.append(event)
             }
-            return batch
+            if case .data = event.kind, spare.count < FlightRecorder.spareCount {
+                event.bytes.removeAll(keepingCapacity: true)
+                spare.append(event.bytes)
+            }
+            if head > 64, head * 2 > events.count {
+                events.removeSubrange(0..<head)
+                head = 0
+            }
+            return true
+        }
+
+        /// The connection's packets, one batch per event, from a fresh copy of its synthesizer.
+        func packets() -> [PacketBatch] {
+            var flow = flow
+            var batches: [PacketBatch] = []
+            func replay(_ event: Event) {
+                var batch = PacketBatch(time: event.time, reserving: event.bytes.count + 256)
+                event.bytes.withUnsafeBytes { bytes in
+                    switch event.kind {
+                    case .open: flow.open { batch.append($0) }
+                    case .data(let side): flow.data(bytes, from: side) { batch.append($0) }
+                    case .finish(let side): flow.finish(from: side) { batch.append($0) }
+                    case .reset(let side): flow.reset(from: side) { batch.append($0) }
+                    }
+                }
+                if !batch.lengths.isEmpty { batches.append(batch) }
+            }
+            // The opening first (it is the first event), then the pushed-out data as a gap, then the rest.
+            for event in controls where event.kind.isOpen { replay(event) }
+            flow.skip(skippedClient, from: .client)
+            flow.skip(skippedServer, from: .server)
+            for event in controls where !event.kind.isOpen { replay(event) }
+            for event in events[head...] { replay(event) }
+            return batches
         }
     }
 
@@ -49,46 +108,54 @@ final class FlightRecorder: Sendable {
 
     let limits: FlightRecorderLimits
     private let state = Mutex(State())
-    private static let spareCount = 16
+    static let spareCount = 16
 
     init(limits: FlightRecorderLimits) {
         self.limits = limits
     }
 
-    /// A buffer for the next batch, from a pushed-out one when there is one.
-    func buffer() -> [UInt8] {
-        state.withLock { $0.spare.popLast() ?? [] }
+    /// Starts connection `connection`, whose packets `flow` (not yet opened) builds.
+    func begin(connection: Int, flow: TCPFlowSynthesizer) {
+        state.withLock { $0.rings[connection] = Ring(flow: flow) }
     }
 
-    /// Keeps `batch` as connection `connection`'s newest, pushing out its oldest ones past the limits.
-    func record(_ batch: PacketBatch, connection: Int) {
-        let size = batch.bytes.count
+    /// Keeps an event of connection `connection` (with a copy of `bytes` for data), pushing out the connection's
+    /// oldest data past the limits.
+    func record(connection: Int, _ kind: Event.Kind, bytes: UnsafeRawBufferPointer? = nil) {
+        let time = PacketTimestamp.now()
         state.withLock { state in
-            var ring = state.rings.removeValue(forKey: connection) ?? Ring()
+            guard var ring = state.rings.removeValue(forKey: connection) else { return }
             defer { state.rings[connection] = ring }
-            guard !ring.batches.isEmpty else {
-                ring.batches.append(batch)
-                ring.bytes = size
-                state.total += size
-                return
+            var event = Event(time: time, kind: kind)
+            if let bytes {
+                event.bytes = state.spare.popLast() ?? []
+                event.bytes.append(contentsOf: bytes)
             }
-            while ring.bytes + size > limits.perConnection || state.total + size > limits.total {
-                guard let oldest = ring.popOldest() else {
-                    state.droppedBytes += Int64(size)
-                    return
+            let size = event.size
+            if case .data = kind {
+                while ring.size + size > limits.perConnection || state.total + size > limits.total {
+                    let before = ring.size
+                    guard ring.popOldest(returning: &state.spare) else {
+                        // Nothing of its own left to push out: the new data is not kept (a gap, like the rest).
+                        if case .data(let side) = kind {
+                            if side == .client { ring.skippedClient += event.bytes.count }
+                            if side == .server { ring.skippedServer += event.bytes.count }
+                        }
+                        state.droppedBytes += Int64(event.bytes.count)
+                        return
+                    }
+                    state.total -= before - ring.size
+                    state.droppedBytes += Int64(max(0, before - ring.size - 64))
                 }
-                state.total -= oldest.bytes.count
-                state.droppedBytes += Int64(oldest.bytes.count)
-                if state.spare.count < Self.spareCount { state.spare.append(oldest.bytes) }
             }
-            ring.batches.append(batch)
-            ring.bytes += size
+            ring.events.append(event)
+            ring.size += size
             state.total += size
         }
     }
 
-    /// Every kept batch, all connections merged in time order (a connection's own order kept for equal times);
-    /// the recorder is empty afterwards.
+    /// Every kept connection's packets, merged in time order (a connection's own order kept for equal times); the
+    /// recorder is empty afterwards.
     func takeAll() -> [PacketBatch] {
         let rings = state.withLock { state in
             defer {
@@ -97,13 +164,12 @@ final class FlightRecorder: Sendable {
             }
             return state.rings
         }
-        let kept = rings.sorted { $0.key < $1.key }.flatMap { _, ring in
-            [ring.batches[0]] + ring.batches[ring.head...]
-        }
-        return kept.enumerated().sorted { ($0.element.time, $0.offset) < ($1.element.time, $1.offset) }.map(\.element)
+        let batches = rings.sorted { $0.key < $1.key }.flatMap { $0.value.packets() }
+        return batches.enumerated().sorted { ($0.element.time, $0.offset) < ($1.element.time, $1.offset) }.map(
+            \.element)
     }
 
-    /// Drops every kept batch.
+    /// Drops every kept event.
     func discard() {
         state.withLock { state in
             state.rings = [:]
@@ -111,8 +177,15 @@ final class FlightRecorder: Sendable {
         }
     }
 
-    /// The packet bytes pushed out or never kept because of the limits.
+    /// The data bytes pushed out or never kept because of the limits.
     var droppedBytes: Int64 {
         state.withLock { $0.droppedBytes }
+    }
+}
+
+extension FlightRecorder.Event.Kind {
+    var isOpen: Bool {
+        if case .open = self { return true }
+        return false
     }
 }

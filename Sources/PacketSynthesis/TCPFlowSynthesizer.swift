@@ -84,6 +84,19 @@ public struct TCPFlowSynthesizer: Sendable {
     /// Whether nothing more can be sent: after a reset or after both FINs.
     public var isClosed: Bool { phase == .closed }
 
+    /// Whether `data(_:from:into:)` would emit `side`'s bytes: not closed and `side` has not sent its FIN.
+    public func accepts(from side: Side) -> Bool {
+        phase != .closed && !half(side).finished
+    }
+
+    /// Accounts for `count` bytes `side` sent that are not shown (a flight recorder dropped them): its sequence
+    /// numbers move on as if they had been, so the packets after them follow on correctly, with a gap Wireshark
+    /// reports as a segment not captured.
+    public mutating func skip(_ count: Int, from side: Side) {
+        guard count > 0, accepts(from: side) else { return }
+        advance(side, by: count)
+    }
+
     /// The three-way handshake (RFC 9293 §3.5): SYN, SYN-ACK, ACK. Emits nothing once opened.
     public mutating func open(into emit: (UnsafeRawBufferPointer) throws -> Void) rethrows {
         guard phase == .idle else { return }
