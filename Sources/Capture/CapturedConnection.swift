@@ -25,11 +25,22 @@ public final class CapturedConnection: @unchecked Sendable {
     public var server: IPv4Endpoint { flow.server }
 
     /// Records `bytes` sent by `direction`, split into segments; empty data writes nothing.
-    public func data(_ bytes: UnsafeRawBufferPointer, from direction: Direction) {
+    public func data(_ bytes: ArraySlice<UInt8>, from direction: Direction) {
         guard !bytes.isEmpty, !flow.isClosed else { return }
         if let recorder = capture.openRecorder {
-            // Packets are built when the capture is written; `flow` only keeps the state that decides what counts.
+            // Kept as it is (no copy: the slice holds its buffer); packets are built when the capture is written,
+            // and `flow` only keeps the state that decides what counts.
             if flow.accepts(from: direction) { recorder.record(connection: serial, .data(direction), bytes: bytes) }
+            return
+        }
+        bytes.withUnsafeBytes { data($0, from: direction) }
+    }
+
+    /// Records `bytes` sent by `direction` (copied when the capture is a flight recorder); see the slice form.
+    public func data(_ bytes: UnsafeRawBufferPointer, from direction: Direction) {
+        guard !bytes.isEmpty, !flow.isClosed else { return }
+        if capture.openRecorder != nil {
+            data(ArraySlice(bytes), from: direction)
             return
         }
         // Room for the payload and a 40-byte header (plus options) per segment.

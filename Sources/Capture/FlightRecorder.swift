@@ -16,9 +16,9 @@ public struct FlightRecorderLimits: Sendable, Hashable {
     }
 }
 
-/// What a connection of a flight-recording capture did, kept as it happened: the bytes each side sent (copied
-/// once into a reused buffer), its opening, FINs and RST, each with its time. Packets are built only when the
-/// capture is written (`takeAll`), so the data path pays a copy and an append under a lock, not the packets'
+/// What a connection of a flight-recording capture did, kept as it happened: the bytes each side sent (the
+/// proxy's own slices, not copied), its opening, FINs and RST, each with its time. Packets are built only when the
+/// capture is written (`takeAll`), so the data path pays an append under a lock, not the packets'
 /// headers and checksums, and nothing touches the file system while the traffic flows.
 final class FlightRecorder: Sendable {
     struct Event: Sendable {
@@ -31,7 +31,7 @@ final class FlightRecorder: Sendable {
 
         var time: PacketTimestamp
         var kind: Kind
-        var bytes: [UInt8] = []
+        var bytes: ArraySlice<UInt8> = []
 
         /// What the event counts against the limits: its bytes and a little for itself.
         var size: Int { bytes.count + 64 }
@@ -50,10 +50,10 @@ final class FlightRecorder: Sendable {
         /// The opening, FINs and RST pushed out with the data before them (never dropped: a few per connection).
         var controls: [Event] = []
 
-        /// Pushes out the oldest event; its buffer when it held data. False when nothing is left.
-        mutating func popOldest(returning spare: inout [[UInt8]]) -> Bool {
+        /// Pushes out the oldest event. False when nothing is left.
+        mutating func popOldest() -> Bool {
             guard head < events.count else { return false }
-            var event = events[head]
+            let event = events[head]
             events[head] = Event(time: event.time, kind: .open)
             head += 1
             size -= event.size
@@ -61,10 +61,6 @@ final class FlightRecorder: Sendable {
             case .data(.client): skippedClient += event.bytes.count
             case .data(.server): skippedServer += event.bytes.count
             default: controls.append(event)
-            }
-            if case .data = event.kind, spare.count < FlightRecorder.spareCount {
-                event.bytes.removeAll(keepingCapacity: true)
-                spare.append(event.bytes)
             }
             if head > 64, head * 2 > events.count {
                 events.removeSubrange(0..<head)
@@ -103,12 +99,10 @@ final class FlightRecorder: Sendable {
         var rings: [Int: Ring] = [:]
         var total = 0
         var droppedBytes: Int64 = 0
-        var spare: [[UInt8]] = []
     }
 
     let limits: FlightRecorderLimits
     private let state = Mutex(State())
-    static let spareCount = 16
 
     init(limits: FlightRecorderLimits) {
         self.limits = limits
@@ -119,23 +113,18 @@ final class FlightRecorder: Sendable {
         state.withLock { $0.rings[connection] = Ring(flow: flow) }
     }
 
-    /// Keeps an event of connection `connection` (with a copy of `bytes` for data), pushing out the connection's
-    /// oldest data past the limits.
-    func record(connection: Int, _ kind: Event.Kind, bytes: UnsafeRawBufferPointer? = nil) {
-        let time = PacketTimestamp.now()
+    /// Keeps an event of connection `connection` (`bytes`, for data, as they are: the slice keeps its buffer),
+    /// pushing out the connection's oldest data past the limits.
+    func record(connection: Int, _ kind: Event.Kind, bytes: ArraySlice<UInt8> = []) {
+        let event = Event(time: PacketTimestamp.now(), kind: kind, bytes: bytes)
         state.withLock { state in
             guard var ring = state.rings.removeValue(forKey: connection) else { return }
             defer { state.rings[connection] = ring }
-            var event = Event(time: time, kind: kind)
-            if let bytes {
-                event.bytes = state.spare.popLast() ?? []
-                event.bytes.append(contentsOf: bytes)
-            }
             let size = event.size
             if case .data = kind {
                 while ring.size + size > limits.perConnection || state.total + size > limits.total {
                     let before = ring.size
-                    guard ring.popOldest(returning: &state.spare) else {
+                    guard ring.popOldest() else {
                         // Nothing of its own left to push out: the new data is not kept (a gap, like the rest).
                         if case .data(let side) = kind {
                             if side == .client { ring.skippedClient += event.bytes.count }

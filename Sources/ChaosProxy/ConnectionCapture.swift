@@ -37,8 +37,13 @@ final class ConnectionCapture {
         leg(side)?.data(bytes, from: Self.peer(side))
     }
 
+    /// Bytes the proxy read from `side`'s peer, as the slice the flow gets (a flight recorder keeps it uncopied).
+    func received(_ bytes: ArraySlice<UInt8>, from side: FlowSide) {
+        leg(side)?.data(bytes, from: Self.peer(side))
+    }
+
     /// Bytes the proxy wrote to `side`'s peer.
-    func sent(_ bytes: UnsafeRawBufferPointer, to side: FlowSide) {
+    func sent(_ bytes: ArraySlice<UInt8>, to side: FlowSide) {
         leg(side)?.data(bytes, from: Self.peer(side).peer)
     }
 

@@ -242,15 +242,11 @@ final class ProxyConnection {
                 let run = flow[keyPath: lane].nextBytes(at: time, limit: Self.mergeLimit)
                 let outcome: IOOutcome
                 do {
-                    let write = { [capture] (raw: UnsafeRawBufferPointer) throws -> IOOutcome in
-                        let outcome = try stream.write(raw)
-                        if let capture, case .done(let count) = outcome {
-                            capture.sent(UnsafeRawBufferPointer(rebasing: raw[..<count]), to: side)
-                        }
-                        return outcome
+                    let written = run.count > 1 ? ArraySlice(run.joined()) : bytes
+                    outcome = try written.withUnsafeBytes { try stream.write($0) }
+                    if let capture, case .done(let count) = outcome {
+                        capture.sent(written.prefix(count), to: side)
                     }
-                    outcome =
-                        try run.count > 1 ? Array(run.joined()).withUnsafeBytes(write) : bytes.withUnsafeBytes(write)
                 } catch {
                     return feed(.writeFailed(side))
                 }
@@ -381,9 +377,6 @@ final class ProxyConnection {
             }
         }
         if filled > 0 {
-            if let capture {
-                buffer.withUnsafeBytes { capture.received(UnsafeRawBufferPointer(rebasing: $0[..<filled]), from: side) }
-            }
             let chunk: ArraySlice<UInt8>
             if filled >= Self.readSize / 4 {
                 chunk = buffer[0..<filled]
@@ -391,6 +384,7 @@ final class ProxyConnection {
                 chunk = ArraySlice(Array(buffer[0..<filled]))
                 spare = buffer
             }
+            capture?.received(chunk, from: side)
             let before = flow.requests
             feed(.received(chunk, from: side))
             if flow.requests > before { handle.requests.add(flow.requests - before, ordering: .relaxed) }
