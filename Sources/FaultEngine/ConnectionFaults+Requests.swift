@@ -65,34 +65,42 @@ extension ConnectionFaults {
     ) -> [FaultDecision] {
         guard count > 0, let start = uploadOffset else { return [] }
         let uploadLength = self.uploadLength(stated: statedLength, budget: budget)
+        // The rules as they are now: placing the arms changes only which stay armed.
+        let faults = self
+        return fireCovered(from: start, count: count, time: time, budget: &budget) { arm, budget in
+            guard case .atOffset(let position) = faults.rules[arm.rule].trigger else { return nil }
+            if let target = position.offset(uploadLength: uploadLength) { return target }
+            // Reported once per request; a rule whose `times` are used up never will be.
+            if case .fraction(let numerator, let denominator) = position, !arm.reported {
+                if budget.hasTimesLeft(arm.rule) {
+                    let reason = faults.unresolvedReason(numerator: numerator, denominator: denominator)
+                    budget.states[arm.rule].unresolved = reason
+                    unresolved.append(
+                        UnresolvedFault(
+                            rule: faults.rules[arm.rule].name, connection: faults.connection, reason: reason,
+                            time: time))
+                }
+                arm.reported = true
+            }
+            return nil
+        }
+    }
+
+    /// Fires the request arms whose byte position (`target`: nil for an arm it does not place now) this chunk of
+    /// `count` bytes from `start` covers, after exactly the bytes before the position; the others stay armed.
+    private mutating func fireCovered(
+        from start: Int64, count: Int, time: Duration, budget: inout FaultBudget,
+        target: (inout Arm, inout FaultBudget) -> Int64?
+    ) -> [FaultDecision] {
         var decisions: [FaultDecision] = []
         var kept: [Arm] = []
         for var arm in requestArms {
-            guard case .atOffset(let position) = rules[arm.rule].trigger else {
-                kept.append(arm)
-                continue
-            }
-            guard let target = position.offset(uploadLength: uploadLength) else {
-                // Reported once per request; a rule whose `times` are used up never will be.
-                if case .fraction(let numerator, let denominator) = position, !arm.reported {
-                    if budget.hasTimesLeft(arm.rule) {
-                        let reason = unresolvedReason(numerator: numerator, denominator: denominator)
-                        budget.states[arm.rule].unresolved = reason
-                        unresolved.append(
-                            UnresolvedFault(
-                                rule: rules[arm.rule].name, connection: connection, reason: reason, time: time))
-                    }
-                    arm.reported = true
-                }
-                kept.append(arm)
-                continue
-            }
-            guard start <= target, target <= start + Int64(count) else {
+            guard let position = target(&arm, &budget), start <= position, position <= start + Int64(count) else {
                 kept.append(arm)
                 continue
             }
             let decision = budget.fire(
-                arm.rule, on: connection, afterBytes: Int(target - start), offset: target, time: time)
+                arm.rule, on: connection, afterBytes: Int(position - start), offset: position, time: time)
             decisions += decision.map { [$0] } ?? []
         }
         requestArms = kept
@@ -133,19 +141,10 @@ extension ConnectionFaults {
         guard count > 0 else { return [] }
         let start = responseBytes
         responseBytes = start + Int64(count)
-        var decisions: [FaultDecision] = []
-        var kept: [Arm] = []
-        for arm in requestArms {
-            guard let target = responseThreshold(arm.rule), start <= target, target <= start + Int64(count) else {
-                kept.append(arm)
-                continue
-            }
-            let decision = budget.fire(
-                arm.rule, on: connection, afterBytes: Int(target - start), offset: target, time: time)
-            decisions += decision.map { [$0] } ?? []
+        let faults = self
+        return fireCovered(from: start, count: count, time: time, budget: &budget) { arm, _ in
+            faults.responseThreshold(arm.rule)
         }
-        requestArms = kept
-        return decisions
     }
 
     /// Whether an arm waits on body bytes.
