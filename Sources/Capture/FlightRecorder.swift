@@ -50,23 +50,31 @@ final class FlightRecorder: Sendable {
         /// The opening, FINs and RST pushed out with the data before them (never dropped: a few per connection).
         var controls: [Event] = []
 
-        /// Pushes out the oldest event. False when nothing is left.
-        mutating func popOldest() -> Bool {
-            guard head < events.count else { return false }
+        /// Takes the oldest event out of the kept ones; nil when none is left.
+        mutating func popOldest() -> Event? {
+            guard head < events.count else { return nil }
             let event = events[head]
             events[head] = Event(time: event.time, kind: .open)
             head += 1
             size -= event.size
-            switch event.kind {
-            case .data(.client): skippedClient += event.bytes.count
-            case .data(.server): skippedServer += event.bytes.count
-            default: controls.append(event)
-            }
             if head > 64, head * 2 > events.count {
                 events.removeSubrange(0..<head)
                 head = 0
             }
-            return true
+            return event
+        }
+
+        /// Counts `event` as pushed out: its data becomes a gap in the sequence numbers, an opening, FIN or RST is
+        /// kept aside. Returns the data bytes dropped.
+        mutating func pushOut(_ event: Event) -> Int {
+            switch event.kind {
+            case .data(.client): skippedClient += event.bytes.count
+            case .data(.server): skippedServer += event.bytes.count
+            default:
+                controls.append(event)
+                return 0
+            }
+            return event.bytes.count
         }
 
         /// The connection's packets, one batch per event, from a fresh copy of its synthesizer.
@@ -123,18 +131,13 @@ final class FlightRecorder: Sendable {
             let size = event.size
             if case .data = kind {
                 while ring.size + size > limits.perConnection || state.total + size > limits.total {
-                    let before = ring.size
-                    guard ring.popOldest() else {
-                        // Nothing of its own left to push out: the new data is not kept (a gap, like the rest).
-                        if case .data(let side) = kind {
-                            if side == .client { ring.skippedClient += event.bytes.count }
-                            if side == .server { ring.skippedServer += event.bytes.count }
-                        }
-                        state.droppedBytes += Int64(event.bytes.count)
+                    guard let oldest = ring.popOldest() else {
+                        // Nothing of its own left to push out: the new data is not kept either (a gap, like the rest).
+                        state.droppedBytes += Int64(ring.pushOut(event))
                         return
                     }
-                    state.total -= before - ring.size
-                    state.droppedBytes += Int64(max(0, before - ring.size - 64))
+                    state.total -= oldest.size
+                    state.droppedBytes += Int64(ring.pushOut(oldest))
                 }
             }
             ring.events.append(event)
