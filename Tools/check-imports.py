@@ -8,8 +8,7 @@
   2. Layers: a target depends only on targets of its own layer or lower ones. The layers are the `layer` lines
      of the comment at the top of Package.swift, highest first (the one source of truth); test targets sit above
      every layer; every other target must be listed.
-  3. Pure targets depend only on pure targets and import no Glibc, Foundation or Dispatch, except the files in
-     PURE_FOUNDATION_EXCEPTIONS, each with its reason (a new Foundation import in a pure target fails).
+  3. Pure targets depend only on pure targets and import no Glibc, Foundation or Dispatch.
 
 Usage: Tools/check-imports.py [--root DIR] [--dump FILE]   (default: `swift package dump-package` in DIR)
        Tools/check-imports.py --self-test                  (negative controls on a fake package)
@@ -29,7 +28,6 @@ SYSTEM_MODULES = {
 }
 PURE_FORBIDDEN = {"Glibc", "Musl", "Foundation", "FoundationEssentials", "FoundationNetworking", "Dispatch"}
 PURE_LAYER = "pure"
-PURE_FOUNDATION_EXCEPTIONS: dict[tuple[str, str], str] = {}
 
 IMPORT = re.compile(
     r"^\s*(?:@\w+\s+)*import\s+(?:(?:struct|class|enum|protocol|typealias|func|var|let)\s+)?([A-Za-z_]\w*)"
@@ -134,8 +132,7 @@ def check(root, dump):
                 elif module not in SYSTEM_MODULES:
                     problems.append(f"{where}: neither a target of the package nor a known system module")
                 elif layer[1] == PURE_LAYER and module in PURE_FORBIDDEN:
-                    if (name, os.path.basename(path)) not in PURE_FOUNDATION_EXCEPTIONS:
-                        problems.append(f"{where}: a pure target imports no Glibc, Foundation or Dispatch")
+                    problems.append(f"{where}: a pure target imports no Glibc, Foundation or Dispatch")
     return problems
 
 
