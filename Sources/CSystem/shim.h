@@ -11,6 +11,7 @@
 #include <time.h>
 #include <sys/ioctl.h>
 #include <linux/sockios.h>
+#include <fcntl.h>
 extern int accept4(int fd, struct sockaddr *addr, socklen_t *len, int flags); /* _GNU_SOURCE only in glibc */
 extern int ppoll(struct pollfd *fds, nfds_t nfds, const struct timespec *timeout, const sigset_t *sigmask); /* idem */
 /* Bytes in a TCP socket's send queue not yet acknowledged by the peer (SIOCOUTQ), or -1. */
@@ -18,4 +19,6 @@ static inline int squall_unacknowledged_bytes(int fd) {
     int count = 0;
     return ioctl(fd, SIOCOUTQ, &count) == 0 ? count : -1;
 }
+/* O_DIRECT, which glibc's headers name only under _GNU_SOURCE (its value is always __O_DIRECT). */
+static inline int squall_o_direct(void) { return __O_DIRECT; }
 #endif

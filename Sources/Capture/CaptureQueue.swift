@@ -38,6 +38,8 @@ final class CaptureQueue: @unchecked Sendable {
     /// The writer holds batches it took and has not written yet; `sync()` waits for this to end and the queue
     /// to be empty.
     private var writing = false
+    /// `sync()` waits for the writer to flush.
+    private var flushWanted = false
     private let limit: Int
     /// Buffers of written batches, for the next batches: a fresh 256 KiB buffer per read would cost the proxy's
     /// thread an allocation and its page faults each time.
@@ -62,16 +64,26 @@ final class CaptureQueue: @unchecked Sendable {
         condition.broadcast()
     }
 
-    /// The writer's side: every queued batch, waiting while there is none; nil once closed and drained.
-    func take() -> [PacketBatch]? {
+    /// The writer's side: every queued batch, waiting while there is none; nil once closed and drained. An empty
+    /// array asks the writer to flush what it wrote: `idleFlush` passed with nothing queued, or `sync()` waits for
+    /// it.
+    func take(idleFlush: Duration? = nil) -> [PacketBatch]? {
         condition.lock()
         defer { condition.unlock() }
-        while batches.isEmpty && !closing { condition.wait() }
-        guard !batches.isEmpty else {
+        let deadline = idleFlush.map { Date(timeIntervalSinceNow: Double($0 / .microseconds(1)) / 1e6) }
+        while batches.isEmpty && !closing && !flushWanted {
+            if let deadline {
+                guard condition.wait(until: deadline) else { break }
+            } else {
+                condition.wait()
+            }
+        }
+        if batches.isEmpty && closing {
             finished = true
             condition.broadcast()
             return nil
         }
+        if batches.isEmpty { flushWanted = false }
         let taken = batches
         batches = []
         queuedBytes = 0
@@ -96,10 +108,12 @@ final class CaptureQueue: @unchecked Sendable {
         condition.unlock()
     }
 
-    /// Waits until everything queued before the call is written.
+    /// Waits until everything queued before the call is written and flushed.
     func sync() {
         condition.lock()
-        while (!batches.isEmpty || writing) && !finished { condition.wait() }
+        flushWanted = true
+        condition.broadcast()
+        while (!batches.isEmpty || writing || flushWanted) && !finished { condition.wait() }
         condition.unlock()
     }
 

@@ -7,11 +7,12 @@ import Synchronization
 ///
 /// Capture never stops the traffic it records: a write failure is kept in `firstError` (the harness reports
 /// it) and the capture writes nothing more. Packets are synthesized on the caller's thread and written by a
-/// writer thread of the capture's own, flushed after each batch, so a crash leaves a readable file that lacks at
-/// most what was still queued (about twice `queueLimit` bytes at worst).
+/// writer thread of the capture's own in blocks of a MiB (direct I/O where the file system allows it, see
+/// `StagedFile`), and the rest once no packet came for `idleFlush`, so a crash leaves a readable file that lacks at
+/// most the last MiB and what was still queued (about twice `queueLimit` bytes at worst).
 /// ```
 /// proxy thread ──CapturedConnection.data──▶ TCPFlowSynthesizer ──batch──▶ CaptureQueue (bounded)
-///                                                   writer thread ◀──┘ ──▶ PcapFileWriter (pcap_dump, flush)
+///                                         writer thread ◀──┘ ──▶ PcapFileWriter ──▶ StagedFile (1 MiB blocks)
 /// ```
 ///
 /// As a flight recorder (`recorder` limits given), nothing is synthesized or written while the traffic flows: each
@@ -63,13 +64,20 @@ public final class DecryptedCapture: Sendable {
         close()
     }
 
-    /// The writer thread: writes each batch taken from `queue`, flushing once per take, until the queue closes.
+    /// The writer thread: writes each batch taken from `queue` until the queue closes, and flushes once nothing
+    /// came for `idleFlush` (or `sync()` asks): while the traffic flows, records reach the file only in whole blocks.
     private static func drain(_ queue: CaptureQueue, into writer: PcapFileWriter, failure: FirstFailure) {
-        while var batches = queue.take() {
+        var unflushed = false
+        while var batches = queue.take(idleFlush: unflushed ? idleFlush : nil) {
             if failure.error == nil {
                 do throws(CaptureError) {
-                    for batch in batches { try write(batch, to: writer) }
-                    try writer.flush()
+                    if batches.isEmpty {
+                        try writer.flush()
+                        unflushed = false
+                    } else {
+                        for batch in batches { try write(batch, to: writer) }
+                        unflushed = true
+                    }
                 } catch {
                     failure.record(error)
                 }
@@ -80,6 +88,9 @@ public final class DecryptedCapture: Sendable {
             queue.written(returning: buffers)
         }
     }
+
+    /// How long the writer waits for more packets before it flushes what it staged.
+    static let idleFlush = Duration.milliseconds(20)
 
     /// Starts recording a connection: writes its handshake now. The n-th use of a four-tuple in this capture gets
     /// initial sequence numbers of its own (see `TCPFlowSynthesizer.init`).

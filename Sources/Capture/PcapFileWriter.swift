@@ -1,123 +1,74 @@
-import CPcap
 import Glibc
 import PacketSynthesis
 import Synchronization
 
-/// Writes IPv4 packets to a pcap file through libpcap (`pcap_open_dead` + `pcap_dump`), from any thread.
+/// Writes IPv4 packets to a pcap file (the classic format libpcap reads: microsecond timestamps, host byte order),
+/// from any thread.
 ///
-/// The link type is LINKTYPE_RAW (`DLT_RAW`): each record is an IPv4 datagram with no link header, which
-/// tshark shows as "Raw IP". Records go through stdio's buffer; `flush()` (or `writeBatch`, which flushes
-/// once at its end) pushes them to the file, so a crash leaves a capture readable up to the last batch.
-/// All calls hold one lock, so batches from several threads never interleave.
+/// The link type is LINKTYPE_RAW: each record is an IPv4 datagram with no link header, which tshark shows as
+/// "Raw IP". The header and records are staged in memory (`StagedFile`) and reach the file in blocks of a MiB
+/// (past the page cache where the file system allows it); `flush()` (or `writeBatch`, which flushes once at its
+/// end) writes the rest, so the file is readable up to the last flush. The file is created with mode 0600: it
+/// holds decrypted traffic. All calls hold one lock, so batches from several threads never interleave.
 public final class PcapFileWriter: Sendable {
-    /// The largest record libpcap is told to expect: a whole IPv4 datagram.
-    static let snapshotLength: Int32 = 65_535
+    /// The largest record the file's header announces: a whole IPv4 datagram.
+    static let snapshotLength: UInt32 = 65_535
+    /// LINKTYPE_RAW: each record is an IP packet with no link-layer header.
+    static let linkTypeRaw: UInt32 = 101
 
-    /// libpcap's handles; used only under the lock, which is what makes sending them between threads safe.
+    /// The descriptor and the staged records; used only under the lock, which is what makes sending them between
+    /// threads safe.
     private struct Handles: @unchecked Sendable {
-        var pcap: OpaquePointer?
-        var dumper: OpaquePointer?
+        var descriptor: Int32 = -1
+        var file: StagedFile?
     }
 
     /// The file being written.
     public let path: String
     private let handles: Mutex<Handles>
 
-    /// Creates (or truncates) the capture file at `path` and writes its header.
+    /// Creates (or truncates) the capture file at `path`; its header is staged with the first records.
     public init(path: String) throws(CaptureError) {
-        guard let pcap = pcap_open_dead(DLT_RAW, Self.snapshotLength) else {
-            throw CaptureError(.open, "cannot open capture file '\(path)': pcap_open_dead failed")
+        let descriptor = Glibc.open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else {
+            throw CaptureError(.open, "cannot open capture file '\(path)': \(String(cString: strerror(errno)))")
         }
-        guard let dumper = pcap_dump_open(pcap, path) else {
-            let message = String(cString: pcap_geterr(pcap))
-            pcap_close(pcap)
-            throw CaptureError(.open, "cannot open capture file '\(path)': \(message)")
-        }
+        // struct pcap_file_header: magic, version 2.4, time zone and accuracy 0, snapshot length, link type.
+        var header: (UInt32, UInt16, UInt16, Int32, UInt32, UInt32, UInt32) = (
+            0xa1b2_c3d4, 2, 4, 0, 0, Self.snapshotLength, Self.linkTypeRaw
+        )
+        let head = withUnsafeBytes(of: &header) { Array($0) }
         self.path = path
-        handles = Mutex(Handles(pcap: pcap, dumper: dumper))
+        handles = Mutex(
+            Handles(descriptor: descriptor, file: StagedFile(path: path, descriptor: descriptor, head: head)))
     }
 
     deinit {
         try? close()
     }
 
-    /// Appends one record; it reaches the file at the next flush.
+    /// Whether whole blocks of records bypass the page cache (direct I/O).
+    public var writesDirectly: Bool {
+        handles.withLock { $0.file?.writesDirectly ?? false }
+    }
+
+    /// Appends one record; it reaches the file at the next flush at the latest.
     public func write(packet: UnsafeRawBufferPointer, at time: PacketTimestamp) throws(CaptureError) {
         try handles.withLock { handles throws(CaptureError) in
-            guard let dumper = handles.dumper else { throw closedError }
-            Self.dump(packet, at: time, to: dumper)
+            try stage(packet, at: time, into: try open(handles))
         }
     }
 
-    /// Appends one record per packet of `packets` (back to back, `lengths` bytes each), all stamped `time`, written
-    /// straight to the file with `writev` (a record header and its packet per pair of vectors, up to
-    /// `vectorLimit` vectors a call) after what stdio buffered: the same records `write(packet:at:)` makes, without
-    /// stdio's two system calls and partial copies per large packet.
+    /// Appends one record per packet of `packets` (back to back, `lengths` bytes each), all stamped `time`.
     public func write(packets: UnsafeRawBufferPointer, lengths: [Int], at time: PacketTimestamp) throws(CaptureError) {
         try handles.withLock { handles throws(CaptureError) in
-            guard let dumper = handles.dumper else { throw closedError }
-            try flush(dumper)
-            let descriptor = fileno(pcap_dump_file(dumper))
-            let stamp = time.timeValue
-            // The file's record header (struct pcap_sf_pkthdr): 32-bit seconds, microseconds, caplen, len.
-            var headers = [UInt32](repeating: 0, count: lengths.count * 4)
-            for (index, length) in lengths.enumerated() {
-                headers[index * 4] = UInt32(truncatingIfNeeded: stamp.tv_sec)
-                headers[index * 4 + 1] = UInt32(truncatingIfNeeded: stamp.tv_usec)
-                headers[index * 4 + 2] = UInt32(length)
-                headers[index * 4 + 3] = UInt32(length)
-            }
-            let failed = headers.withUnsafeMutableBytes { headerBytes -> Bool in
-                var vectors: [iovec] = []
-                vectors.reserveCapacity(min(Self.vectorLimit, lengths.count * 2))
-                var start = 0
-                var index = 0
-                while index < lengths.count {
-                    vectors.removeAll(keepingCapacity: true)
-                    while index < lengths.count, vectors.count + 2 <= Self.vectorLimit {
-                        vectors.append(iovec(iov_base: headerBytes.baseAddress! + index * 16, iov_len: 16))
-                        vectors.append(
-                            iovec(
-                                iov_base: UnsafeMutableRawPointer(mutating: packets.baseAddress! + start),
-                                iov_len: lengths[index]))
-                        start += lengths[index]
-                        index += 1
-                    }
-                    guard Self.writeAll(descriptor, &vectors) else { return true }
-                }
-                return false
-            }
-            if failed {
-                throw CaptureError(.write, "cannot write capture file '\(path)': \(String(cString: strerror(errno)))")
+            let file = try open(handles)
+            var start = 0
+            for length in lengths {
+                try stage(UnsafeRawBufferPointer(rebasing: packets[start..<start + length]), at: time, into: file)
+                start += length
             }
         }
-    }
-
-    /// The most vectors one `writev` takes (IOV_MAX on Linux is 1024).
-    static let vectorLimit = 1024
-
-    /// Writes every byte `vectors` describe, continuing after partial writes; false on an error.
-    private static func writeAll(_ descriptor: Int32, _ vectors: inout [iovec]) -> Bool {
-        var first = 0
-        while first < vectors.count {
-            let written = vectors[first...].withUnsafeBufferPointer {
-                writev(descriptor, $0.baseAddress, Int32($0.count))
-            }
-            if written < 0 {
-                if errno == EINTR { continue }
-                return false
-            }
-            var rest = written
-            while first < vectors.count, rest >= vectors[first].iov_len {
-                rest -= vectors[first].iov_len
-                first += 1
-            }
-            if rest > 0 {
-                vectors[first].iov_base += rest
-                vectors[first].iov_len -= rest
-            }
-        }
-        return true
     }
 
     /// Appends every packet `body` passes to its `write` closure, all stamped `time` (the wall clock read under
@@ -126,51 +77,58 @@ public final class PcapFileWriter: Sendable {
         at time: PacketTimestamp? = nil, _ body: (_ write: (UnsafeRawBufferPointer) -> Void) -> Void
     ) throws(CaptureError) {
         try handles.withLock { handles throws(CaptureError) in
-            guard let dumper = handles.dumper else { throw closedError }
+            let file = try open(handles)
             let stamp = time ?? .now()
-            body { packet in Self.dump(packet, at: stamp, to: dumper) }
-            try flush(dumper)
+            var failure: CaptureError?
+            body { packet in
+                guard failure == nil else { return }
+                do throws(CaptureError) { try stage(packet, at: stamp, into: file) } catch { failure = error }
+            }
+            if let failure { throw failure }
+            try check(file.flush())
         }
     }
 
-    /// Pushes buffered records to the file.
+    /// Writes the staged records to the file.
     public func flush() throws(CaptureError) {
-        try handles.withLock { handles throws(CaptureError) in
-            guard let dumper = handles.dumper else { throw closedError }
-            try flush(dumper)
-        }
+        try handles.withLock { handles throws(CaptureError) in try check(open(handles).flush()) }
     }
 
     /// Flushes and closes the file; later calls do nothing. Throws when the final flush fails (the file is
     /// closed all the same).
     public func close() throws(CaptureError) {
         try handles.withLock { handles throws(CaptureError) in
-            guard let dumper = handles.dumper else { return }
+            guard let file = handles.file else { return }
             defer {
-                pcap_dump_close(dumper)
-                pcap_close(handles.pcap)
-                handles = Handles()
+                handles.file = nil
+                Glibc.close(handles.descriptor)
             }
-            try flush(dumper)
+            try check(file.flush())
         }
     }
 
-    private var closedError: CaptureError {
-        CaptureError(.closed, "capture file '\(path)' is already closed")
-    }
-
-    private func flush(_ dumper: OpaquePointer) throws(CaptureError) {
-        guard pcap_dump_flush(dumper) == 0 else {
-            throw CaptureError(.write, "cannot write capture file '\(path)': \(String(cString: strerror(errno)))")
+    private func open(_ handles: Handles) throws(CaptureError) -> StagedFile {
+        guard let file = handles.file else {
+            throw CaptureError(.closed, "capture file '\(path)' is already closed")
         }
+        return file
     }
 
-    private static func dump(_ packet: UnsafeRawBufferPointer, at time: PacketTimestamp, to dumper: OpaquePointer) {
-        guard let bytes = packet.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return }
-        var header = pcap_pkthdr()
-        header.ts = time.timeValue
-        header.caplen = UInt32(packet.count)
-        header.len = UInt32(packet.count)
-        pcap_dump(UnsafeMutablePointer<UInt8>(dumper), &header, bytes)
+    private func check(_ failure: Int32?) throws(CaptureError) {
+        guard let failure else { return }
+        throw CaptureError(.write, "cannot write capture file '\(path)': \(String(cString: strerror(failure)))")
+    }
+
+    /// Stages one record: its header (32-bit seconds, microseconds, captured and original lengths), then the packet.
+    private func stage(_ packet: UnsafeRawBufferPointer, at time: PacketTimestamp, into file: StagedFile)
+        throws(CaptureError)
+    {
+        let stamp = time.timeValue
+        var header: (UInt32, UInt32, UInt32, UInt32) = (
+            UInt32(truncatingIfNeeded: stamp.tv_sec), UInt32(truncatingIfNeeded: stamp.tv_usec),
+            UInt32(packet.count), UInt32(packet.count)
+        )
+        try check(withUnsafeBytes(of: &header) { file.append($0) })
+        try check(file.append(packet))
     }
 }

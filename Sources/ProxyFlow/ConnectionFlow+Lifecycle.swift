@@ -157,11 +157,6 @@ extension ConnectionFlow {
         side == .client ? clientEnded : upstreamEnded
     }
 
-    /// The one place a side becomes the transcript's closing side.
-    static func closeSide(_ side: FlowSide) -> CloseSide {
-        side == .client ? .client : .upstream
-    }
-
     /// Enters the ending with `ending`, then does `action`.
     private mutating func begin(_ ending: Ending, then action: ConnectionAction) -> [ConnectionAction] {
         phase = .ending
@@ -198,7 +193,7 @@ extension ConnectionFlow {
         if let end = immediateEnd, phase == .relaying { return proxyEnds(end == .reset ? .rst : .fin) }
         guard phase == .relaying, clientEnded, upstreamEnded else { return [] }
         if toUpstream.isEmpty, toClient.isEmpty {
-            return begin(Ending(side: Self.closeSide(firstEnd ?? .client), kind: .fin), then: .close)
+            return begin(Ending(side: CloseSide(firstEnd ?? .client), kind: .fin), then: .close)
         }
         let heldForever = { (lane: Lane) in !lane.isEmpty && lane.nextRelease(after: now) == nil }
         return heldForever(toUpstream) || heldForever(toClient) ? proxyEnds(.fin) : []
@@ -238,7 +233,7 @@ extension ConnectionFlow {
             abruptEOF
             ? [CaptureMark(side, .peer, .fin), CaptureMark(side, .proxy, .rst)] : [CaptureMark(side, .peer, .rst)]
         return (marks + [CaptureMark(other, .proxy, .rst)]).map { .capture($0) }
-            + begin(Ending(side: Self.closeSide(side), kind: .rst), then: .abort(waitForAcknowledgement: false))
+            + begin(Ending(side: CloseSide(side), kind: .rst), then: .abort(waitForAcknowledgement: false))
     }
 
     private mutating func endSent(at now: Duration) -> [ConnectionAction] {

@@ -88,6 +88,11 @@ public enum CloseSide: String, Sendable, Hashable, CaseIterable {
     case client
     case upstream
     case proxy
+
+    /// The peer on `side` closed.
+    public init(_ side: TLSLeg) {
+        self = side == .client ? .client : .upstream
+    }
 }
 
 /// How a connection ended: an orderly FIN or an abortive RST.

@@ -56,6 +56,31 @@ struct CaptureQueueTests {
         #expect(queue.take() == nil)
     }
 
+    @Test func anIdleWriterIsAskedToFlushAndAnEmptyQueueOtherwiseKeepsItWaiting() throws {
+        let queue = CaptureQueue(limit: 1 << 20)
+        #expect(try #require(queue.take(idleFlush: .milliseconds(1))).isEmpty, "nothing came: flush")
+        queue.written()
+        queue.put(Self.batch(10))
+        #expect(try #require(queue.take(idleFlush: .seconds(60))).map(\.bytes.count) == [10], "batches first")
+        queue.written()
+    }
+
+    @Test func syncAsksTheWriterToFlushAndWaitsForIt() throws {
+        let queue = CaptureQueue(limit: 1 << 20)
+        let flushes = TakenCounter()
+        Thread {
+            // A writer that never flushes on its own: only sync's empty take makes it.
+            while let batches = queue.take() {
+                if batches.isEmpty { flushes.add(1) }
+                queue.written()
+            }
+        }.start()
+        queue.put(Self.batch(10))
+        queue.sync()
+        #expect(flushes.count == 1)
+        queue.close()
+    }
+
     @Test func syncWaitsForWhatWasQueuedToBeWritten() throws {
         let queue = CaptureQueue(limit: 1 << 20)
         let written = TakenCounter()
