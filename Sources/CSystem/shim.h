@@ -19,6 +19,15 @@ static inline int squall_unacknowledged_bytes(int fd) {
     int count = 0;
     return ioctl(fd, SIOCOUTQ, &count) == 0 ? count : -1;
 }
+extern int sched_getaffinity(int pid, size_t size, void *mask); /* _GNU_SOURCE only in glibc */
+/* How many CPUs this process may run on (its affinity mask, as taskset sets it); 1 when it cannot be read. */
+static inline int squall_allowed_cpus(void) {
+    unsigned long mask[16] = {0};
+    if (sched_getaffinity(0, sizeof mask, mask) != 0) return 1;
+    int count = 0;
+    for (int i = 0; i < 16; i++) count += __builtin_popcountl(mask[i]);
+    return count > 0 ? count : 1;
+}
 /* O_DIRECT, which glibc's headers name only under _GNU_SOURCE (its value is always __O_DIRECT). */
 static inline int squall_o_direct(void) { return __O_DIRECT; }
 #endif

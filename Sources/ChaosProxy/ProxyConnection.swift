@@ -40,6 +40,13 @@ final class ProxyConnection {
     static let readSize = 256 * 1024
     /// The most bytes of consecutive lane items joined into one write.
     static let mergeLimit = 64 * 1024
+    /// How long an interactive connection polls without sleeping before it waits in `ppoll` (see `spin(_:)`);
+    /// zero when the process may run on one CPU only, where spinning would only keep the peer from answering.
+    static let spin = squall_allowed_cpus() > 1 ? Duration.microseconds(50) : .zero
+    /// A read this small (or smaller) marks the connection as interactive: small messages back and forth.
+    static let interactiveRead = 16 * 1024
+    /// The last read was small and there was nothing left to write: the peers exchange small messages.
+    private var interactive = false
 
     init(
         socket: Socket, handle: ConnectionHandle, flow: ConnectionFlow, settings: ListenerSettings, engine: EngineBox,
@@ -296,12 +303,17 @@ final class ProxyConnection {
         }
         entries.append(pollfd(fd: handle.wakeDescriptor, events: Int16(POLLIN), revents: 0))
         let deadline = buffered.client || buffered.upstream ? now : nextDeadline()
-        let result: Int32
-        if let deadline {
+        var result: Int32 = 0
+        if interactive, Self.spin > .zero, deadline.map({ $0 - now > Self.spin }) ?? true, writeWait.client == nil,
+            writeWait.upstream == nil
+        {
+            result = spin(&entries)
+        }
+        if result == 0, let deadline {
             let (seconds, attoseconds) = max(.zero, deadline - now).components
             var spec = timespec(tv_sec: Int(seconds), tv_nsec: Int(attoseconds / 1_000_000_000))
             result = ppoll(&entries, nfds_t(entries.count), &spec, nil)
-        } else {
+        } else if result == 0 {
             result = ppoll(&entries, nfds_t(entries.count), nil, nil)
         }
         if result < 0, errno != EINTR { throw PollFailure(errno: errno) }
@@ -311,6 +323,22 @@ final class ProxyConnection {
             ready[side] = wantsRead(side) && (buffered[side] || entries[index].revents != 0)
         }
         return ready
+    }
+
+    /// Polls without sleeping for up to `spin`: what `ppoll` returns once something is ready, or 0. A request's
+    /// answer usually follows within tens of microseconds, and on a virtual machine a sleeping thread (and an idle
+    /// virtual CPU) takes about as long again to wake: an interactive connection stays awake for that long instead
+    /// (measured on this 2-core VM: added latency of a kept-alive GET +25 to +60 µs at p50 without, −20 to −10
+    /// µs with: the awake CPU speeds up the peers' wake-ups too). Bulk transfers (large reads), blocked writes and a
+    /// process bound to one CPU never spin.
+    private func spin(_ entries: inout [pollfd]) -> Int32 {
+        let until = ContinuousClock.now + Self.spin
+        var zero = timespec(tv_sec: 0, tv_nsec: 0)
+        var result: Int32 = 0
+        repeat {
+            result = ppoll(&entries, nfds_t(entries.count), &zero, nil)
+        } while result == 0 && ContinuousClock.now < until
+        return result
     }
 
     struct PollFailure: Error {
@@ -376,6 +404,7 @@ final class ProxyConnection {
                 }
             }
         }
+        interactive = filled > 0 && filled <= Self.interactiveRead
         if filled > 0 {
             let chunk: ArraySlice<UInt8>
             if filled >= Self.readSize / 4 {
