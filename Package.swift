@@ -38,7 +38,9 @@ let package = Package(
         .target(
             name: "ProxyFlow",
             dependencies: ["SquallCore", "HTTPWire", "FaultEngine", "ProxyTranscript", "ResumableUpload"]),
-        .target(name: "Scenario", dependencies: ["SquallCore", "FaultEngine", "UploadJobs", "ProxyTranscript"]),
+        .target(
+            name: "Scenario",
+            dependencies: ["SquallCore", "FaultEngine", "UploadJobs", "ProxyTranscript", "ResumableUpload"]),
         .target(
             name: "ScenarioOracle",
             dependencies: ["Scenario", "FaultEngine", "UploadJobs", "ProxyTranscript", "HTTPWire", "ResumableUpload"]),
@@ -141,7 +143,8 @@ let package = Package(
             ]
         ),
         .testTarget(
-            name: "ScenarioTests", dependencies: ["Scenario", "FaultEngine", "Harness", "TestSupport"],
+            name: "ScenarioTests",
+            dependencies: ["Scenario", "FaultEngine", "Harness", "TestSupport", "ResumableUpload"],
             exclude: ["Fixtures"]),
         .testTarget(
             name: "ScenarioOracleTests",

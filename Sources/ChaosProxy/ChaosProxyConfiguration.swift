@@ -56,6 +56,14 @@ public struct UpstreamTarget: Sendable, Hashable, CustomStringConvertible {
         let bracketed = host.contains(":") ? "[\(host)]" : host
         return "\(tls ? "https" : "http")://\(bracketed):\(port)"
     }
+
+    /// How an absolute URL on this upstream may begin, lower-cased: `scheme://host:port`, and `scheme://host` when
+    /// the port is the scheme's default.
+    public var origins: Set<String> {
+        let full = description.lowercased()
+        guard port == (tls ? 443 : 80) else { return [full] }
+        return [full, String(full.dropLast(":\(port)".count))]
+    }
 }
 
 /// How a `ChaosProxy` listens, forwards and injects faults. Defaults: http mode, plain upstream verified

@@ -78,6 +78,7 @@ final class ProxyListener: Sendable {
             id: id, mode: settings.mode, seed: settings.seed ^ (UInt64(id) &* 0x9e37_79b9_7f4a_7c15))
         flow.forwardedProto = settings.mode == .http ? (settings.clientTLS == nil ? "http" : "https") : nil
         flow.upstreamName = "\(settings.upstream)"
+        flow.upstreamOrigins = settings.upstream.origins
         ProxyConnection(socket: socket, handle: handle, flow: flow, settings: settings, engine: engine, shared: shared)
             .run(nth: nth, listener: address.description)
     }

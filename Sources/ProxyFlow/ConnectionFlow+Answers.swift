@@ -38,7 +38,9 @@ extension ConnectionFlow {
         fields.set(String(response.body.utf8.count), for: "Content-Length")
         if close { fields.set("close", for: "Connection") }
         let head = ResponseHead(status: response.status, reason: Self.reason(response.status), fields: fields)
-        emit(.finalResponse(exchange: exchange ?? request?.exchange ?? requests, head), at: now)
+        let answered = exchange ?? request?.exchange ?? requests
+        emit(.proxyAnswered(exchange: answered), at: now)
+        emit(.finalResponse(exchange: answered, head), at: now)
         var bytes = (try? HTTP1Serializer.serialize(head)) ?? []
         // The answer to a HEAD has no body (RFC 9110 §9.3.2).
         if (method ?? request?.method) != .head { bytes.append(contentsOf: response.body.utf8) }

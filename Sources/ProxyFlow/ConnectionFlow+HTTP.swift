@@ -58,6 +58,7 @@ extension ConnectionFlow {
         requests += 1
         let exchange = requests
         emit(.requestHead(exchange: exchange, head), at: now)
+        clientHost = head.fields["Host"]
         var forwarded = head
         if let proto = forwardedProto, !head.fields.contains("Forwarded") {
             let host = head.fields["Host"].map { ";host=\"\($0)\"" } ?? ""
@@ -89,6 +90,7 @@ extension ConnectionFlow {
             record(local.decision, at: now, wire: .after(.client, through: through))
             return
         }
+        if !rewrites.isEmpty { emit(.requestForwarded(exchange: exchange, forwarded), at: now) }
         let bytes = (try? HTTP1Serializer.serialize(forwarded)) ?? (try? HTTP1Serializer.serialize(head)) ?? []
         toUpstream.push(bytes[...], at: now)
         for decision in rewrites { record(decision, at: now, wire: afterQueued(toClientLane: false)) }
@@ -221,9 +223,20 @@ extension ConnectionFlow {
             response = ResponseProgress(exchange: pending.exchange, chunked: framing == .chunked)
         }
         guard !strip else { return }
+        rewriteLocation(&forwarded.fields, exchange: pending.exchange, at: now)
         let bytes = (try? HTTP1Serializer.serialize(forwarded)) ?? (try? HTTP1Serializer.serialize(head)) ?? []
         toClient.push(bytes[...], at: now)
         for decision in rewrites { record(decision, at: now, wire: afterQueued(toClientLane: true)) }
+    }
+
+    /// Points an absolute `Location` on the upstream at the proxy instead (see `upstreamOrigins`).
+    private mutating func rewriteLocation(_ fields: inout HTTPFields, exchange: Int, at now: Duration) {
+        guard let location = fields["Location"], let origin = UploadRequest.origin(of: location),
+            upstreamOrigins.contains(origin), let proto = forwardedProto, let host = clientHost
+        else { return }
+        let rewritten = "\(proto)://\(host)" + location.dropFirst(origin.count)
+        fields.set(rewritten, for: "Location")
+        emit(.locationRewritten(exchange: exchange, from: location, to: rewritten), at: now)
     }
 
     private mutating func responseBody(_ slice: ArraySlice<UInt8>, at now: Duration, budget: some FaultBudgetAccess) {

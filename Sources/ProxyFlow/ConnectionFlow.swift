@@ -41,6 +41,13 @@ public struct ConnectionFlow: Sendable {
     public var forwardedProto: String?
     /// The upstream as the gateway's 502 names it.
     public var upstreamName = "upstream"
+    /// The upstream's origins (`https://host:port`, and `https://host` when the port is the scheme's default):
+    /// an absolute `Location` on one of them is rewritten to the proxy's own origin (the scheme of
+    /// `forwardedProto`, the `Host` the client sent), so that the client comes back through the proxy
+    /// (`locationRewritten`). Empty rewrites nothing.
+    public var upstreamOrigins: Set<String> = []
+    /// The `Host` of the last request, for a rewritten `Location`.
+    var clientHost: String?
     /// Set when a fault ends the connection at once (not after queued bytes): the driver does it first.
     public internal(set) var immediateEnd: FlowItem?
     /// This connection's arms, response byte count and upload (the budget they share is the driver's).

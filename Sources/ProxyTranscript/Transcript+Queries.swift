@@ -8,6 +8,8 @@ extension Transcript {
             var exchange = exchanges[number] ?? TranscriptExchange(connection: connection, number: number)
             switch event.kind {
             case .requestHead(_, let head): exchange.request = head
+            case .requestForwarded(_, let head): exchange.forwardedRequest = head
+            case .proxyAnswered: exchange.answeredByProxy = true
             case .interimResponse(_, let head): exchange.interims.append(head)
             case .finalResponse(_, let head): exchange.response = head
             case .requestBody(_, _, let length, let uploadOffset):
@@ -67,7 +69,8 @@ extension TranscriptEvent.Kind {
         switch self {
         case .requestHead(let exchange, _), .requestBody(let exchange, _, _, _),
             .requestBodyDropped(let exchange, _, _, _), .interimResponse(let exchange, _),
-            .finalResponse(let exchange, _), .responseBody(let exchange, _, _), .faultUnresolved(_, let exchange, _):
+            .finalResponse(let exchange, _), .responseBody(let exchange, _, _), .faultUnresolved(_, let exchange, _),
+            .requestForwarded(let exchange, _), .proxyAnswered(let exchange), .locationRewritten(let exchange, _, _):
             exchange
         case .opened, .tlsEstablished, .tlsFailed, .closed, .faultFired: nil
         }

@@ -15,8 +15,11 @@ extension TranscriptEvent {
     /// {"t_us":1204,"conn":1,"event":"request","exchange":1,"method":"PATCH","target":"/uploads/7","version":"HTTP/1.1","fields":[["Host","localhost"],["Upload-Offset","3145728"]]}
     /// {"t_us":1290,"conn":1,"event":"request_body","exchange":1,"offset":0,"length":65536,"upload_offset":3145728}
     /// {"t_us":1291,"conn":1,"event":"request_body_dropped","exchange":1,"offset":65536,"length":4096,"upload_offset":3211264}
+    /// {"t_us":1205,"conn":1,"event":"request_forwarded","exchange":1,"method":"PATCH","target":"/uploads/7","version":"HTTP/1.1","fields":[["Host","localhost"]]}
     /// {"t_us":1302,"conn":1,"event":"interim","exchange":1,"version":"HTTP/1.1","status":104,"reason":"Upload Resumption Supported","fields":[["Location","/uploads/7"]]}
+    /// {"t_us":9099,"conn":1,"event":"proxy_answer","exchange":1}
     /// {"t_us":9100,"conn":1,"event":"response","exchange":1,"version":"HTTP/1.1","status":204,"reason":"No Content","fields":[["Upload-Offset","8388608"]]}
+    /// {"t_us":9101,"conn":1,"event":"location_rewritten","exchange":1,"from":"https://up.example/u/7","to":"https://127.0.0.1:8443/u/7"}
     /// {"t_us":9150,"conn":1,"event":"response_body","exchange":1,"offset":0,"length":512}
     /// {"t_us":9400,"conn":1,"event":"close","side":"client","kind":"fin"}
     /// {"t_us":5021,"conn":1,"event":"fault","rule":"cut-at-40%","action":"reset","direction":"upstream","offset":3355443,"decided_us":4870}
@@ -55,8 +58,11 @@ extension TranscriptEvent.Kind {
         case .requestHead: "request"
         case .requestBody: "request_body"
         case .requestBodyDropped: "request_body_dropped"
+        case .requestForwarded: "request_forwarded"
         case .interimResponse: "interim"
+        case .proxyAnswered: "proxy_answer"
         case .finalResponse: "response"
+        case .locationRewritten: "location_rewritten"
         case .responseBody: "response_body"
         case .closed: "close"
         case .faultFired: "fault"
@@ -78,7 +84,7 @@ extension TranscriptEvent.Kind {
         case .tlsFailed(let leg, let reason):
             writer.add("leg", leg.rawValue)
             writer.add("reason", reason)
-        case .requestHead(let exchange, let head):
+        case .requestHead(let exchange, let head), .requestForwarded(let exchange, let head):
             writer.add("exchange", exchange)
             writer.add("method", head.method.rawValue)
             writer.add("target", head.target)
@@ -96,6 +102,12 @@ extension TranscriptEvent.Kind {
             writer.add("status", head.status)
             writer.add("reason", head.reason)
             writer.add("fields", pairs: head.fields.map { ($0.name, $0.value) })
+        case .proxyAnswered(let exchange):
+            writer.add("exchange", exchange)
+        case .locationRewritten(let exchange, let from, let to):
+            writer.add("exchange", exchange)
+            writer.add("from", from)
+            writer.add("to", to)
         case .responseBody(let exchange, let offset, let length):
             writer.add("exchange", exchange)
             writer.add("offset", offset)

@@ -24,7 +24,10 @@ extension TranscriptEvent {
         "request": ["exchange", "method", "target", "version", "fields"],
         "request_body": ["exchange", "offset", "length", "upload_offset"],
         "request_body_dropped": ["exchange", "offset", "length", "upload_offset"],
+        "request_forwarded": ["exchange", "method", "target", "version", "fields"],
         "interim": ["exchange", "version", "status", "reason", "fields"],
+        "proxy_answer": ["exchange"],
+        "location_rewritten": ["exchange", "from", "to"],
         "response": ["exchange", "version", "status", "reason", "fields"],
         "response_body": ["exchange", "offset", "length"],
         "close": ["side", "kind"],
@@ -55,6 +58,14 @@ extension TranscriptEvent.Kind {
             self = .requestBodyDropped(
                 exchange: try reader.int("exchange", minimum: 1), offset: try reader.count("offset"),
                 length: try reader.count("length"), uploadOffset: try Self.optionalCount("upload_offset", reader))
+        case "request_forwarded":
+            self = .requestForwarded(exchange: try reader.int("exchange", minimum: 1), try Self.requestHead(reader))
+        case "proxy_answer":
+            self = .proxyAnswered(exchange: try reader.int("exchange", minimum: 1))
+        case "location_rewritten":
+            self = .locationRewritten(
+                exchange: try reader.int("exchange", minimum: 1), from: try reader.string("from"),
+                to: try reader.string("to"))
         case "interim":
             self = .interimResponse(exchange: try reader.int("exchange", minimum: 1), try Self.responseHead(reader))
         case "response":

@@ -43,10 +43,19 @@ public struct TranscriptEvent: Sendable, Hashable {
         /// (reset, close) in their read, or while the proxy answered the request itself (`respond`,
         /// `expire-auth`). Same fields as `requestBody`.
         case requestBodyDropped(exchange: Int, offset: Int64, length: Int64, uploadOffset: Int64?)
+        /// The request head as forwarded to the server, when a fault (`rewrite-header`) changed it; the
+        /// `requestHead` event keeps what the client sent.
+        case requestForwarded(exchange: Int, RequestHead)
         /// An interim (1xx) response head arrived from the server.
         case interimResponse(exchange: Int, ResponseHead)
-        /// The final response head arrived from the server (or was synthesized by a fault).
+        /// The proxy answers request `exchange` itself (a `respond` or `expire-auth` fault, a 400 for a malformed
+        /// request, a 502 for an unreachable upstream): the `finalResponse` that follows is the proxy's.
+        case proxyAnswered(exchange: Int)
+        /// The final response head arrived from the server (or was synthesized by the proxy: see `proxyAnswered`).
         case finalResponse(exchange: Int, ResponseHead)
+        /// The proxy changed the `Location` of a response to `exchange` from the upstream's absolute URL to its own
+        /// (`from` and `to` are the field's values), so that the client comes back through it.
+        case locationRewritten(exchange: Int, from: String, to: String)
         /// `length` response body bytes starting `offset` bytes into the body.
         case responseBody(exchange: Int, offset: Int64, length: Int64)
         /// One side of the connection ended.

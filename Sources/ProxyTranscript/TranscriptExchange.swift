@@ -10,6 +10,10 @@ public struct TranscriptExchange: Sendable, Hashable {
     /// Counts requests on the connection from 1.
     public var number: Int
     public var request: RequestHead?
+    /// The request head the server got, when a fault changed it (`requestForwarded`); nil: `request`.
+    public var forwardedRequest: RequestHead?
+    /// The proxy answered the request itself (`proxyAnswered`): `response` is the proxy's, not the server's.
+    public var answeredByProxy = false
     public var interims: [ResponseHead] = []
     public var response: ResponseHead?
     /// Request body bytes forwarded to the upstream (the sum of the kept `requestBody` ranges' lengths).

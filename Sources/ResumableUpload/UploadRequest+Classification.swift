@@ -145,6 +145,15 @@ extension UploadRequest {
         return String(rest.prefix { $0 != "?" && $0 != "#" })
     }
 
+    /// The origin of an absolute-form target or `Location`, `scheme://authority` (lower-cased), or nil for a relative
+    /// reference.
+    public static func origin(of reference: String) -> String? {
+        guard let scheme = reference.firstRange(of: "://") else { return nil }
+        let rest = reference[scheme.upperBound...]
+        let end = rest.firstIndex { $0 == "/" || $0 == "?" || $0 == "#" } ?? rest.endIndex
+        return reference[..<end].lowercased()
+    }
+
     /// The id after `prefix`, or nil when `path` is not under it.
     static func resourceID(_ path: String, prefix: String) -> String? {
         guard path.hasPrefix(prefix) else { return nil }

@@ -19,7 +19,9 @@
 ///   "server-resource-ids-recorded": true,           // each succeeded job recorded the server's resource id
 ///   "job-errors": {"networkConnectionLost": {"min": 1}},
 ///   "process-jobs-results": {"failure": 0},
-///   "wall-time": {"max": "10s"}
+///   "wall-time": {"max": "10s"},
+///   "server-conformance": true                      // every answer of the server follows the draft (or
+///                                                   // {"allow": ["completion-field"]}: those rules tolerated)
 /// }
 /// ```
 public enum Expectation: Sendable, Hashable {
@@ -43,6 +45,9 @@ public enum Expectation: Sendable, Hashable {
     case jobErrors(code: String, Count)
     case processJobsResults(result: String, Count)
     case wallTime(max: Duration)
+    /// Every answer the server gave follows the resumable-upload draft at the request's interop version
+    /// (`ServerConformance`), but for deviations of the `allowed` rules (their codes); `false` expects a deviation.
+    case serverConformance(Bool, allowed: [String])
 
     /// The JSON key (with the sub-key for keyed ones: `jobs.succeeded`, `requests.OPTIONS`).
     public var key: String {
@@ -65,6 +70,7 @@ public enum Expectation: Sendable, Hashable {
         case .jobErrors(let code, _): "job-errors.\(code)"
         case .processJobsResults(let result, _): "process-jobs-results.\(result)"
         case .wallTime: "wall-time"
+        case .serverConformance: "server-conformance"
         }
     }
 
@@ -74,7 +80,7 @@ public enum Expectation: Sendable, Hashable {
         "appends-at-server-offset", "server-offset-at-cut", "retransmitted-bytes", "restarts-from-zero",
         "peak-in-flight", "auth-refreshes",
         "requests", "server-objects-intact", "server-resource-ids-recorded", "job-errors", "process-jobs-results",
-        "wall-time",
+        "wall-time", "server-conformance",
     ]
 
     /// Whether judging it needs the reference server's state (skipped against `--upstream`).

@@ -1,3 +1,4 @@
+import ResumableUpload
 import SquallCore
 import UploadJobs
 
@@ -7,6 +8,7 @@ extension ScenarioLoader {
     static let jobStates = JobState.allCases.map(\.rawValue)
     static let methods = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]
     static let processJobsResults = ["processing", "completed", "failure"]
+    static let conformanceRules = ConformanceDeviation.Rule.allCases.map(\.rawValue)
 
     static func readExpectations(
         _ value: JSONValue, path: String, into diagnostics: inout Diagnostics
@@ -57,8 +59,35 @@ extension ScenarioLoader {
             return try keyed(value, path, processJobsResults, "processJobs result").map {
                 .processJobsResults(result: $0, $1)
             }
+        case "server-conformance": return [try serverConformance(value, path)]
         default: return [.wallTime(max: try wallTime(value, path))]
         }
+    }
+
+    /// `true`, `false`, or `{"allow": ["rule", …]}` (deviations of those rules tolerated).
+    private static func serverConformance(_ value: JSONValue, _ path: String) throws(ScenarioError) -> Expectation {
+        guard case .object(let fields) = value else {
+            return .serverConformance(try JSONValue.bool(value, path), allowed: [])
+        }
+        for key in fields.keys.sorted() where key != "allow" {
+            throw ScenarioError(
+                .unknownKey, path: "\(path).\(key)", "unknown key in server-conformance; expected allow")
+        }
+        let place = "\(path).allow"
+        guard case .array(let items)? = fields["allow"] else {
+            throw fields["allow"].map { JSONValue.wrongType($0, place, "an array of rule codes") }
+                ?? ScenarioError(.missingKey, path: place, "missing; expected an array of rule codes")
+        }
+        var allowed: [String] = []
+        for (index, item) in items.enumerated() {
+            let rule = try JSONValue.string(item, "\(place)[\(index)]")
+            guard conformanceRules.contains(rule) else {
+                throw JSONValue.unknownName(
+                    rule, "\(place)[\(index)]", what: "conformance rule", vocabulary: conformanceRules)
+            }
+            allowed.append(rule)
+        }
+        return .serverConformance(true, allowed: allowed)
     }
 
     /// A non-empty object from names in `vocabulary` to counts, in sorted key order.

@@ -89,7 +89,7 @@ struct AppendOffsetCheck {
 }
 
 /// A request on a connection: the connection id and the exchange number.
-private struct ExchangeKey: Hashable {
+struct ExchangeKey: Hashable {
     var connection: Int
     var exchange: Int
 }

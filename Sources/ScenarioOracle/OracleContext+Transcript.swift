@@ -22,6 +22,17 @@ extension OracleContext {
         return holds(key, wanted, problems: check.problems, judged: "\(check.cuts) cuts at an offset")
     }
 
+    /// `server-conformance`: every answer of the server follows the draft (deviations of `allowed` rules are
+    /// tolerated and listed as evidence).
+    func serverConformance(_ key: String, _ wanted: Bool, allowed: [String]) -> Verdict {
+        let check = ServerConformanceCheck(observation.transcript)
+        let tolerated = check.problems.filter { allowed.contains($0.rule.rawValue) }.map { "allowed: " + $0.line }
+        let problems = check.problems.filter { !allowed.contains($0.rule.rawValue) }.map(\.line)
+        var verdict = holds(key, wanted, problems: problems, judged: "\(check.judged) exchanges")
+        if !tolerated.isEmpty { verdict.evidence += Evidence.capped(tolerated) }
+        return verdict
+    }
+
     /// `auth-refreshes`: requests for a token (`…/_squall/token`) after the first.
     func authRefreshes(_ key: String, _ count: Expectation.Count) -> Verdict {
         let tokens = requestHeads.filter { AppendOffsetCheck.resource($0.head.target).hasSuffix("/_squall/token") }

@@ -50,6 +50,7 @@ struct OracleContext {
             let value = observation.processJobsResults.count { $0 == result }
             return counted(key, count, Int64(value), evidence: [])
         case .wallTime(let max): return wallTime(key, max: max)
+        case .serverConformance(let wanted, let allowed): return serverConformance(key, wanted, allowed: allowed)
         }
     }
 

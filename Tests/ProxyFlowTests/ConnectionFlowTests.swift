@@ -110,6 +110,67 @@ import Testing
         #expect(text.contains("Retry-After: 1\r\n"))
     }
 
+    /// The text written to the client after the request `wire` got the upstream answer `answer`, and the flow.
+    static func relay(_ wire: String, answer: String, origins: Set<String>) -> (client: String, flow: ConnectionFlow) {
+        let engine = BudgetCell(rules: [], seed: 1)
+        var flow = ConnectionFlow(id: 1, mode: .http, seed: 1)
+        flow.forwardedProto = "https"
+        flow.upstreamOrigins = origins
+        flow.received(Array(wire.utf8)[...], from: .client, at: .zero, budget: engine)
+        flow.received(Array(answer.utf8)[...], from: .upstream, at: .zero, budget: engine)
+        var written: [UInt8] = []
+        while let item = flow.toClient.next(at: .zero) {
+            if case .bytes(let bytes) = item { written += bytes }
+            flow.toClient.pop()
+        }
+        return (String(decoding: written, as: UTF8.self), flow)
+    }
+
+    @Test func anAbsoluteLocationOnTheUpstreamPointsBackAtTheProxyAndTheTranscriptSaysSo() {
+        let request = "POST /upload HTTP/1.1\r\nHost: 127.0.0.1:8443\r\nContent-Length: 0\r\n\r\n"
+        let answer =
+            "HTTP/1.1 104 Upload Resumption Supported\r\nLocation: https://Up.Example/files/7?t=1\r\n\r\n"
+            + "HTTP/1.1 201 Created\r\nLocation: https://elsewhere.example/files/7\r\nContent-Length: 0\r\n\r\n"
+        let (client, flow) = Self.relay(
+            request, answer: answer, origins: ["https://up.example", "https://up.example:443"])
+        #expect(client.contains("Location: https://127.0.0.1:8443/files/7?t=1\r\n"))
+        #expect(client.contains("Location: https://elsewhere.example/files/7\r\n"), "another origin stays")
+        let rewrites = flow.events.compactMap { event -> String? in
+            guard case .locationRewritten(_, let from, let to) = event.kind else { return nil }
+            return "\(from) -> \(to)"
+        }
+        #expect(rewrites == ["https://Up.Example/files/7?t=1 -> https://127.0.0.1:8443/files/7?t=1"])
+        // The transcript keeps the server's own head.
+        let interim = flow.events.compactMap { event -> String? in
+            guard case .interimResponse(_, let head) = event.kind else { return nil }
+            return head.fields["Location"]
+        }
+        #expect(interim == ["https://Up.Example/files/7?t=1"])
+        // Without origins nothing is rewritten.
+        let (untouched, _) = Self.relay(request, answer: answer, origins: [])
+        #expect(untouched.contains("Location: https://Up.Example/files/7?t=1\r\n"))
+    }
+
+    @Test func theProxysOwnAnswerIsMarkedAndARewrittenRequestIsRecordedAsForwarded() throws {
+        let busy = try Self.rule(#"{"name": "busy", "match": {"method": "POST"}, "action": "respond", "status": 503}"#)
+        let strip = try Self.rule(
+            #"{"name": "strip", "match": {"method": "PATCH"}, "action": "rewrite-header", "direction": "upstream", "header": "Upload-Draft-Interop-Version", "value": null}"#
+        )
+        let wire =
+            "POST /upload HTTP/1.1\r\nHost: h\r\nContent-Length: 0\r\n\r\n"
+            + "PATCH /upload/7 HTTP/1.1\r\nHost: h\r\nUpload-Draft-Interop-Version: 6\r\nContent-Length: 0\r\n\r\n"
+        let (flow, _) = Self.run([Array(wire.utf8)], rules: [busy, strip])
+        let marks = flow.events.compactMap { event -> String? in
+            switch event.kind {
+            case .proxyAnswered(let exchange): "answered \(exchange)"
+            case .requestForwarded(let exchange, let head):
+                "forwarded \(exchange) \(head.fields["Upload-Draft-Interop-Version"] ?? "without the version")"
+            default: nil
+            }
+        }
+        #expect(marks == ["answered 1", "forwarded 2 without the version"])
+    }
+
     @Test func theSameSeedGivesTheSameFaultTimeline() throws {
         let flaky = try Self.rule(#"{"name": "flaky", "action": "respond", "status": 500, "probability": 0.5}"#)
         var request = Array("GET /a HTTP/1.1\r\nHost: h\r\n\r\n".utf8)

@@ -35,6 +35,9 @@ struct TranscriptEventTests {
         .requestBodyDropped(exchange: 1, offset: 65536, length: 4096, uploadOffset: 3_211_264),
         .requestBodyDropped(exchange: 2, offset: 0, length: 1, uploadOffset: nil),
         .faultUnresolved(rule: nasty, exchange: 3, reason: "70% of an upload whose length the proxy never learned"),
+        .requestForwarded(exchange: 1, RequestHead(method: .patch, target: "/u/7", fields: ["X-Nasty": nasty])),
+        .proxyAnswered(exchange: 4),
+        .locationRewritten(exchange: 2, from: "https://up.example/u/7", to: "https://127.0.0.1:8443/u/7\(nasty)"),
     ]
 
     @Test(arguments: kinds)
@@ -67,6 +70,14 @@ struct TranscriptEventTests {
             dropped.jsonLine()
                 == #"{"t_us":0,"conn":3,"event":"request_body_dropped","exchange":2,"offset":5,"length":6,"upload_offset":9}"#
         )
+        let rewritten = TranscriptEvent(
+            time: .zero, connection: 3, kind: .locationRewritten(exchange: 2, from: "https://a/u", to: "http://b/u"))
+        #expect(
+            rewritten.jsonLine()
+                == #"{"t_us":0,"conn":3,"event":"location_rewritten","exchange":2,"from":"https://a/u","to":"http://b/u"}"#
+        )
+        let answered = TranscriptEvent(time: .zero, connection: 3, kind: .proxyAnswered(exchange: 2))
+        #expect(answered.jsonLine() == #"{"t_us":0,"conn":3,"event":"proxy_answer","exchange":2}"#)
         let unresolved = TranscriptEvent(
             time: .zero, connection: 3, kind: .faultUnresolved(rule: "cut", exchange: 2, reason: "why"))
         #expect(

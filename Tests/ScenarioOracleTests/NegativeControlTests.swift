@@ -30,7 +30,7 @@ struct NegativeControlTests {
     static let kinds = ScenarioExpectation.keys + ["fault", "event", "timeout"]
 
     @Test func everyExpectationKindAndRunVerdictHasANegativeControl() throws {
-        #expect(Self.kinds.count == 21)
+        #expect(Self.kinds.count == 22)
         for kind in Self.kinds {
             #expect(try Self.control(kind) != nil, "no negative control for \(kind)")
         }
@@ -199,6 +199,24 @@ struct NegativeControlTests {
                 defective: Fixture.observation(transcript: tokens(2)),
                 clean: Fixture.observation(transcript: tokens(1)),
                 observed: "1", evidence: "conn 2 #1 POST /_squall/token?principal=squall")
+        case "server-conformance":
+            // An interop 6 creation whose final response uses interop 3's completion field (as a real server did).
+            let fields: HTTPFields = ["Upload-Draft-Interop-Version": "6", "Upload-Complete": "?1"]
+            var wrong = OracleFixtures.TranscriptBuilder()
+            wrong.exchange(
+                1, 1, .post, "/upload", fields: fields, body: 1000, status: 201,
+                responseFields: ["Upload-Offset": "1000", "Upload-Incomplete": "?0"])
+            var right = OracleFixtures.TranscriptBuilder()
+            right.exchange(
+                1, 1, .post, "/upload", fields: fields, body: 1000, status: 201,
+                responseFields: ["Upload-Offset": "1000", "Upload-Complete": "?1"])
+            return control(
+                kind, .serverConformance(true, allowed: []), count: 1,
+                defective: Fixture.observation(transcript: wrong.transcript),
+                clean: Fixture.observation(transcript: right.transcript), observed: "false (1 of 1 exchanges not)",
+                evidence:
+                    "conn 1 #1 POST /upload → 201: completion-field: Upload-Incomplete: ?0 in a 201 to an interop 6 "
+                    + "request, which uses Upload-Complete")
         case "requests":
             var withoutHead = OracleFixtures.TranscriptBuilder()
             withoutHead.exchange(1, 1, .post, "/upload", body: 1000, status: 201)

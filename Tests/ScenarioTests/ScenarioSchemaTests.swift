@@ -1,5 +1,6 @@
 import Foundation
 import Harness
+import ResumableUpload
 import Testing
 
 @testable import FaultEngine
@@ -102,6 +103,10 @@ struct ScenarioSchemaTests {
         #expect(eventNames == EventAction.names)
         let expect = try #require(definitions["expect"] as? [String: Any])
         #expect(((expect["properties"] as? [String: Any])?.keys.sorted()) == Expectation.keys.sorted())
+        let conformance = (expect["properties"] as? [String: Any])?["server-conformance"] as? [String: Any]
+        let allow = ((conformance?["oneOf"] as? [[String: Any]])?.last?["properties"] as? [String: Any])?["allow"]
+        let rules = ((allow as? [String: Any])?["items"] as? [String: Any])?["enum"] as? [String]
+        #expect(rules == ConformanceDeviation.Rule.allCases.map(\.rawValue))
         let top = try #require(schema["properties"] as? [String: Any])
         #expect(top.keys.sorted() == ScenarioLoader.topKeys.sorted())
         let fault = try #require(definitions["fault"] as? [String: Any])

@@ -1,0 +1,341 @@
+import HTTPWire
+
+/// One way a server's answer departs from draft-ietf-httpbis-resumable-upload at the request's interop version, or
+/// an answer common clients cannot take: a stable `rule` and a sentence naming what was seen and what was due.
+public struct ConformanceDeviation: Sendable, Hashable, CustomStringConvertible {
+    /// The stable identity of a deviation; each says which draft revision requires what it checks.
+    public enum Rule: String, Sendable, Hashable, CaseIterable {
+        /// A 104 to a request without `Upload-Draft-Interop-Version` (the server MUST NOT send one, -00 on).
+        case unrequestedInterim = "unrequested-104"
+        /// A 104 that does not carry the request's interop version (it MUST, -00 on; clients ignore it otherwise).
+        case interimVersion = "104-version"
+        /// The other version's completion field: `Upload-Complete` in interop 3, `Upload-Incomplete` from 4 on.
+        case completionField = "completion-field"
+        /// A completion flag that contradicts the request, or one a version requires and the answer lacks.
+        case completionValue = "completion-value"
+        /// `Upload-Offset` missing where the version requires it (HEAD, 409, progress 104s, finals through 6).
+        case missingOffset = "missing-offset"
+        /// An upload field that is not the structured field the draft defines.
+        case malformedField = "malformed-field"
+        /// An offset lower than one the server acknowledged before for the same upload (offsets never decrease).
+        case offsetDecreased = "offset-decreased"
+        /// An offset beyond the bytes the upload's requests delivered: the server acknowledges bytes it never got.
+        case offsetBeyondData = "offset-beyond-data"
+        /// A creation's first 104 without `Location` (-01 on): the client cannot resume.
+        case missingLocation = "missing-location"
+        /// `Location` differing between a creation's 104s and its final response.
+        case locationChanged = "location-changed"
+        /// An offset retrieval's answer without a field the version requires (completion field; `Upload-Limit`
+        /// from interop 8), or with a status it does not allow (200 before interop 5).
+        case offsetRetrieval = "offset-retrieval"
+        /// More informational responses on one request than common clients accept (Go's net/http before 1.24
+        /// fails after five).
+        case tooManyInformational = "informational-count"
+    }
+
+    public var rule: Rule
+    public var detail: String
+
+    public init(_ rule: Rule, _ detail: String) {
+        self.rule = rule
+        self.detail = detail
+    }
+
+    public var description: String { "\(rule.rawValue): \(detail)" }
+}
+
+/// One request and what the server answered to it, as an intermediary saw them: the request head the server got,
+/// every interim response, the final response (nil when none came: a cut, a timeout), and how many content bytes
+/// the server received.
+public struct ServerExchange: Sendable, Hashable {
+    public var request: RequestHead
+    public var interims: [ResponseHead]
+    public var response: ResponseHead?
+    /// Request content bytes delivered to the server; nil when unknown.
+    public var bodyBytes: Int64?
+
+    public init(request: RequestHead, interims: [ResponseHead] = [], response: ResponseHead?, bodyBytes: Int64? = nil) {
+        self.request = request
+        self.interims = interims
+        self.response = response
+        self.bodyBytes = bodyBytes
+    }
+}
+
+/// Judges a server's answers against the resumable-upload draft at each request's interop version (the digest's
+/// §1.2 matrix and §8.3 conformance cases), without knowing the server's paths: a creation is a POST or PUT
+/// carrying the completion field, an offset retrieval a HEAD, an append a PATCH. Only what a version requires
+/// (MUST) is a deviation; a SHOULD is not. Requests with an interop version outside 3 … 8 are not judged (their
+/// rules are unknown here), except for the count of informational responses.
+///
+/// `check` judges one exchange alone; what answers say across exchanges (an offset lower than one acknowledged
+/// before, or beyond the bytes delivered) is `UploadOffsetHistory`'s, fed in wire order with `acknowledgement`.
+public enum ServerConformance {
+    /// The most informational responses per request Go's net/http (before 1.24) accepts.
+    public static let informationalLimit = 5
+
+    /// The deviations of `exchange`, judged alone.
+    public static func check(_ exchange: ServerExchange) -> [ConformanceDeviation] {
+        var found: [ConformanceDeviation] = []
+        let count = exchange.interims.count
+        if count > Self.informationalLimit {
+            found.append(
+                .init(
+                    .tooManyInformational,
+                    "\(count) informational responses on one request: clients built on Go's net/http before 1.24 "
+                        + "fail after \(Self.informationalLimit)"))
+        }
+        let request = exchange.request
+        guard request.fields.contains(InteropVersion.fieldName) else {
+            if exchange.interims.contains(where: { $0.status == 104 }) {
+                found.append(
+                    .init(.unrequestedInterim, "a 104 to a request without \(InteropVersion.fieldName)"))
+            }
+            return found
+        }
+        guard let version = InteropVersion(fields: request.fields) else { return found }
+        let answers = exchange.interims + (exchange.response.map { [$0] } ?? [])
+        for answer in answers {
+            found += completionFamily(answer, version: version)
+            if let malformed = malformedOffset(answer) { found.append(malformed) }
+        }
+        for interim in exchange.interims
+        where interim.status == 104 && InteropVersion(fields: interim.fields) != version {
+            let echoed = interim.fields[InteropVersion.fieldName].map { "\($0)" } ?? "none"
+            found.append(.init(.interimVersion, "a 104 carrying interop version \(echoed) to an \(version) request"))
+        }
+        switch request.method {
+        case .post, .put:
+            guard let complete = try? UploadFields.completion(in: request.fields, version: version) else {
+                return found
+            }
+            found += creation(exchange, version: version, complete: complete)
+        case .patch:
+            found += append(exchange, version: version)
+        case .head:
+            found += offsetRetrieval(exchange, version: version)
+        default:
+            break
+        }
+        return found
+    }
+
+    // MARK: - By request kind
+
+    private static func creation(_ exchange: ServerExchange, version: InteropVersion, complete: Bool)
+        -> [ConformanceDeviation]
+    {
+        var found: [ConformanceDeviation] = []
+        let announcements = exchange.interims.filter { $0.status == 104 }
+        // A complete request's final response is the target resource's, whose Location may name something else.
+        let finals = exchange.response.map { complete || !(200...299).contains($0.status) ? [] : [$0] } ?? []
+        let locations = (announcements + finals).compactMap { $0.fields[UploadFields.location] }
+        if let first = announcements.first, first.fields[UploadFields.location] == nil {
+            found.append(.init(.missingLocation, "the creation's first 104 carries no Location"))
+        }
+        if let first = locations.first, let other = locations.first(where: { !samePlace($0, first) }) {
+            found.append(.init(.locationChanged, "Location \(first), then \(other)"))
+        }
+        // No 104 and no upload field in the answer: the server served the request as a plain upload, which it may
+        // for any version (it need not offer resumability), so the final response is not judged as a creation's.
+        if announcements.isEmpty, let response = exchange.response, !Self.hasUploadFields(response) {
+            return found
+        }
+        let start = (try? UploadFields.size(UploadFields.offset, in: exchange.request.fields)) ?? nil
+        return found + delivered(exchange, from: start ?? 0, version: version, complete: complete)
+    }
+
+    private static func append(_ exchange: ServerExchange, version: InteropVersion) -> [ConformanceDeviation] {
+        guard let start = (try? UploadFields.size(UploadFields.offset, in: exchange.request.fields)) ?? nil else {
+            return []
+        }
+        var found: [ConformanceDeviation] = []
+        if let response = exchange.response, response.status == 409, response.fields[UploadFields.offset] == nil {
+            found.append(.init(.missingOffset, "a 409 to an append without Upload-Offset (the offset to resume from)"))
+        }
+        let completion = try? UploadFields.completion(in: exchange.request.fields, version: version)
+        let complete = completion ?? (version.requiresCompletionOnAppend ? false : true)
+        return found + delivered(exchange, from: start, version: version, complete: complete)
+    }
+
+    /// What a creation or append delivered and what the server acknowledged of it: offsets in progress 104s (in
+    /// order, and within the bytes delivered) and the final response, the completion flag of a successful final
+    /// response.
+    private static func delivered(
+        _ exchange: ServerExchange, from start: Int64, version: InteropVersion, complete: Bool
+    ) -> [ConformanceDeviation] {
+        var found: [ConformanceDeviation] = []
+        let progress = exchange.interims.filter { $0.status == 104 }.dropFirst(1)
+        if version.sendsProgress, progress.contains(where: { $0.fields[UploadFields.offset] == nil }) {
+            found.append(.init(.missingOffset, "a progress 104 without Upload-Offset"))
+        }
+        var acknowledged: [(Int64, String)] = exchange.interims.filter { $0.status == 104 }.compactMap { interim in
+            reported(interim).map { ($0, "a 104") }
+        }
+        if let response = exchange.response, (200...299).contains(response.status) {
+            if let offset = reported(response) { acknowledged.append((offset, "the final \(response.status)")) }
+            if version.finalResponseCarriesOffset, response.fields[UploadFields.offset] == nil {
+                found.append(
+                    .init(
+                        .missingOffset, "a final \(response.status) without Upload-Offset (required through interop 6)")
+                )
+            }
+            found += finalCompletion(response, version: version, complete: complete)
+        }
+        var highest = start
+        for (offset, source) in acknowledged {
+            if offset < highest {
+                found.append(.init(.offsetDecreased, "\(source) reports offset \(offset) after \(highest)"))
+            }
+            if let bytes = exchange.bodyBytes, offset > start + bytes {
+                found.append(
+                    .init(
+                        .offsetBeyondData,
+                        "\(source) reports offset \(offset), but the request delivered bytes \(start) to "
+                            + "\(start + bytes)"))
+            }
+            highest = max(highest, offset)
+        }
+        return found
+    }
+
+    private static func offsetRetrieval(_ exchange: ServerExchange, version: InteropVersion) -> [ConformanceDeviation] {
+        guard let response = exchange.response, (200...299).contains(response.status) else { return [] }
+        var found: [ConformanceDeviation] = []
+        if !version.headSuccessStatuses.contains(response.status) {
+            found.append(.init(.offsetRetrieval, "HEAD answered \(response.status); \(version) allows 204 only"))
+        }
+        if response.fields[version.completionFieldName] == nil {
+            found.append(.init(.offsetRetrieval, "HEAD answer without \(version.completionFieldName)"))
+        }
+        if version.rawValue >= 8, response.fields[UploadLimits.fieldName] == nil {
+            found.append(.init(.offsetRetrieval, "HEAD answer without Upload-Limit (required from interop 8)"))
+        }
+        if response.fields[UploadFields.offset] == nil {
+            found.append(.init(.missingOffset, "HEAD answer without Upload-Offset"))
+        }
+        return found
+    }
+
+    /// The upload resource and offset `response` (interim or final, to `request`) acknowledges, if it reports one:
+    /// a HEAD's or an append's resource is the request's target, a creation's the `Location` its first 104 (or
+    /// this response) announced, `creationLocation`. The path keys `UploadOffsetHistory`.
+    public static func acknowledgement(request: RequestHead, response: ResponseHead, creationLocation: String?)
+        -> (path: String, offset: Int64)?
+    {
+        guard response.status == 104 || (200...299).contains(response.status), let offset = reported(response)
+        else { return nil }
+        switch request.method {
+        case .head, .patch: return (UploadRequest.path(of: request.target), offset)
+        case .post, .put:
+            guard let location = creationLocation ?? response.fields[UploadFields.location] else { return nil }
+            return (UploadRequest.path(of: location), offset)
+        default: return nil
+        }
+    }
+
+    // MARK: - Fields
+
+    /// Whether a response carries any resumable-upload field.
+    private static func hasUploadFields(_ response: ResponseHead) -> Bool {
+        [UploadFields.offset, "Upload-Complete", "Upload-Incomplete", UploadLimits.fieldName, UploadFields.length]
+            .contains { response.fields.contains($0) }
+    }
+
+    /// A response's `Upload-Offset` when it is a valid one (nil when absent or malformed).
+    private static func reported(_ response: ResponseHead) -> Int64? {
+        (try? UploadFields.size(UploadFields.offset, in: response.fields)) ?? nil
+    }
+
+    /// A malformed `Upload-Offset` in `response`.
+    private static func malformedOffset(_ response: ResponseHead) -> ConformanceDeviation? {
+        do {
+            _ = try UploadFields.size(UploadFields.offset, in: response.fields)
+            return nil
+        } catch {
+            return .init(.malformedField, "\(error) in a \(response.status)")
+        }
+    }
+
+    /// The other family's completion field in an answer to a `version` request.
+    private static func completionFamily(_ answer: ResponseHead, version: InteropVersion) -> [ConformanceDeviation] {
+        let other = version.completionFieldIsInverted ? "Upload-Complete" : "Upload-Incomplete"
+        guard let value = answer.fields[other] else { return [] }
+        return [
+            .init(
+                .completionField,
+                "\(other): \(value) in a \(answer.status) to an \(version) request, which uses "
+                    + version.completionFieldName)
+        ]
+    }
+
+    /// The completion flag of a successful final response to a creation or append: it must not contradict the
+    /// request; a partial request's answer must flag it through interop 7 (-01 … -08; -10 made it a SHOULD).
+    private static func finalCompletion(_ response: ResponseHead, version: InteropVersion, complete: Bool)
+        -> [ConformanceDeviation]
+    {
+        let name = version.completionFieldName
+        let said: Bool?
+        do {
+            said = try UploadFields.completion(in: response.fields, version: version)
+        } catch {
+            return [.init(.malformedField, "\(error) in the final \(response.status)")]
+        }
+        if let said, said != complete {
+            let value = response.fields[name] ?? ""
+            return [
+                .init(
+                    .completionValue,
+                    "\(name): \(value) in the final \(response.status) to a request that "
+                        + (complete ? "completes the upload" : "leaves it incomplete"))
+            ]
+        }
+        if said == nil, !complete, version.rawValue <= 7 {
+            return [
+                .init(
+                    .completionValue,
+                    "the final \(response.status) to a partial request lacks \(name): "
+                        + version.completionValue(complete: false))
+            ]
+        }
+        return []
+    }
+
+    /// Whether two `Location` values name the same resource: the same path, and the same origin when both are
+    /// absolute.
+    static func samePlace(_ first: String, _ second: String) -> Bool {
+        guard UploadRequest.path(of: first) == UploadRequest.path(of: second) else { return false }
+        guard let one = UploadRequest.origin(of: first), let two = UploadRequest.origin(of: second) else { return true }
+        return one == two
+    }
+}
+
+/// What a server acknowledged of each upload across exchanges, fed in wire order: an offset lower than one it
+/// acknowledged before for the same upload (offsets never decrease, draft -01 on; a server that lost bytes must
+/// deactivate the upload instead), or beyond the furthest byte the upload's requests delivered, is a deviation.
+public struct UploadOffsetHistory: Sendable {
+    private var acknowledged: [String: Int64] = [:]
+    private var delivered: [String: Int64] = [:]
+
+    public init() {}
+
+    /// The requests to the upload at `path` delivered its bytes up to `end`.
+    public mutating func delivered(path: String, through end: Int64) {
+        delivered[path] = max(delivered[path] ?? 0, end)
+    }
+
+    /// The server reported `offset` for the upload at `path` (`source` names the answer for the message).
+    public mutating func acknowledged(path: String, offset: Int64, by source: String) -> [ConformanceDeviation] {
+        var found: [ConformanceDeviation] = []
+        if let before = acknowledged[path], offset < before {
+            found.append(
+                .init(.offsetDecreased, "\(source) reports offset \(offset) after the server acknowledged \(before)"))
+        }
+        if let end = delivered[path], offset > end {
+            found.append(
+                .init(.offsetBeyondData, "\(source) reports offset \(offset), but only \(end) bytes were delivered"))
+        }
+        acknowledged[path] = max(acknowledged[path] ?? 0, offset)
+        return found
+    }
+}
