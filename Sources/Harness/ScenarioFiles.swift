@@ -12,6 +12,14 @@ public enum ScenarioFiles {
         return ScenarioLoader.load([UInt8](data), file: path)
     }
 
+    /// The server profile in the file at `path` (`--server-profile FILE`), or every mistake in it.
+    public static func loadProfile(_ path: String) -> Result<ServerProfile, ScenarioErrors> {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            return .failure(ScenarioErrors([ScenarioError(.unreadable, file: path, path: "", "cannot read the file")]))
+        }
+        return ServerProfileLoader.load([UInt8](data), file: path)
+    }
+
     /// Every scenario in `paths` (files, or folders searched recursively for `*.json` other than the schemas,
     /// `schema.json` and `*.schema.json`, in path order), and every mistake in them; a scenario name used by two
     /// files is a mistake in the second.

@@ -52,7 +52,8 @@ public struct Scenario: Sendable, Hashable {
 
 /// The reference server's set-up (`server` key). JSON keys: `interop` ([3…8]), `max-size`, `max-append-size`
 /// (sizes), `max-age` (duration), `token-ttl` (duration; turns bearer auth on), `resumable` (bool),
-/// `progress-interval` (size; 0 for no progress 104s), `upstream` (URL: the user's server instead of ours).
+/// `progress-interval` (size; 0 for no progress 104s), `upstream` (URL: the user's server instead of ours, or a
+/// server profile object with its `url`).
 public struct ServerSpec: Sendable, Hashable {
     /// Interop versions served resumably. Default 3…8.
     public var interop: [Int] = [3, 4, 5, 6, 7, 8]
@@ -66,6 +67,8 @@ public struct ServerSpec: Sendable, Hashable {
     public var progressInterval: Int64 = 64 * 1024
     /// An external server to run against; nil runs the reference server.
     public var upstream: String?
+    /// What that server serves and allows, when the scenario says (`server.upstream` as an object).
+    public var profile: ServerProfile?
 
     public init() {}
 }

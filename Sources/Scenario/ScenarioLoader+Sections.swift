@@ -29,7 +29,16 @@ extension ScenarioLoader {
         server.resumable = object.read("resumable", into: &diagnostics, JSONValue.bool) ?? server.resumable
         server.progressInterval =
             object.read("progress-interval", into: &diagnostics, JSONValue.size) ?? server.progressInterval
-        server.upstream = object.read("upstream", into: &diagnostics, upstreamURL)
+        if case .object? = object.fields["upstream"] {
+            let place = object.path("upstream")
+            server.profile = ServerProfileLoader.read(object.fields["upstream"]!, path: place, into: &diagnostics)
+            if let profile = server.profile, profile.url == nil {
+                diagnostics.report(.missingKey, path: place + ".url", "missing; expected the upstream's URL")
+            }
+            server.upstream = server.profile?.url
+        } else {
+            server.upstream = object.read("upstream", into: &diagnostics, httpURL)
+        }
         return server
     }
 
@@ -135,7 +144,7 @@ extension ScenarioLoader {
         }
     }
 
-    private static func interopList(_ value: JSONValue, _ path: String) throws(ScenarioError) -> [Int] {
+    static func interopList(_ value: JSONValue, _ path: String) throws(ScenarioError) -> [Int] {
         guard case .array(let items) = value, !items.isEmpty else {
             throw JSONValue.wrongType(value, path, "a non-empty array of interop versions (3…8)")
         }
@@ -167,7 +176,8 @@ extension ScenarioLoader {
         return codes
     }
 
-    private static func upstreamURL(_ value: JSONValue, _ path: String) throws(ScenarioError) -> String {
+    /// An `http://` or `https://` URL.
+    static func httpURL(_ value: JSONValue, _ path: String) throws(ScenarioError) -> String {
         let text = try JSONValue.string(value, path)
         let rest = text.hasPrefix("https://") ? text.dropFirst(8) : text.hasPrefix("http://") ? text.dropFirst(7) : ""
         guard !rest.isEmpty else {

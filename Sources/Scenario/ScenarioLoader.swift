@@ -36,7 +36,7 @@ public enum ScenarioLoader {
     }
 
     /// `error` with the line and column of the value its path names (or of the nearest enclosing one).
-    private static func located(_ error: ScenarioError, in document: JSONDocument) -> ScenarioError {
+    static func located(_ error: ScenarioError, in document: JSONDocument) -> ScenarioError {
         guard error.line == nil, let position = document.position(of: error.path) else { return error }
         var located = error
         located.line = position.line

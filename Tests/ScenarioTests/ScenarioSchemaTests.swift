@@ -14,14 +14,21 @@ struct ScenarioSchemaTests {
     static let fixtures = root.appendingPathComponent("Tests/ScenarioTests/Fixtures").path
     static let schema = root.appendingPathComponent("Scenarios/schema.json").path
 
-    /// Prints `valid` or `invalid` and the file, one line per file named on the command line.
+    /// Prints `valid` or `invalid` and the file, one line per file named on the command line; the schemas beside
+    /// the first (`Scenarios/*.json` with a `$id`) resolve its references (`server-profile.json`).
     static let validator = """
-        import json, sys
+        import glob, json, os, sys
         from jsonschema import Draft202012Validator
+        from referencing import Registry, Resource
         with open(sys.argv[1]) as f:
             schema = json.load(f)
-        Draft202012Validator.check_schema(schema)
-        validator = Draft202012Validator(schema)
+        resources = []
+        for other in glob.glob(os.path.join(os.path.dirname(sys.argv[1]), "*schema*.json")):
+            with open(other) as f:
+                contents = json.load(f)
+            Draft202012Validator.check_schema(contents)
+            resources.append((contents["$id"], Resource.from_contents(contents)))
+        validator = Draft202012Validator(schema, registry=Registry().with_resources(resources))
         for path in sys.argv[2:]:
             with open(path) as f:
                 document = json.load(f)
@@ -29,7 +36,7 @@ struct ScenarioSchemaTests {
         """
 
     /// The files each validator accepts, as `path → accepted`.
-    static func schemaVerdicts(_ files: [String]) throws -> [String: Bool] {
+    static func schemaVerdicts(_ files: [String], schema: String = schema) throws -> [String: Bool] {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["python3", "-c", validator, schema] + files
