@@ -20,6 +20,8 @@ extension HTTPClientStream {
         var bodySent: Int64 = 0
         let timeout: Duration
         let bodyLimit: ResponseBodyLimit
+        /// Sees every byte of the final response's content.
+        var onContent: ((ArraySlice<UInt8>) -> Void)?
         var sending = true
         /// What the last write waited for (TLS may need the socket readable to write).
         var writeInterest = IOInterest.write
@@ -129,6 +131,7 @@ extension HTTPClientStream {
 
         /// Appends what `bodyLimit` lets through of `bytes` to the response's content.
         mutating func keep(_ bytes: ArraySlice<UInt8>) throws(HTTPExchangeError) {
+            onContent?(bytes)
             switch bodyLimit {
             case .keepFirst(let limit):
                 let room = limit - responseBody.count

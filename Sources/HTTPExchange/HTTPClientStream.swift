@@ -30,11 +30,13 @@ public final class HTTPClientStream {
     /// Interim responses go to `onInterim` as they arrive, even while the body is being sent; written content
     /// bytes go to `onBodySent`. Either returning false ends the exchange with `cancelled`. `progressTimeout` bounds
     /// every wait for progress in either direction (`timedOut`); `bodyLimit` says how much of the final response's
-    /// content is kept (default: the first 64 KiB, the rest read and dropped).
+    /// content is kept (default: the first 64 KiB, the rest read and dropped); `onContent`, when given, sees all
+    /// of it as it arrives (a digest of a body too large to keep).
     public func exchange(
         _ head: RequestHead, body: RequestBody? = nil, progressTimeout: Duration,
         bodyLimit: ResponseBodyLimit = .keepFirst(64 * 1024),
-        onInterim: (ResponseHead) -> Bool = { _ in true }, onBodySent: (Int) -> Bool = { _ in true }
+        onInterim: (ResponseHead) -> Bool = { _ in true }, onBodySent: (Int) -> Bool = { _ in true },
+        onContent: ((ArraySlice<UInt8>) -> Void)? = nil
     ) throws(HTTPExchangeError) -> HTTPResponse {
         let headBytes: [UInt8]
         do {
@@ -44,6 +46,7 @@ public final class HTTPClientStream {
         }
         parser.expectResponse(to: head.method)
         var exchange = Exchange(headBytes: headBytes, body: body, timeout: progressTimeout, bodyLimit: bodyLimit)
+        exchange.onContent = onContent
         return try exchange.run(on: self, onInterim: onInterim, onBodySent: onBodySent)
     }
 }

@@ -22,6 +22,12 @@ public struct RunObservation: Sendable {
     public var timedOut: Bool
     /// Every event of the scenario, played or not, in the scenario's order.
     public var events: [EventRecord]
+    /// The proxy's URL (`https://127.0.0.1:PORT`): every request of the client must go there.
+    public var proxyOrigin: String?
+    /// The path of token requests through the proxy (`auth-refreshes`); nil when they do not go through it.
+    public var tokenPath: String? = "/_squall/token"
+    /// Why the server's state is not observable, when `serverUploads` is nil.
+    public var noServerState = "not observable: no server introspection (--upstream)"
 
     public init(
         ledger: JobLedger, transcript: Transcript, serverUploads: [ServerUpload]?, assets: [AssetDigest],

@@ -77,8 +77,11 @@ public struct ServerSpec: Sendable, Hashable {
 /// `retry-limit`, `inflight-limit`, `append-size` (size), `resume-attempts`, `developer-mode` (bool),
 /// `refresh-auth` (bool), `permanent-errors` ([error codes]), `read-timeout` (duration).
 public struct ClientSpec: Sendable, Hashable {
-    /// The interop version sent; nil sends plain uploads. Default 8.
+    /// The interop version sent; nil sends plain uploads. Default 8, or against an outside server the newest its
+    /// profile lists.
     public var interop: Int? = 8
+    /// Whether the scenario chose `interop` (else the default applies).
+    public var interopGiven = false
     public var retryLimit = 3
     public var inflightLimit = 16
     /// Bytes per PATCH when resuming (nil: the rest of the file).

@@ -48,7 +48,10 @@ extension ScenarioLoader {
         }
         object.rejectUnknownKeys(clientKeys, context: "client", into: &diagnostics)
         var client = ClientSpec()
-        if let interop = object.read("interop", into: &diagnostics, clientInterop) { client.interop = interop }
+        if let interop = object.read("interop", into: &diagnostics, clientInterop) {
+            client.interop = interop
+            client.interopGiven = true
+        }
         client.retryLimit =
             object.read("retry-limit", into: &diagnostics, JSONValue.int(in: 0...1000))
             ?? client.retryLimit

@@ -69,6 +69,8 @@ public struct ScenarioResult: Sendable, Hashable {
     public var bundle: String?
     /// What the runner could not do that does not decide the verdict (e.g. a live capture not permitted).
     public var notes: [String] = []
+    /// Why the scenario was not run (`needs bearer-token auth (a profile's "auth")`): never passed, never failed.
+    public var skipReason: String?
 
     public init(
         name: String, file: String?, description: String, seed: UInt64, duration: Duration, verdicts: [Verdict],

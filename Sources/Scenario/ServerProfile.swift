@@ -1,3 +1,5 @@
+import SquallCore
+
 /// What an outside server (`squall run --upstream`) serves and allows, so that the runner can tell which scenarios
 /// it can judge truthfully (`ScenarioNeeds`) and drive the client and events against it. Values only;
 /// `ServerProfileLoader` reads them strictly from JSON (`--server-profile FILE`, or inline as a scenario's
@@ -60,22 +62,6 @@ public enum TokenRecipe: Sendable, Hashable {
     case endpoint(TokenRequest)
     /// A command whose standard output (trimmed) is the token; run again to refresh.
     case command([String])
-}
-
-/// A request for a token: `POST url` with `body`, the token at `tokenPath` of the JSON answer (`access_token`,
-/// `data.token`, `tokens[0].value`).
-public struct TokenRequest: Sendable, Hashable {
-    public var url: String
-    public var method = "POST"
-    public var body = ""
-    public var contentType: String?
-    public var tokenPath = "access_token"
-    /// Extra request header fields (`Authorization` with a client secret, an API key).
-    public var headers: [String: String] = [:]
-
-    public init(url: String) {
-        self.url = url
-    }
 }
 
 /// Something the runner does to the outside server: run a command, or send a request.

@@ -33,9 +33,15 @@ extension OracleContext {
         return verdict
     }
 
-    /// `auth-refreshes`: requests for a token (`…/_squall/token`) after the first.
+    /// `auth-refreshes`: requests for a token (`…/_squall/token`, or the profile's token path) after the first;
+    /// skipped when token requests do not go through the proxy.
     func authRefreshes(_ key: String, _ count: Expectation.Count) -> Verdict {
-        let tokens = requestHeads.filter { AppendOffsetCheck.resource($0.head.target).hasSuffix("/_squall/token") }
+        guard let path = observation.tokenPath else {
+            return Verdict(
+                key: key, status: .skipped, expected: count.description,
+                observed: "not observable: the token requests do not go through the proxy")
+        }
+        let tokens = requestHeads.filter { AppendOffsetCheck.resource($0.head.target) == path }
         return counted(key, count, Int64(max(0, tokens.count - 1)), evidence: Evidence.capped(tokens.map(\.text)))
     }
 

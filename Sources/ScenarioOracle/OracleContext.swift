@@ -25,8 +25,7 @@ struct OracleContext {
         let key = expectation.key
         if expectation.needsServerIntrospection && observation.serverUploads == nil {
             return Verdict(
-                key: key, status: .skipped, expected: expectedText(expectation),
-                observed: "not observable: no server introspection (--upstream)")
+                key: key, status: .skipped, expected: expectedText(expectation), observed: observation.noServerState)
         }
         switch expectation {
         case .jobs(let state, let count): return jobStates(key, state: state, count)

@@ -1,3 +1,4 @@
+import ResumableUpload
 import Scenario
 
 /// Judges a run against its scenario (issue 6 "Oracle"): one `Verdict` per expectation, in the scenario's order,
@@ -37,6 +38,14 @@ public enum ScenarioOracle {
                     key: record.key, status: .failed, expected: "played (\(record.trigger))", observed: "never played",
                     evidence: ["event \(record.event) \(record.trigger) never played: \(reason)"]))
         }
+        let elsewhere = requestsElsewhere(observation)
+        if !elsewhere.isEmpty {
+            verdicts.append(
+                Verdict(
+                    key: "requests-through-proxy", status: .failed,
+                    expected: "every request through the proxy (\(observation.proxyOrigin ?? "?"))",
+                    observed: "\(elsewhere.count) upload resources elsewhere", evidence: Evidence.capped(elsewhere)))
+        }
         if observation.timedOut {
             verdicts.append(
                 Verdict(
@@ -45,6 +54,17 @@ public enum ScenarioOracle {
                     evidence: ["the run did not complete within the scenario's timeout"]))
         }
         return verdicts
+    }
+
+    /// The jobs whose upload resource (the `Location` the client resumes at) is an absolute URL off the proxy: its
+    /// HEADs and PATCHes bypassed the faults and the transcript.
+    static func requestsElsewhere(_ observation: RunObservation) -> [String] {
+        guard let proxy = observation.proxyOrigin.flatMap(UploadRequest.origin(of:)) else { return [] }
+        return observation.ledger.all.compactMap { job in
+            guard let resource = job.uploadResource, let origin = UploadRequest.origin(of: resource), origin != proxy
+            else { return nil }
+            return "\(job.localID) (\(job.assetID)): resumed at \(resource), not through the proxy"
+        }
     }
 
     /// `d` in seconds with millisecond precision: `1.234s`.

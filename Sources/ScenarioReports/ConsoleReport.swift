@@ -14,7 +14,8 @@ import Scenario
 /// 40 scenarios: 39 passed, 1 failed in 52.1s
 /// ```
 public enum ConsoleReport {
-    /// `PASS name 1.23s`, `FAIL name 1.23s`, or `SKIP name 1.23s` when every verdict was skipped.
+    /// `PASS name 1.23s`, `FAIL name 1.23s`, `SKIP name: needs …` for a scenario not run, or `SKIP name 1.23s`
+    /// when every verdict was skipped.
     public static func line(for result: ScenarioResult, color: Bool) -> String {
         let (label, code) =
             switch Outcome(result) {
@@ -23,6 +24,7 @@ public enum ConsoleReport {
             case .skipped: ("SKIP", "33")
             }
         let verdict = color ? "\u{1B}[\(code)m\(label)\u{1B}[0m" : label
+        if let reason = result.skipReason { return "\(verdict) \(result.name): \(reason)" }
         return "\(verdict) \(result.name) \(ReportText.seconds(result.duration))s"
     }
 

@@ -85,7 +85,8 @@ public enum JSONReport {
 
     private static func run(_ result: ScenarioResult, number: Int) -> String {
         object([
-            ("run", "\(number)"), ("outcome", string(outcome(result))), ("duration", seconds(result.duration)),
+            ("run", "\(number)"), ("outcome", string(outcome(result))),
+            ("skipReason", result.skipReason.map(string) ?? "null"), ("duration", seconds(result.duration)),
             ("error", result.error.map(string) ?? "null"), ("bundle", result.bundle.map(string) ?? "null"),
             ("notes", array(result.notes.map(string))), ("verdicts", array(result.verdicts.map(verdict))),
             ("faultTimeline", array(result.faultTimeline.map(firing))),

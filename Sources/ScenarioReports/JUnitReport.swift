@@ -41,7 +41,8 @@ public enum JUnitReport {
         case .passed:
             return head + "/>\n"
         case .skipped:
-            return head + ">\n      <skipped message=\"every expectation was skipped\"/>\n    </testcase>\n"
+            let message = result.skipReason ?? "every expectation was skipped"
+            return head + ">\n      <skipped message=\"\(attribute(message))\"/>\n    </testcase>\n"
         case .failed:
             let keys = result.verdicts.filter { $0.status == .failed }.map(\.key)
             let noun = keys.count == 1 ? "expectation" : "expectations"

@@ -23,11 +23,14 @@ enum ReportText {
 enum Outcome {
     case passed
     case failed
-    /// Passed with every verdict skipped: nothing was judged (e.g. only server expectations behind --upstream).
+    /// Not run (the outside server cannot give what the scenario needs: `skipReason`), or passed with every
+    /// verdict skipped: nothing was judged.
     case skipped
 
     init(_ result: ScenarioResult) {
-        if !result.passed {
+        if result.skipReason != nil {
+            self = .skipped
+        } else if !result.passed {
             self = .failed
         } else if !result.verdicts.isEmpty && result.verdicts.allSatisfy({ $0.status == .skipped }) {
             self = .skipped

@@ -62,12 +62,18 @@ public struct CommandSpec: Sendable {
 
 /// Arguments after parsing: option values, flags present, and positional words, in order.
 public struct ParsedArguments: Sendable, Equatable {
+    /// Each option's last value.
     public var values: [String: String] = [:]
+    /// Every value of each option, in order (for options that may be given more than once).
+    public var allValues: [String: [String]] = [:]
     public var flags: Set<String> = []
     public var positionals: [String] = []
     public var wantsHelp = false
 
     public subscript(option: String) -> String? { values[option] }
+
+    /// Every value given for `option`, in order.
+    public func all(_ option: String) -> [String] { allValues[option] ?? [] }
 
     public func has(_ flag: String) -> Bool { flags.contains(flag) }
 }
@@ -122,8 +128,10 @@ public enum CommandLineParser {
             }
             if let inlineValue {
                 parsed.values[name] = inlineValue
+                parsed.allValues[name, default: []].append(inlineValue)
             } else if index < arguments.count, !arguments[index].hasPrefix("--") {
                 parsed.values[name] = arguments[index]
+                parsed.allValues[name, default: []].append(arguments[index])
                 index += 1
             } else {
                 throw UsageError("option '\(name)' needs a value (\(name) \(valueName))", command: spec.path)

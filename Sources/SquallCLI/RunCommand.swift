@@ -8,13 +8,20 @@ enum RunCommand: Subcommand {
     static let spec = CommandSpec(
         path: ["run"],
         summary: "Run scenario files (default Scenarios/) through the chaos proxy and judge what happened.",
-        usage: "[PATH...] [--filter TEXT] [--seed N] [--repeat N] [--shard I/N] [--upstream URL] [--junit FILE] ...",
+        usage:
+            "[PATH...] [--filter TEXT] [--seed N] [--repeat N] [--shard I/N] [--upstream URL] [--server-profile FILE] "
+            + "[--junit FILE] ...",
         options: [
             .value("--filter", "TEXT", help: "Run only scenarios whose name contains TEXT."),
             .value("--seed", "N", help: "Replace every scenario's seed."),
             .value("--repeat", "N", help: "Run each scenario N times; report scenarios whose verdict varies."),
             .value("--shard", "I/N", help: "Run the I-th of N deterministic parts of the catalog (1 ≤ I ≤ N)."),
-            .value("--upstream", "URL", help: "Run against this server; expectations on its state are skipped."),
+            .value(
+                "--upstream", "URL",
+                help: "Run against this server (its creation URL); scenarios it cannot meet are skipped with why."),
+            .value(
+                "--server-profile", "FILE",
+                help: "What the --upstream server serves and allows (JSON, Scenarios/server-profile.schema.json)."),
             .value("--junit", "FILE", help: "Write a JUnit XML report (one testcase per scenario)."),
             .value("--json", "FILE", help: "Write the full results as JSON (verdicts, fault timeline, ledgers)."),
             .value("--out", "DIR", help: "Write debug bundles here, a folder per scenario (pcaps, keylog, logs)."),
@@ -27,8 +34,11 @@ enum RunCommand: Subcommand {
             ports with a fresh CA and store, plays its faults and events, and judges its expectations from the
             client's ledger, the proxy's transcript and the server's state. One line per scenario (PASS or FAIL
             and its time); each failure lists the unmet expectations with expected vs observed and the evidence.
-            Exit status 0 only when every scenario passed (and, with --repeat, every run agreed); 1 otherwise; 2
-            for a usage mistake or an invalid scenario file (every error is listed, as by 'squall validate').
+            Exit status 0 only when no scenario failed (and, with --repeat, every run agreed); 1 otherwise; 2
+            for a usage mistake or an invalid scenario or profile file (every error is listed, as by 'squall
+            validate'). Against --upstream, a scenario that needs what the server's profile does not give (auth, a
+            size limit, a restart, retention, an interop version) is reported 'SKIP name: needs …', never run; the
+            server's answers are judged against the draft (server-conformance).
             With --out DIR each failed scenario (every scenario with --capture always) leaves a debug bundle in
             DIR/<name>/: decrypted.pcap (both legs' plaintext, no key needed), wire.pcap (the real loopback
             traffic, when live capture is permitted) with keylog.txt, transcript.jsonl, ledger.json, server.log,
@@ -102,6 +112,16 @@ struct RunOptions {
             catalog.shard = (parts[0], parts[1])
         }
         catalog.runner.upstream = arguments["--upstream"]
+        if let file = arguments["--server-profile"] {
+            switch ScenarioFiles.loadProfile(file) {
+            case .success(let profile): catalog.runner.profile = profile
+            case .failure(let errors): throw UsageError(errors.description, command: path)
+            }
+            if catalog.runner.upstream == nil, let url = catalog.runner.profile?.url { catalog.runner.upstream = url }
+            guard catalog.runner.upstream != nil else {
+                throw UsageError("--server-profile needs --upstream URL, or a \"url\" in the profile", command: path)
+            }
+        }
         junit = arguments["--junit"]
         json = arguments["--json"]
         catalog.runner.keepFolder = arguments["--out"]

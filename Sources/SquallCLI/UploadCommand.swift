@@ -1,7 +1,9 @@
 import FaultEngine
 import Foundation
 import Glibc
+import Harness
 import ResumableUpload
+import Scenario
 import SquallCore
 import Synchronization
 import UploadClient
@@ -14,7 +16,9 @@ enum UploadCommand: Subcommand {
         path: ["upload"],
         summary: "Upload files or folders with the reference client (PhotoKit job model, resumable uploads).",
         usage: "--to URL [--ca FILE] [--interop N] [--retry-limit N] [--inflight-limit N] [--append-size SIZE] "
-            + "[--token T | --token-url URL] [--journal DIR] [--production] [--resume-attempts N] [--backoff D] "
+            + "[--token T | --token-url URL [--token-method M] [--token-body B] [--token-content-type T] "
+            + "[--token-header 'NAME: VALUE'] [--token-path PATH] | --token-command CMD] [--server-profile FILE] "
+            + "[--journal DIR] [--production] [--resume-attempts N] [--backoff D] "
             + "[--backoff-limit D] [--connect-timeout D] [--read-timeout D] [--permanent-errors LIST] "
             + "[--no-refresh-auth] FILE|DIR...",
         options: [
@@ -28,6 +32,22 @@ enum UploadCommand: Subcommand {
             .value(
                 "--token-url", "URL",
                 help: "Get bearer tokens from this URL (POST; OAuth token response), refreshed after a 401."),
+            .value("--token-method", "M", help: "The token request's method. Default POST."),
+            .value("--token-body", "B", help: "The token request's body. Default: empty."),
+            .value("--token-content-type", "T", help: "The token request body's Content-Type."),
+            .value(
+                "--token-header", "'NAME: VALUE'",
+                help: "One more field of the token request (an API key); may be given more than once."),
+            .value(
+                "--token-path", "PATH",
+                help: "Where the token is in the JSON answer: access_token (default), data.token, tokens[0].value."),
+            .value(
+                "--token-command", "CMD",
+                help: "Get bearer tokens from the output of this shell command, run again to refresh."),
+            .value(
+                "--server-profile", "FILE",
+                help: "The server's profile (JSON): the newest interop version it serves and how to get a token, "
+                    + "unless --interop or a token flag say otherwise."),
             .value(
                 "--journal", "DIR",
                 help: "Keep the job journal here; rerunning after a crash continues. Default: a temporary one."),
@@ -155,15 +175,10 @@ struct UploadOptions {
         var jobs = JobStoreConfiguration()
         jobs.retryLimit = try Self.count(arguments, "--retry-limit", minimum: 0) ?? jobs.retryLimit
         jobs.inFlightLimit = try Self.count(arguments, "--inflight-limit", minimum: 1) ?? jobs.inFlightLimit
-        switch (arguments["--token"], arguments["--token-url"]) {
-        case (let token?, nil): tokens = StaticToken(token)
-        case (nil, let endpoint?):
-            guard (try? HTTPURL(endpoint)) != nil else {
-                throw UsageError("--token-url must be an http or https URL, not '\(endpoint)'", command: path)
-            }
-            tokens = TokenEndpoint(url: endpoint, trustedCAFile: arguments["--ca"])
-        case (nil, nil): tokens = nil
-        case (_?, _?): throw UsageError("--token and --token-url exclude each other", command: path)
+        let profile = try Self.profile(arguments)
+        tokens = try Self.tokens(arguments, profile: profile)
+        if arguments["--interop"] == nil, let newest = profile?.newestInterop {
+            transfer.interopVersion = InteropVersion(rawValue: newest)
         }
         journal = arguments["--journal"]
         let production = arguments.has("--production")
@@ -172,6 +187,51 @@ struct UploadOptions {
         system = UploadSystemConfiguration(jobs: jobs, transfer: transfer, developerMode: !production)
         policy = UploadPolicyConfiguration(refreshAuthentication: !arguments.has("--no-refresh-auth"))
         if let list = arguments["--permanent-errors"] { policy.permanentErrors = try Self.jobErrors(list) }
+    }
+
+    /// `--server-profile FILE`, read strictly; its mistakes are printed as the loader words them.
+    private static func profile(_ arguments: ParsedArguments) throws(UsageError) -> ServerProfile? {
+        guard let file = arguments["--server-profile"] else { return nil }
+        switch ScenarioFiles.loadProfile(file) {
+        case .success(let profile): return profile
+        case .failure(let errors): throw UsageError(errors.description, command: UploadCommand.spec.path)
+        }
+    }
+
+    /// The token source the flags name (one of `--token`, `--token-url`, `--token-command`), else the profile's.
+    private static func tokens(
+        _ arguments: ParsedArguments, profile: ServerProfile?
+    ) throws(UsageError) -> (any TokenSource)? {
+        let path = UploadCommand.spec.path
+        let given = ["--token", "--token-url", "--token-command"].filter { arguments[$0] != nil }
+        guard given.count <= 1 else {
+            throw UsageError("\(given.joined(separator: ", ")) exclude each other: name one", command: path)
+        }
+        let details = ["--token-method", "--token-body", "--token-content-type", "--token-header", "--token-path"]
+        if let detail = details.first(where: { arguments[$0] != nil }), arguments["--token-url"] == nil {
+            throw UsageError("\(detail) shapes the request of --token-url, which is missing", command: path)
+        }
+        if let token = arguments["--token"] { return StaticToken(token) }
+        if let command = arguments["--token-command"] { return CommandToken(arguments: ["sh", "-c", command]) }
+        guard let url = arguments["--token-url"] else {
+            return profile?.auth.map { TokenSources.source($0, trustedCAFile: arguments["--ca"]) }
+        }
+        guard (try? HTTPURL(url)) != nil else {
+            throw UsageError("--token-url must be an http or https URL, not '\(url)'", command: path)
+        }
+        var request = TokenRequest(url: url)
+        request.method = arguments["--token-method"] ?? request.method
+        request.body = arguments["--token-body"] ?? request.body
+        request.contentType = arguments["--token-content-type"]
+        request.tokenPath = arguments["--token-path"] ?? request.tokenPath
+        for header in arguments.all("--token-header") {
+            guard let colon = header.firstIndex(of: ":"), colon != header.startIndex else {
+                throw UsageError("--token-header must be 'NAME: VALUE', not '\(header)'", command: path)
+            }
+            request.headers[String(header[..<colon])] = header[header.index(after: colon)...]
+                .trimmingCharacters(in: .whitespaces)
+        }
+        return TokenEndpoint(request: request, trustedCAFile: arguments["--ca"])
     }
 
     /// The resume attempts, backoff and timeouts of a transfer.

@@ -34,6 +34,28 @@ public indirect enum JSONValue: Sendable, Hashable {
         if case .object(let members) = self { return members[key] }
         return nil
     }
+
+    /// The value at a dotted path with array indices, as a user names a place in an answer (`access_token`,
+    /// `data.token`, `tokens[0].value`); nil when it is not there.
+    public func value(atPath path: String) -> JSONValue? {
+        var current: JSONValue? = self
+        for part in path.split(separator: ".", omittingEmptySubsequences: false) {
+            var name = Substring(part)
+            var indices: [Int] = []
+            while name.hasSuffix("]"), let open = name.lastIndex(of: "["),
+                let index = Int(name[name.index(after: open)..<name.index(before: name.endIndex)])
+            {
+                indices.insert(index, at: 0)
+                name = name[..<open]
+            }
+            if !name.isEmpty { current = current?[String(name)] }
+            for index in indices {
+                guard case .array(let items)? = current, items.indices.contains(index) else { return nil }
+                current = items[index]
+            }
+        }
+        return current
+    }
 }
 
 extension JSONValue: Encodable {

@@ -22,6 +22,8 @@ public struct NetError: Error, Equatable, Sendable, CustomStringConvertible {
         case poll
         case timeout
         case closed
+        /// A command could not be started (`CommandRun`).
+        case spawn
     }
 
     public var code: Code

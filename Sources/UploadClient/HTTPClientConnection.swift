@@ -83,7 +83,8 @@ public final class HTTPClientConnection {
     /// reused. `readTimeout` bounds every wait for progress in either direction.
     public func exchange(
         _ head: RequestHead, body: RequestBody? = nil, readTimeout: Duration,
-        onInterim: (ResponseHead) -> Bool = { _ in true }, onBodySent: (Int) -> Bool = { _ in true }
+        onInterim: (ResponseHead) -> Bool = { _ in true }, onBodySent: (Int) -> Bool = { _ in true },
+        onContent: ((ArraySlice<UInt8>) -> Void)? = nil
     ) throws(TransferError) -> HTTPResponse {
         isReusable = false
         requestCount += 1
@@ -93,7 +94,7 @@ public final class HTTPClientConnection {
         do {
             response = try client.exchange(
                 request, body: body, progressTimeout: readTimeout, bodyLimit: .keepFirst(Self.responseBodyLimit),
-                onInterim: onInterim, onBodySent: onBodySent)
+                onInterim: onInterim, onBodySent: onBodySent, onContent: onContent)
         } catch {
             throw TransferError.mapping(error)
         }

@@ -9,12 +9,23 @@ extension UploadConnection {
     static let tokenRequestLimit = 4096
 
     /// The server's own endpoints, for the harness and for users:
-    /// - `GET /_squall/uploads`: the store as JSON (`UploadAdminListing`).
+    /// - `GET /_squall/uploads`: the store as JSON (`UploadAdminListing`); `GET /_squall/uploads/ID` one upload
+    ///   (404 when the store has none by that id), as a server profile's introspection reads it.
     /// - `POST /_squall/token`: a bearer token (`--auth` only) for the principal named by the `principal`
     ///   query or form parameter (default `squall`), answered as an OAuth 2.0 token response (RFC 6749 §5.1).
     /// - `POST /_squall/expire-tokens`: expires every token issued so far (`--auth` only); 204.
     func serveAdmin(_ head: RequestHead) throws {
         let path = String(head.target.prefix { $0 != "?" })
+        if path.hasPrefix("/_squall/uploads/"), head.method == .get {
+            closeUnlessBodyless(head)
+            let id = String(path.dropFirst("/_squall/uploads/".count))
+            guard let entry = UploadAdminListing.entries(server.store.list()).first(where: { $0.id == id }) else {
+                return try sendEmpty(404, "Not Found")
+            }
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys]
+            return try sendJSON(200, "OK", Array(try encoder.encode(entry)))
+        }
         let routes: [String: HTTPMethod] = [
             "/_squall/uploads": .get, "/_squall/token": .post, "/_squall/expire-tokens": .post,
         ]

@@ -44,6 +44,7 @@ struct ScenarioLoaderTests {
 
         var client = ClientSpec()
         client.interop = 6
+        client.interopGiven = true
         client.retryLimit = 2
         client.inflightLimit = 4
         client.appendSize = 256 * 1024

@@ -1,5 +1,6 @@
 import Foundation
 import Harness
+import SquallCore
 import Testing
 
 @testable import Scenario

@@ -7,11 +7,11 @@ import Synchronization
 import UploadClient
 import UploadJobs
 
-/// Where and how the client uploads: the proxy's creation URL, the CA to trust, the token endpoint.
+/// Where and how the client uploads: the proxy's creation URL, the CA to trust, how to get tokens.
 struct ClientTarget: Sendable {
     var creationURL: String
     var caFile: String
-    var tokenURL: String?
+    var tokens: TokenRecipe?
     var journal: String
 }
 
@@ -49,7 +49,7 @@ final class ScenarioClient: @unchecked Sendable {
         if binary == nil {
             var configuration = UploadPolicyConfiguration(refreshAuthentication: spec.refreshAuth)
             configuration.permanentErrors = Set(spec.permanentErrors.compactMap(JobError.init(rawValue:)))
-            let tokens = target.tokenURL.map { TokenEndpoint(url: $0, trustedCAFile: target.caFile) }
+            let tokens = target.tokens.map { TokenSources.source($0, trustedCAFile: target.caFile) }
             policy = try DefaultUploadPolicy(
                 library: library, destination: UploadDestinationTemplate(url: target.creationURL, tokens: tokens),
                 statePath: target.journal + "/extension.json", configuration: configuration)
@@ -197,6 +197,30 @@ final class ScenarioClient: @unchecked Sendable {
             })
     }
 
+    /// The flags of `squall upload` that get tokens as `recipe` says.
+    static func tokenArguments(_ recipe: TokenRecipe) -> [String] {
+        switch recipe {
+        case .fixed(let token): return ["--token", token]
+        case .command(let arguments):
+            return ["--token-command", arguments.map(shellQuoted).joined(separator: " ")]
+        case .endpoint(let request):
+            var flags = [
+                "--token-url", request.url, "--token-method", request.method, "--token-path", request.tokenPath,
+            ]
+            if !request.body.isEmpty { flags += ["--token-body", request.body] }
+            if let type = request.contentType { flags += ["--token-content-type", type] }
+            for name in request.headers.keys.sorted() {
+                flags += ["--token-header", "\(name): \(request.headers[name]!)"]
+            }
+            return flags
+        }
+    }
+
+    /// `text` in single quotes for `/bin/sh`, each quote in it closed, escaped and reopened.
+    static func shellQuoted(_ text: String) -> String {
+        "'" + text.replacingOccurrences(of: "'", with: #"'\''"#) + "'"
+    }
+
     /// `duration` in whole microseconds, as `squall upload` reads it.
     private static func durationText(_ duration: Duration) -> String {
         let (seconds, attoseconds) = duration.components
@@ -210,7 +234,7 @@ final class ScenarioClient: @unchecked Sendable {
             String(spec.inflightLimit),
         ]
         if let size = spec.appendSize { arguments += ["--append-size", String(size)] }
-        if let tokenURL = target.tokenURL { arguments += ["--token-url", tokenURL] }
+        arguments += target.tokens.map(Self.tokenArguments) ?? []
         if !spec.developerMode { arguments.append("--production") }
         // The same transfer and policy settings as an in-process session (`makeSystem`, `init`).
         arguments += [

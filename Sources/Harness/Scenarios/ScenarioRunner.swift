@@ -5,6 +5,7 @@ import Foundation
 import ProxyTranscript
 import Scenario
 import ScenarioOracle
+import SquallCore
 import SquallNet
 import Synchronization
 import TLSKit
@@ -16,8 +17,12 @@ public struct ScenarioRunOptions: Sendable {
     /// The `squall` executable that kill events run as child processes (`squall server`, `squall upload`);
     /// scenarios with such events fail to start without it.
     public var squallBinary: String?
-    /// Run against this server instead of the reference server (expectations needing its state are skipped).
+    /// Run against this server instead of the reference server (expectations needing its state are skipped unless
+    /// the profile gives a way to read it).
     public var upstream: String?
+    /// What the upstream serves and allows (`--server-profile`); a scenario's inline profile wins. Without one the
+    /// runner knows nothing of the server, and scenarios that need to are skipped.
+    public var profile: ServerProfile?
     /// Replaces every scenario's seed.
     public var seed: UInt64?
     /// Keep each scenario's folder here as its debug bundle (`DebugBundle`: captures, key log, transcript, ledger,
@@ -49,10 +54,15 @@ public enum ScenarioRunner {
         let started = ContinuousClock.now
         var scenario = scenario
         if let seed = options.seed { scenario.seed = seed }
-        // Against the user's server its answers are judged against the draft unless the scenario says otherwise.
-        let declaresConformance = scenario.expect.contains { if case .serverConformance = $0 { true } else { false } }
-        if (options.upstream ?? scenario.server.upstream) != nil, !declaresConformance {
-            scenario.expect.append(.serverConformance(true, allowed: []))
+        if options.upstream ?? scenario.server.upstream != nil {
+            let profile = scenario.server.profile ?? options.profile ?? ServerProfile()
+            let unmet = ScenarioNeeds.unmet(scenario, profile: profile)
+            guard unmet.isEmpty else { return skipped(scenario, needs: unmet, since: started) }
+            scenario.client.interop = ScenarioNeeds.clientInterop(scenario, profile: profile)
+            // Against the user's server its answers are judged against the draft unless the scenario says otherwise.
+            if !scenario.expect.contains(where: { if case .serverConformance = $0 { true } else { false } }) {
+                scenario.expect.append(.serverConformance(true, allowed: []))
+            }
         }
         let folder: String
         do {
@@ -68,10 +78,12 @@ public enum ScenarioRunner {
             let observation = try run!.play(started: started)
             result = ScenarioResult(
                 name: scenario.name, file: scenario.file, description: scenario.description, seed: scenario.seed,
-                duration: ContinuousClock.now - started, verdicts: ScenarioOracle.judge(scenario, observation),
+                duration: ContinuousClock.now - started,
+                verdicts: assumptions(run!, ScenarioOracle.judge(scenario, observation)),
                 faultTimeline: timeline(observation.transcript), ledgerJSON: ledgerJSON(observation.ledger),
                 error: run!.clientFailure)
             result.eventTimeline = observation.events
+            if let reason = run!.unannouncedAuth(observation) { result.skipReason = reason }
         } catch {
             result = failed(scenario, "\(error)", since: started)
         }
@@ -84,6 +96,33 @@ public enum ScenarioRunner {
             result.notes = run?.proxy.captureProblems ?? []
             BundleFiles.write(result, into: folder)
         }
+        return result
+    }
+
+    /// Against an outside server, the verdicts of the scenario's expectations say what they take from its profile
+    /// on trust: that a completed upload stays answerable when the scenario loses a final response.
+    static func assumptions(_ run: ScenarioRun, _ verdicts: [Verdict]) -> [Verdict] {
+        guard let outside = run.outside, let retention = outside.profile.retention,
+            ScenarioNeeds.needsRetention(run.scenario)
+        else { return verdicts }
+        let line =
+            "assumes completed uploads stay answerable for \(DurationText.format(retention) ?? "\(retention)") after "
+            + "their final response (the profile's retention)"
+        let keys = Set(run.scenario.expect.map(\.key))
+        return verdicts.map { verdict in
+            var verdict = verdict
+            if keys.contains(verdict.key) { verdict.evidence.append(line) }
+            return verdict
+        }
+    }
+
+    /// A scenario not run because the outside server cannot give what it needs.
+    static func skipped(_ scenario: Scenario, needs: [String], since started: ContinuousClock.Instant) -> ScenarioResult
+    {
+        var result = ScenarioResult(
+            name: scenario.name, file: scenario.file, description: scenario.description, seed: scenario.seed,
+            duration: ContinuousClock.now - started, verdicts: [])
+        result.skipReason = "needs " + needs.joined(separator: "; ")
         return result
     }
 
@@ -138,9 +177,13 @@ public enum ScenarioRunner {
 /// timeout came first) is recorded with the reason, and the oracle fails the scenario on it.
 struct ScenarioRun {
     static let networkDownRule = "squall-network-down"
+    /// The reference server's token endpoint.
+    static let tokenPath = "/_squall/token"
     let scenario: Scenario
     let folder: String
     let server: ScenarioServer?
+    /// The user's server, when the run is against one.
+    let outside: OutsideServer?
     let proxy: ChaosProxy
     let client: ScenarioClient
     var assets: [AssetDigest]
@@ -167,6 +210,9 @@ struct ScenarioRun {
             throw HarnessError("this scenario kills a process: it needs the squall binary for child processes")
         }
         let upstreamURL = options.upstream ?? scenario.server.upstream
+        outside = upstreamURL.map {
+            OutsideServer(url: $0, profile: scenario.server.profile ?? options.profile ?? ServerProfile(), caFile: nil)
+        }
         server =
             upstreamURL == nil
             ? try ScenarioServer(
@@ -188,15 +234,34 @@ struct ScenarioRun {
             configuration.keyLog = try KeyLog(path: folder + "/" + DebugBundle.keyLog)
         }
         proxy = try ChaosProxy(configuration: configuration)
+        let proxyURL = proxy.url
+        let ownTokens = scenario.server.tokenTTL.map { _ in
+            TokenRecipe.endpoint(TokenRequest(url: proxyURL + ScenarioRun.tokenPath + "?principal=squall"))
+        }
         let target = ClientTarget(
-            creationURL: proxy.url + "/upload", caFile: authority.certificatePath,
-            tokenURL: scenario.server.tokenTTL == nil ? nil : proxy.url + "/_squall/token?principal=squall",
-            journal: folder + "/journal")
+            creationURL: proxyURL + (outside?.creationPath ?? "/upload"), caFile: authority.certificatePath,
+            tokens: outside.map {
+                $0.tokenRecipe(proxyURL: proxyURL, throughProxy: ScenarioNeeds.involvesAuth(scenario))
+            } ?? ownTokens, journal: folder + "/journal")
         let proxyReference = proxy
         client = try ScenarioClient(
             spec: scenario.client, target: target, assetIDs: assets.map(\.assetID),
             asChildOf: killsClient ? options.squallBinary : nil,
             onEnd: { proxyReference.wakeTranscriptWaiters() })
+    }
+
+    /// Against an outside server whose profile names no auth: when the server itself answered 401 (not a fault) the
+    /// scenario could not be judged (the client had no token to send), and says what it needs.
+    func unannouncedAuth(_ observation: RunObservation) -> String? {
+        guard let outside, outside.profile.auth == nil else { return nil }
+        for connection in observation.transcript.connections {
+            for exchange in observation.transcript.exchanges(connection: connection)
+            where exchange.response?.status == 401 && !exchange.answeredByProxy {
+                let request = exchange.request.map { "\($0.method) \($0.target)" } ?? "a request"
+                return "needs bearer-token auth: the server answered 401 to \(request) (a profile's \"auth\")"
+            }
+        }
+        return nil
     }
 
     /// Runs the client through its sessions while playing the events; returns what was observed.
@@ -243,12 +308,20 @@ struct ScenarioRun {
         waitForClientEnd()
         clientFailure = clientFailure ?? client.failure
         let ledger = try client.ledger()
+        let serverUploads = try server?.uploads() ?? outside?.uploads(of: ledger.all)
         var observation = RunObservation(
-            ledger: ledger, transcript: proxy.transcript, serverUploads: try server?.uploads(), assets: assets,
+            ledger: ledger, transcript: proxy.transcript, serverUploads: serverUploads, assets: assets,
             processJobsResults: client.processJobsResults, peakInFlight: Self.peakInFlight(ledger),
             neverFired: proxy.neverFired.filter { !$0.hasPrefix("squall-") },
             wallTime: ContinuousClock.now - started, timedOut: timedOut, events: records)
         observation.neverFiredReasons = proxy.neverFiredReasons
+        observation.proxyOrigin = proxy.url
+        observation.tokenPath =
+            outside.map { $0.tokenPath(proxyURL: proxy.url, throughProxy: ScenarioNeeds.involvesAuth(scenario)) }
+            ?? Self.tokenPath
+        if serverUploads == nil, outside != nil {
+            observation.noServerState = "no server introspection: the profile has no \"introspection\""
+        }
         return observation
     }
 
@@ -334,8 +407,11 @@ struct ScenarioRun {
                 try? proxy.removeFaultRule(named: Self.networkDownRule)
                 return ["new connections accepted again"]
             case .switchNetwork: return [resetLiveConnections(name: "squall-switch-network")]
-            case .restartServer: return try server?.restart() ?? ["no reference server to restart (--upstream)"]
+            case .restartServer:
+                if let outside { return try outside.restart() }
+                return try server?.restart() ?? []
             case .expireTokens:
+                if let outside { return [try outside.expireTokens()] }
                 try server?.expireTokens()
                 return ["every token issued so far expired"]
             case .disableExtension:

@@ -1,0 +1,91 @@
+import Glibc
+
+/// One run of a command without a shell (`posix_spawnp`, the program found on `PATH`): its exit status and what
+/// it printed, bounded in time. Past `timeout` it gets SIGTERM, and SIGKILL a second later. A program that leaves
+/// a process behind holding its output (a daemon it started without redirecting it) does not hold the run: once
+/// the program exited, output that does not come within `drainGrace` is not waited for.
+public struct CommandRun: Sendable {
+    /// The exit status, or 128 + the signal that ended it; -1 when it could not be started.
+    public var status: Int32
+    public var output: String
+    public var errors: String
+
+    /// How long output is still read after the program exited.
+    public static let drainGrace = Duration.milliseconds(500)
+
+    public init(_ arguments: [String], timeout: Duration) throws(NetError) {
+        precondition(!arguments.isEmpty, "a command needs a program")
+        var out: [Int32] = [-1, -1]
+        var err: [Int32] = [-1, -1]
+        guard pipe(&out) == 0, pipe(&err) == 0 else { throw NetError.system(.spawn, "pipe") }
+        for descriptor in [out[0], err[0]] { _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC) }
+        for descriptor in [out[0], err[0]] { _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) | O_NONBLOCK) }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_adddup2(&actions, out[1], 1)
+        posix_spawn_file_actions_adddup2(&actions, err[1], 2)
+        for descriptor in [out[0], out[1], err[0], err[1]] { posix_spawn_file_actions_addclose(&actions, descriptor) }
+        var pid: pid_t = 0
+        let argv = arguments.map { strdup($0) } + [nil]
+        defer { for pointer in argv { free(pointer) } }
+        let spawned = posix_spawnp(&pid, arguments[0], &actions, nil, argv, environ)
+        close(out[1])
+        close(err[1])
+        defer {
+            close(out[0])
+            close(err[0])
+        }
+        guard spawned == 0 else {
+            throw NetError.system(.spawn, "cannot run \(arguments[0])", errno: spawned)
+        }
+        var collected: ([UInt8], [UInt8]) = ([], [])
+        status = Self.wait(pid, reading: (out[0], err[0]), into: &collected, timeout: timeout)
+        output = String(decoding: collected.0, as: UTF8.self)
+        errors = String(decoding: collected.1, as: UTF8.self)
+    }
+
+    /// Reads both pipes until the program exited and its output ended (or `drainGrace` passed), terminating it
+    /// past `timeout`; returns its status.
+    private static func wait(
+        _ pid: pid_t, reading pipes: (Int32, Int32), into collected: inout ([UInt8], [UInt8]), timeout: Duration
+    ) -> Int32 {
+        let start = ContinuousClock.now
+        var exitStatus: Int32?
+        var exitedAt: ContinuousClock.Instant?
+        var open = (pipes.0 >= 0, pipes.1 >= 0)
+        var signalled = 0
+        var buffer = [UInt8](repeating: 0, count: 16 * 1024)
+        while true {
+            if exitStatus == nil {
+                var raw: Int32 = 0
+                if waitpid(pid, &raw, WNOHANG) == pid {
+                    exitStatus = (raw & 0x7f) == 0 ? (raw >> 8) & 0xff : 128 + (raw & 0x7f)
+                    exitedAt = .now
+                }
+            }
+            if let exitedAt, (!open.0 && !open.1) || ContinuousClock.now - exitedAt > drainGrace {
+                return exitStatus ?? -1
+            }
+            let elapsed = ContinuousClock.now - start
+            if exitStatus == nil, elapsed > timeout + .seconds(signalled) {
+                kill(pid, signalled == 0 ? SIGTERM : SIGKILL)
+                signalled += 1
+            }
+            var entries = [
+                pollfd(fd: open.0 ? pipes.0 : -1, events: Int16(POLLIN), revents: 0),
+                pollfd(fd: open.1 ? pipes.1 : -1, events: Int16(POLLIN), revents: 0),
+            ]
+            _ = poll(&entries, 2, 20)
+            for (index, entry) in entries.enumerated() where entry.fd >= 0 && entry.revents != 0 {
+                let count = buffer.withUnsafeMutableBytes { read(entry.fd, $0.baseAddress, $0.count) }
+                if count > 0 {
+                    if index == 0 { collected.0 += buffer[..<count] } else { collected.1 += buffer[..<count] }
+                } else if count == 0 || (errno != EAGAIN && errno != EINTR) {
+                    if index == 0 { open.0 = false } else { open.1 = false }
+                }
+            }
+        }
+    }
+}
