@@ -3,7 +3,7 @@ extension UploadResourceStateMachine {
     /// offset, and send a progress 104 every `progressInterval` bytes (interop 5+). Bytes past `max-append-size`,
     /// `max-size` or the known length are not written: the request is rejected (413, or 400 for the length) and
     /// its connection closed, keeping the bytes before the limit.
-    public mutating func bodyReceived(byteCount: Int64, now: Int64) throws(UploadStateError) -> [UploadAction] {
+    public mutating func bodyReceived(byteCount: Int64, now: Duration) throws(UploadStateError) -> [UploadAction] {
         guard var request = active else { throw UploadStateError(.noActiveRequest, "body bytes with no request") }
         var actions: [UploadAction] = []
         let limit = tightestLimit(request)
@@ -33,7 +33,7 @@ extension UploadResourceStateMachine {
     /// The running request's body ended: a completing request completes the upload (its length is then the
     /// offset; 400 if a known length was not reached) and gets `x-server-resource-id`; a partial one leaves it
     /// incomplete. Either way the offset is persisted before the final response.
-    public mutating func bodyEnded(now: Int64) throws(UploadStateError) -> [UploadAction] {
+    public mutating func bodyEnded(now: Duration) throws(UploadStateError) -> [UploadAction] {
         guard let request = active else { throw UploadStateError(.noActiveRequest, "body end with no request") }
         active = nil
         var actions: [UploadAction] = [.persist(offset: offset)]
@@ -59,7 +59,7 @@ extension UploadResourceStateMachine {
         return [.persist(offset: offset)]
     }
 
-    private func finalResponse(_ request: ActiveRequest, now: Int64) -> UploadResponse {
+    private func finalResponse(_ request: ActiveRequest, now: Duration) -> UploadResponse {
         let limits = limits(now: now)
         if request.isCreation {
             return UploadResponse.creationFinal(
