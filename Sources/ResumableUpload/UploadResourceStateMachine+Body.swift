@@ -1,8 +1,8 @@
 extension UploadResourceStateMachine {
-    /// `byteCount` bytes of the running request's body arrived: write those within the limits, advance the
-    /// offset, and send a progress 104 every `progressInterval` bytes (interop 5+). Bytes past `max-append-size`,
-    /// `max-size` or the known length are not written: the request is rejected (413, or 400 for the length) and
-    /// its connection closed, keeping the bytes before the limit.
+    /// `byteCount` bytes of the running request's body arrived at `now`: write those within the limits, advance the
+    /// offset, and send a progress 104 (with the offset persisted first) when the progress policy says one is due
+    /// (`progressDue`). Bytes past `max-append-size`, `max-size` or the known length are not written: the request is
+    /// rejected (413, or 400 for the length) and its connection closed, keeping the bytes before the limit.
     public mutating func bodyReceived(byteCount: Int64, now: Duration) throws(UploadStateError) -> [UploadAction] {
         guard var request = active else { throw UploadStateError(.noActiveRequest, "body bytes with no request") }
         var actions: [UploadAction] = []
@@ -18,9 +18,10 @@ extension UploadResourceStateMachine {
             let response = rejection(limit.error, request.version, now: now)
             return actions + [.persist(offset: offset), .reject(limit.error, response), .closeConnection]
         }
-        let interval = configuration.progressInterval
-        if request.version.sendsProgress, interval > 0, offset - request.lastProgress >= interval {
+        if progressDue(request, now: now) {
             request.lastProgress = offset
+            request.lastProgressAt = now
+            request.progressSent += 1
             actions += [
                 .persist(offset: offset),
                 .sendInterim(UploadResponse.progress104(offset: offset, version: request.version)),
@@ -57,6 +58,17 @@ extension UploadResourceStateMachine {
         guard active != nil else { throw UploadStateError(.noActiveRequest, "interruption with no request") }
         active = nil
         return [.persist(offset: offset)]
+    }
+
+    /// Whether `request` is due a progress 104 at `now` (interop 5+): `progressInterval` bytes since its last one
+    /// (or its start), fewer than `progressLimit` sent, and `progressSpacing` passed since its last one (or its start).
+    private func progressDue(_ request: ActiveRequest, now: Duration) -> Bool {
+        let rules = configuration
+        guard request.version.sendsProgress, rules.progressInterval > 0,
+            offset - request.lastProgress >= rules.progressInterval
+        else { return false }
+        if let limit = rules.progressLimit, request.progressSent >= limit { return false }
+        return rules.progressSpacing <= .zero || now - request.lastProgressAt >= rules.progressSpacing
     }
 
     private func finalResponse(_ request: ActiveRequest, now: Duration) -> UploadResponse {

@@ -1,6 +1,6 @@
 /// The server-side state of one upload resource (draft-ietf-httpbis-resumable-upload, interop 3 … 8): events in,
-/// `UploadAction`s out; no I/O, time is an input (`now`: the time since 1970 on the caller's clock; `max-age`
-/// counts in whole seconds of it).
+/// `UploadAction`s out; no I/O, time is an input (`now`: the time since 1970 on the caller's clock, fine enough
+/// for `progressSpacing`; `max-age` counts in whole seconds of it).
 ///
 /// ```
 ///   create ──▶ receiving ──bodyEnded (completing request)──▶ complete
@@ -11,7 +11,8 @@
 ///
 /// The offset counts the bytes actually received and written, in order: an interrupted body keeps them all
 /// (§3.10). Limits are enforced on declared lengths when a request starts and on the bytes actually read
-/// (`max-append-size`, `max-size`, a known length), never trusting `Content-Length` alone (§9).
+/// (`max-append-size`, `max-size`, a known length), never trusting `Content-Length` alone (§9). Progress 104s follow
+/// the configuration's progress policy: an interval in bytes, a limit per request, a spacing in time.
 public struct UploadResourceStateMachine: Sendable, Hashable {
     /// A creation or append whose body is being read.
     struct ActiveRequest: Sendable, Hashable {
@@ -19,7 +20,12 @@ public struct UploadResourceStateMachine: Sendable, Hashable {
         var isCreation: Bool
         var complete: Bool
         var received: Int64 = 0
+        /// The offset of the last progress 104, or where the request started.
         var lastProgress: Int64
+        /// When the last progress 104 went out, or when the request started.
+        var lastProgressAt: Duration
+        /// Progress 104s sent on this request.
+        var progressSent = 0
     }
 
     /// The upload's id: the last segment of its path, and `x-server-resource-id` once complete.
@@ -59,7 +65,8 @@ public struct UploadResourceStateMachine: Sendable, Hashable {
         try machine.checkLimits(end: request.declaredLength, content: request.contentLength, request.complete)
         machine.length = request.declaredLength
         machine.active = ActiveRequest(
-            version: request.version, isCreation: true, complete: request.complete, lastProgress: 0)
+            version: request.version, isCreation: true, complete: request.complete, lastProgress: 0,
+            lastProgressAt: now)
         let interim = UploadResponse.interim104(
             location: location, version: request.version, limits: machine.limits(now: now))
         return (machine, [.sendInterim(interim)])
@@ -97,7 +104,8 @@ public struct UploadResourceStateMachine: Sendable, Hashable {
         }
         length = request.declaredLength ?? length
         active = ActiveRequest(
-            version: request.version, isCreation: false, complete: request.complete, lastProgress: offset)
+            version: request.version, isCreation: false, complete: request.complete, lastProgress: offset,
+            lastProgressAt: now)
         return actions
     }
 

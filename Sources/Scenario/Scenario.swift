@@ -52,7 +52,8 @@ public struct Scenario: Sendable, Hashable {
 
 /// The reference server's set-up (`server` key). JSON keys: `interop` ([3…8]), `max-size`, `max-append-size`
 /// (sizes), `max-age` (duration), `token-ttl` (duration; turns bearer auth on), `resumable` (bool),
-/// `progress-interval` (size; 0 for no progress 104s), `upstream` (URL: the user's server instead of ours).
+/// `progress-interval` (size; 0 for no progress 104s), `progress-limit` (progress 104s per request),
+/// `progress-spacing` (duration), `upstream` (URL: the user's server instead of ours).
 public struct ServerSpec: Sendable, Hashable {
     /// Interop versions served resumably. Default 3…8.
     public var interop: [Int] = [3, 4, 5, 6, 7, 8]
@@ -64,6 +65,10 @@ public struct ServerSpec: Sendable, Hashable {
     public var resumable = true
     /// Bytes between progress 104s. Default 64 KiB (so scenarios see several).
     public var progressInterval: Int64 = 64 * 1024
+    /// Most progress 104s per request. Default nil: no limit.
+    public var progressLimit: Int?
+    /// Least time from a request's start to its first progress 104 and between two. Default zero: none.
+    public var progressSpacing: Duration = .zero
     /// An external server to run against; nil runs the reference server.
     public var upstream: String?
 

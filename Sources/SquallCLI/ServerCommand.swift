@@ -25,6 +25,13 @@ enum ServerCommand: Subcommand {
             .value(
                 "--progress-interval", "SIZE",
                 help: "Bytes between progress 104s (interop 5+); 0 for none. Default 1MiB."),
+            .value(
+                "--progress-limit", "N|none",
+                help: "Most progress 104s per request; none for no limit. Default none."),
+            .value(
+                "--progress-spacing", "DURATION",
+                help: "Least time from a request's start to its first progress 104 and between two; 0s for none. "
+                    + "Default 0s."),
             .flag("--auth", help: "Require bearer tokens from POST /_squall/token on every upload request."),
             .value("--token-ttl", "DURATION", help: "Lifetime of a token (needs --auth). Default 1h."),
             .value(
@@ -35,11 +42,12 @@ enum ServerCommand: Subcommand {
             Prints the base URL (e.g. http://127.0.0.1:40123) on the first line of stdout and the store folder on
             the second. Creations go to /upload, upload resources live at /upload/<id>, and GET /_squall/uploads
             lists the store as JSON. Sizes are bytes or take a unit (512KiB, 8MiB, 1GB); durations take s, m, h or
-            d (30s, 10m). Without --auth requests are anonymous. With --auth, POST /_squall/token?principal=NAME
-            answers a bearer token (JSON access_token); upload requests without a valid one get 401 with
-            WWW-Authenticate, an upload belongs to the principal that created it (others get 404), and
-            POST /_squall/expire-tokens expires every token issued so far. SIGINT or SIGTERM stops the server
-            cleanly (exit status 0).
+            d (30s, 10m). Progress 104s (Upload-Offset while a body streams) go out every --progress-interval
+            bytes, at most --progress-limit per request and --progress-spacing apart. Without --auth requests are
+            anonymous. With --auth, POST /_squall/token?principal=NAME answers a bearer token (JSON access_token);
+            upload requests without a valid one get 401 with WWW-Authenticate, an upload belongs to the principal
+            that created it (others get 404), and POST /_squall/expire-tokens expires every token issued so far.
+            SIGINT or SIGTERM stops the server cleanly (exit status 0).
             """
     )
 
@@ -103,6 +111,10 @@ enum ServerCommand: Subcommand {
             try seconds(text, option: "--max-age")
         }
         if let interval = try size(arguments, "--progress-interval") { rules.progressInterval = interval }
+        if let limit = arguments["--progress-limit"] { rules.progressLimit = try progressLimit(limit) }
+        if let spacing = arguments["--progress-spacing"] {
+            rules.progressSpacing = try DurationOption.parse(spacing, option: "--progress-spacing", command: path)
+        }
         switch arguments["--resumable"] {
         case nil, "on": rules.resumable = true
         case "off": rules.resumable = false
@@ -121,6 +133,17 @@ enum ServerCommand: Subcommand {
             versions.insert(version)
         }
         return versions
+    }
+
+    /// `--progress-limit`: a whole number of 104s per request, or `none`.
+    private static func progressLimit(_ text: String) throws(UsageError) -> Int? {
+        if text == "none" { return nil }
+        guard let limit = Int(text), limit >= 0 else {
+            throw UsageError(
+                "--progress-limit must be a number of progress 104s per request such as 3, or none, not '\(text)'",
+                command: path)
+        }
+        return limit
     }
 
     private static func size(_ arguments: ParsedArguments, _ option: String) throws(UsageError) -> Int64? {

@@ -211,7 +211,7 @@ public final class UploadServer: Sendable {
 
     /// The time since 1970 (CLOCK_REALTIME, to the nanosecond): the clock of the upload state machines and the
     /// tokens. It is the wall clock because `max-age` and token lifetimes count from times kept in the store across
-    /// restarts.
+    /// restarts; a step of the clock can delay or advance a progress 104, never add one over `progressLimit`.
     static func wallClock() -> Duration {
         var now = timespec()
         clock_gettime(CLOCK_REALTIME, &now)

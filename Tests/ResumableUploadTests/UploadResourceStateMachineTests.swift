@@ -206,23 +206,6 @@ struct UploadResourceStateMachineTests {
     }
 
     @Test(arguments: InteropVersion.all)
-    func progress104sEveryIntervalFromFive(_ version: InteropVersion) throws {
-        let configuration = UploadProtocolConfiguration(progressInterval: 100)
-        var (machine, _) = try Self.start(version, complete: true, configuration: configuration)
-        #expect(try machine.bodyReceived(byteCount: 60, now: .seconds(1000)) == [.write(count: 60)])
-        let second = try machine.bodyReceived(byteCount: 60, now: .seconds(1000))
-        let third = try machine.bodyReceived(byteCount: 60, now: .seconds(1000))
-        if version.sendsProgress {
-            let progress = UploadResponse.progress104(offset: 120, version: version)
-            #expect(second == [.write(count: 60), .persist(offset: 120), .sendInterim(progress)])
-            #expect(third == [.write(count: 60)])
-        } else {
-            #expect(second == [.write(count: 60)])
-            #expect(third == [.write(count: 60)])
-        }
-    }
-
-    @Test(arguments: InteropVersion.all)
     func cancelThenEverythingIs404(_ version: InteropVersion) throws {
         var (machine, _) = try Self.start(version, complete: false)
         _ = try machine.bodyReceived(byteCount: 3, now: .seconds(1000))
