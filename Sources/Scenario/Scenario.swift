@@ -65,9 +65,11 @@ public struct ServerSpec: Sendable, Hashable {
     public var resumable = true
     /// Bytes between progress 104s. Default 64 KiB (so scenarios see several).
     public var progressInterval: Int64 = 64 * 1024
-    /// Most progress 104s per request. Default nil: no limit.
+    /// Most progress 104s per request. Default nil: no limit (unlike `squall server`'s 3, so that scenarios see
+    /// one every `progressInterval`, as their expectations about resumption from reported offsets assume).
     public var progressLimit: Int?
-    /// Least time from a request's start to its first progress 104 and between two. Default zero: none.
+    /// Least time from a request's start to its first progress 104 and between two. Default zero: none (unlike
+    /// `squall server`'s 1 s), for the same reason.
     public var progressSpacing: Duration = .zero
     /// An external server to run against; nil runs the reference server.
     public var upstream: String?

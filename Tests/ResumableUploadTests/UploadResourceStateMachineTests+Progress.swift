@@ -99,4 +99,24 @@ extension UploadResourceStateMachineTests {
         #expect(try bytes(5, after: .seconds(9)) == [], "fewer than progressInterval bytes since the last 104")
         #expect(try bytes(5, after: .seconds(9)) == [212])
     }
+
+    /// The defaults, on a 16 MiB creation spread over 10 s of the manual clock in 64 KiB chunks: three progress
+    /// 104s, at least 1 MiB and 1 s after the request's start and each other. With the creation's 104 that is four
+    /// informational responses, five with a `100 Continue`: what Go's net/http before 1.24 accepts.
+    @Test(arguments: progressVersions)
+    func theDefaultsSendAtMostThreeASecondApart(_ version: InteropVersion) throws {
+        var (machine, actions) = try Self.start(
+            version, complete: true, contentLength: 16 << 20, configuration: UploadProtocolConfiguration())
+        #expect(actions.count == 1)
+        let chunks = 256
+        let sent = try Self.feed(&machine, chunks: chunks, of: 64 << 10) { .seconds(1000) + .seconds(10) * $0 / chunks }
+        #expect(sent.count == 3)
+        var previous: (offset: Int64, at: Duration) = (0, .seconds(1000))
+        for progress in sent {
+            #expect(progress.offset - previous.offset >= 1 << 20)
+            #expect(progress.at - previous.at >= .seconds(1))
+            previous = progress
+        }
+        #expect(try machine.bodyEnded(now: .seconds(1010)).contains(.finalize(length: 16 << 20)))
+    }
 }

@@ -75,6 +75,9 @@ struct ServerCommandTests {
         #expect(defaults.uploadProtocol.resumable)
         #expect(defaults.uploadProtocol.versions.map(\.rawValue).sorted() == [3, 4, 5, 6, 7, 8])
         #expect(defaults.uploadProtocol.limits.maxSize == nil)
+        #expect(defaults.uploadProtocol.progressInterval == 1 << 20)
+        #expect(defaults.uploadProtocol.progressLimit == 3)
+        #expect(defaults.uploadProtocol.progressSpacing == .seconds(1))
         #expect(defaults.authentication == nil)
         #expect(defaults.completedRetention == 86_400)
 
