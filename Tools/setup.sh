@@ -7,7 +7,9 @@
 # Exits non-zero with a message naming what could not be installed.
 set -euo pipefail
 
-packages=(pkg-config libssl-dev libpcap-dev openssl curl tshark)
+# golang-go: Debian 12's Go 1.19, whose net/http accepts at most five 1xx responses per request; the interop test
+# (Tests/Interop/go-upload) uploads through it to check that the reference server's progress 104s stay within that.
+packages=(pkg-config libssl-dev libpcap-dev openssl curl tshark golang-go)
 if [[ "${1:-}" == "--bench" ]]; then
     packages+=(nginx libnginx-mod-stream)
 elif [[ $# -gt 0 ]]; then

@@ -59,10 +59,10 @@ public struct UploadLimits: Sendable, Hashable {
         )
     }
 
-    /// These limits with `maxAge` counted down to the lifetime left at `now`, never below 0.
-    public func remaining(expiresAt: Int64?, now: Int64) -> UploadLimits {
+    /// These limits with `maxAge` counted down to the whole seconds left at `now`, never below 0.
+    public func remaining(expiresAt: Duration?, now: Duration) -> UploadLimits {
         var limits = self
-        if let expiresAt { limits.maxAge = max(0, expiresAt - now) }
+        if let expiresAt { limits.maxAge = max(0, (expiresAt - now).components.seconds) }
         return limits
     }
 

@@ -1,9 +1,9 @@
 extension UploadResourceStateMachine {
-    /// `byteCount` bytes of the running request's body arrived: write those within the limits, advance the
-    /// offset, and send a progress 104 every `progressInterval` bytes (interop 5+). Bytes past `max-append-size`,
-    /// `max-size` or the known length are not written: the request is rejected (413, or 400 for the length) and
-    /// its connection closed, keeping the bytes before the limit.
-    public mutating func bodyReceived(byteCount: Int64, now: Int64) throws(UploadStateError) -> [UploadAction] {
+    /// `byteCount` bytes of the running request's body arrived at `now`: write those within the limits, advance the
+    /// offset, and send a progress 104 (with the offset persisted first) when the progress policy says one is due
+    /// (`progressDue`). Bytes past `max-append-size`, `max-size` or the known length are not written: the request is
+    /// rejected (413, or 400 for the length) and its connection closed, keeping the bytes before the limit.
+    public mutating func bodyReceived(byteCount: Int64, now: Duration) throws(UploadStateError) -> [UploadAction] {
         guard var request = active else { throw UploadStateError(.noActiveRequest, "body bytes with no request") }
         var actions: [UploadAction] = []
         let limit = tightestLimit(request)
@@ -18,9 +18,10 @@ extension UploadResourceStateMachine {
             let response = rejection(limit.error, request.version, now: now)
             return actions + [.persist(offset: offset), .reject(limit.error, response), .closeConnection]
         }
-        let interval = configuration.progressInterval
-        if request.version.sendsProgress, interval > 0, offset - request.lastProgress >= interval {
+        if progressDue(request, now: now) {
             request.lastProgress = offset
+            request.lastProgressAt = now
+            request.progressSent += 1
             actions += [
                 .persist(offset: offset),
                 .sendInterim(UploadResponse.progress104(offset: offset, version: request.version)),
@@ -33,7 +34,7 @@ extension UploadResourceStateMachine {
     /// The running request's body ended: a completing request completes the upload (its length is then the
     /// offset; 400 if a known length was not reached) and gets `x-server-resource-id`; a partial one leaves it
     /// incomplete. Either way the offset is persisted before the final response.
-    public mutating func bodyEnded(now: Int64) throws(UploadStateError) -> [UploadAction] {
+    public mutating func bodyEnded(now: Duration) throws(UploadStateError) -> [UploadAction] {
         guard let request = active else { throw UploadStateError(.noActiveRequest, "body end with no request") }
         active = nil
         var actions: [UploadAction] = [.persist(offset: offset)]
@@ -59,7 +60,18 @@ extension UploadResourceStateMachine {
         return [.persist(offset: offset)]
     }
 
-    private func finalResponse(_ request: ActiveRequest, now: Int64) -> UploadResponse {
+    /// Whether `request` is due a progress 104 at `now` (interop 5+): `progressInterval` bytes since its last one
+    /// (or its start), fewer than `progressLimit` sent, and `progressSpacing` passed since its last one (or its start).
+    private func progressDue(_ request: ActiveRequest, now: Duration) -> Bool {
+        let rules = configuration
+        guard request.version.sendsProgress, rules.progressInterval > 0,
+            offset - request.lastProgress >= rules.progressInterval
+        else { return false }
+        if let limit = rules.progressLimit, request.progressSent >= limit { return false }
+        return rules.progressSpacing <= .zero || now - request.lastProgressAt >= rules.progressSpacing
+    }
+
+    private func finalResponse(_ request: ActiveRequest, now: Duration) -> UploadResponse {
         let limits = limits(now: now)
         if request.isCreation {
             return UploadResponse.creationFinal(

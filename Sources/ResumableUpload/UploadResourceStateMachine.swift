@@ -1,5 +1,6 @@
 /// The server-side state of one upload resource (draft-ietf-httpbis-resumable-upload, interop 3 … 8): events in,
-/// `UploadAction`s out; no I/O, time is an input (`now`, in seconds on the caller's clock).
+/// `UploadAction`s out; no I/O, time is an input (`now`: the time since 1970 on the caller's clock, fine enough
+/// for `progressSpacing`; `max-age` counts in whole seconds of it).
 ///
 /// ```
 ///   create ──▶ receiving ──bodyEnded (completing request)──▶ complete
@@ -10,7 +11,8 @@
 ///
 /// The offset counts the bytes actually received and written, in order: an interrupted body keeps them all
 /// (§3.10). Limits are enforced on declared lengths when a request starts and on the bytes actually read
-/// (`max-append-size`, `max-size`, a known length), never trusting `Content-Length` alone (§9).
+/// (`max-append-size`, `max-size`, a known length), never trusting `Content-Length` alone (§9). Progress 104s follow
+/// the configuration's progress policy: an interval in bytes, a limit per request, a spacing in time.
 public struct UploadResourceStateMachine: Sendable, Hashable {
     /// A creation or append whose body is being read.
     struct ActiveRequest: Sendable, Hashable {
@@ -18,7 +20,12 @@ public struct UploadResourceStateMachine: Sendable, Hashable {
         var isCreation: Bool
         var complete: Bool
         var received: Int64 = 0
+        /// The offset of the last progress 104, or where the request started.
         var lastProgress: Int64
+        /// When the last progress 104 went out, or when the request started.
+        var lastProgressAt: Duration
+        /// Progress 104s sent on this request.
+        var progressSent = 0
     }
 
     /// The upload's id: the last segment of its path, and `x-server-resource-id` once complete.
@@ -34,17 +41,17 @@ public struct UploadResourceStateMachine: Sendable, Hashable {
     /// Whether the resource is gone: cancelled by DELETE or expired (`max-age`).
     public internal(set) var isCancelled = false
     /// When the resource expires, from `limits.maxAge` at creation.
-    public let expiresAt: Int64?
+    public let expiresAt: Duration?
     var active: ActiveRequest?
 
     /// Whether a creation or append body is being read.
     public var isReceiving: Bool { active != nil }
 
-    private init(id: String, location: String, configuration: UploadProtocolConfiguration, now: Int64) {
+    private init(id: String, location: String, configuration: UploadProtocolConfiguration, now: Duration) {
         self.id = id
         self.location = location
         self.configuration = configuration
-        self.expiresAt = configuration.limits.maxAge.map { now + $0 }
+        self.expiresAt = configuration.limits.maxAge.map { now + .seconds($0) }
     }
 
     /// Accepts a creation and starts reading its body: the first action is the 104 announcing `location`, to
@@ -52,13 +59,14 @@ public struct UploadResourceStateMachine: Sendable, Hashable {
     /// content breaks the append-size limits (413, 400).
     public static func create(
         id: String, location: String, request: CreationRequest, configuration: UploadProtocolConfiguration,
-        now: Int64
+        now: Duration
     ) throws(UploadProtocolError) -> (machine: UploadResourceStateMachine, actions: [UploadAction]) {
         var machine = UploadResourceStateMachine(id: id, location: location, configuration: configuration, now: now)
         try machine.checkLimits(end: request.declaredLength, content: request.contentLength, request.complete)
         machine.length = request.declaredLength
         machine.active = ActiveRequest(
-            version: request.version, isCreation: true, complete: request.complete, lastProgress: 0)
+            version: request.version, isCreation: true, complete: request.complete, lastProgress: 0,
+            lastProgressAt: now)
         let interim = UploadResponse.interim104(
             location: location, version: request.version, limits: machine.limits(now: now))
         return (machine, [.sendInterim(interim)])
@@ -69,7 +77,7 @@ public struct UploadResourceStateMachine: Sendable, Hashable {
     /// the facts contradict each other (a length below the offset, a complete upload whose length is not its
     /// offset), so that a damaged record is never served as if it were sound.
     public static func restore(
-        id: String, location: String, offset: Int64, length: Int64?, complete: Bool, createdAt: Int64,
+        id: String, location: String, offset: Int64, length: Int64?, complete: Bool, createdAt: Duration,
         configuration: UploadProtocolConfiguration
     ) -> UploadResourceStateMachine? {
         guard offset >= 0, length.map({ $0 >= offset }) ?? true, !complete || (length ?? offset) == offset else {
@@ -86,7 +94,7 @@ public struct UploadResourceStateMachine: Sendable, Hashable {
     /// Starts an append (PATCH): checks that the resource exists, that the upload is not complete, the offset,
     /// length consistency and limits; on success returns no action and reads the body. A request still running on
     /// the resource is aborted first, keeping its bytes.
-    public mutating func startAppend(_ request: AppendRequest, now: Int64) -> [UploadAction] {
+    public mutating func startAppend(_ request: AppendRequest, now: Duration) -> [UploadAction] {
         var actions = takeOver(now: now)
         if let error = appendError(request) {
             actions.append(
@@ -96,12 +104,13 @@ public struct UploadResourceStateMachine: Sendable, Hashable {
         }
         length = request.declaredLength ?? length
         active = ActiveRequest(
-            version: request.version, isCreation: false, complete: request.complete, lastProgress: offset)
+            version: request.version, isCreation: false, complete: request.complete, lastProgress: offset,
+            lastProgressAt: now)
         return actions
     }
 
     /// Offset retrieval (HEAD): the resource's offset, completion, length and limits; 404 once gone.
-    public mutating func offsetRequested(version: InteropVersion, now: Int64) -> [UploadAction] {
+    public mutating func offsetRequested(version: InteropVersion, now: Duration) -> [UploadAction] {
         var actions = takeOver(now: now)
         if let error = goneError() {
             return actions + [.reject(error, rejection(error, version, now: now))]
@@ -114,7 +123,7 @@ public struct UploadResourceStateMachine: Sendable, Hashable {
     }
 
     /// Cancellation (DELETE): aborts a running request, discards the data, 204; later requests get 404.
-    public mutating func cancel(version: InteropVersion, now: Int64) -> [UploadAction] {
+    public mutating func cancel(version: InteropVersion, now: Duration) -> [UploadAction] {
         let actions = takeOver(now: now)
         if let error = goneError() {
             return actions + [.reject(error, rejection(error, version, now: now))]
@@ -124,12 +133,12 @@ public struct UploadResourceStateMachine: Sendable, Hashable {
     }
 
     /// The configured limits with `max-age` counted down to `now`.
-    public func limits(now: Int64) -> UploadLimits {
+    public func limits(now: Duration) -> UploadLimits {
         configuration.limits.remaining(expiresAt: expiresAt, now: now)
     }
 
     /// Before a new request on the resource: abort a running one (keeping its bytes) and drop an expired upload.
-    private mutating func takeOver(now: Int64) -> [UploadAction] {
+    private mutating func takeOver(now: Duration) -> [UploadAction] {
         var actions: [UploadAction] = []
         if active != nil {
             active = nil
@@ -184,7 +193,7 @@ public struct UploadResourceStateMachine: Sendable, Hashable {
         }
     }
 
-    func rejection(_ error: UploadProtocolError, _ version: InteropVersion, now: Int64, empty: Bool = false)
+    func rejection(_ error: UploadProtocolError, _ version: InteropVersion, now: Duration, empty: Bool = false)
         -> UploadResponse
     {
         UploadResponse.rejection(error, version: version, limits: limits(now: now), emptyContent: empty)

@@ -52,8 +52,9 @@ public struct Scenario: Sendable, Hashable {
 
 /// The reference server's set-up (`server` key). JSON keys: `interop` ([3…8]), `max-size`, `max-append-size`
 /// (sizes), `max-age` (duration), `token-ttl` (duration; turns bearer auth on), `resumable` (bool),
-/// `progress-interval` (size; 0 for no progress 104s), `upstream` (URL: the user's server instead of ours, or a
-/// server profile object with its `url`).
+/// `progress-interval` (size; 0 for no progress 104s), `progress-limit` (progress 104s per request),
+/// `progress-spacing` (duration), `upstream` (URL: the user's server instead of ours, or a server profile object
+/// with its `url`).
 public struct ServerSpec: Sendable, Hashable {
     /// Interop versions served resumably. Default 3…8.
     public var interop: [Int] = [3, 4, 5, 6, 7, 8]
@@ -65,6 +66,12 @@ public struct ServerSpec: Sendable, Hashable {
     public var resumable = true
     /// Bytes between progress 104s. Default 64 KiB (so scenarios see several).
     public var progressInterval: Int64 = 64 * 1024
+    /// Most progress 104s per request. Default nil: no limit (unlike `squall server`'s 3, so that scenarios see
+    /// one every `progressInterval`, as their expectations about resumption from reported offsets assume).
+    public var progressLimit: Int?
+    /// Least time from a request's start to its first progress 104 and between two. Default zero: none (unlike
+    /// `squall server`'s 1 s), for the same reason.
+    public var progressSpacing: Duration = .zero
     /// An external server to run against; nil runs the reference server.
     public var upstream: String?
     /// What that server serves and allows, when the scenario says (`server.upstream` as an object).

@@ -5,7 +5,8 @@ import UploadJobs
 /// The `server`, `client`, `assets` and `faults` sections.
 extension ScenarioLoader {
     static let serverKeys = [
-        "interop", "max-size", "max-append-size", "max-age", "token-ttl", "resumable", "progress-interval", "upstream",
+        "interop", "max-size", "max-append-size", "max-age", "token-ttl", "resumable", "progress-interval",
+        "progress-limit", "progress-spacing", "upstream",
     ]
     static let clientKeys = [
         "interop", "retry-limit", "inflight-limit", "append-size", "resume-attempts", "developer-mode", "refresh-auth",
@@ -29,6 +30,9 @@ extension ScenarioLoader {
         server.resumable = object.read("resumable", into: &diagnostics, JSONValue.bool) ?? server.resumable
         server.progressInterval =
             object.read("progress-interval", into: &diagnostics, JSONValue.size) ?? server.progressInterval
+        server.progressLimit = object.read("progress-limit", into: &diagnostics, JSONValue.int(in: 0...1_000_000))
+        server.progressSpacing =
+            object.read("progress-spacing", into: &diagnostics, JSONValue.duration) ?? server.progressSpacing
         if case .object? = object.fields["upstream"] {
             let place = object.path("upstream")
             server.profile = ServerProfileLoader.read(object.fields["upstream"]!, path: place, into: &diagnostics)

@@ -20,15 +20,37 @@ public struct ExternalTool: Sendable {
     /// Wireshark's capture-file summary tool.
     public static let capinfos = ExternalTool(path: "/usr/bin/capinfos", package: "wireshark-common")
 
+    /// What a run of the tool gave: its exit status, stdout and stderr.
+    public struct Outcome: Sendable {
+        public var status: Int32
+        public var standardOutput: String
+        public var standardError: String
+    }
+
     /// Runs the tool with `arguments` and returns its stdout; throws with its stderr when it exits non-zero, when
     /// it is missing, or when it takes over two minutes.
     public func run(_ arguments: [String]) throws -> String {
+        let outcome = try execute(arguments)
+        guard outcome.status == 0 else {
+            throw TLSFixtures.Failure("\(path) \(arguments.joined(separator: " ")) failed: \(outcome.standardError)")
+        }
+        return outcome.standardOutput
+    }
+
+    /// Runs the tool with `arguments` (in `directory` when given, with `environment` added to this process's) and
+    /// returns how it ended, whatever its exit status; throws when it is missing or takes longer than `limit`.
+    public func execute(
+        _ arguments: [String], in directory: String? = nil, environment: [String: String] = [:],
+        limit: Duration = .seconds(120)
+    ) throws -> Outcome {
         guard FileManager.default.isExecutableFile(atPath: path) else {
             throw TLSFixtures.Failure("\(path) is missing: Tools/setup.sh installs the Debian package \(package)")
         }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: path)
         process.arguments = arguments
+        if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         let output = Pipe()
         let errors = Pipe()
         process.standardOutput = output
@@ -40,16 +62,15 @@ public struct ExternalTool: Sendable {
         // Both pipes are drained while the tool runs: its output can exceed a pipe's buffer.
         let stdout = Self.drain(output.fileHandleForReading)
         let stderr = Self.drain(errors.fileHandleForReading)
-        if done.wait(timeout: .now() + 120) == .timedOut {
+        let (seconds, attoseconds) = limit.components
+        let wait = DispatchTimeInterval.milliseconds(Int(seconds * 1000 + attoseconds / 1_000_000_000_000_000))
+        if done.wait(timeout: .now() + wait) == .timedOut {
             process.terminate()
-            throw TLSFixtures.Failure("\(path) took over two minutes")
+            throw TLSFixtures.Failure("\(path) \(arguments.joined(separator: " ")) took over \(limit)")
         }
-        let (out, err) = (stdout(), stderr())
-        guard process.terminationStatus == 0 else {
-            let message = String(decoding: err, as: UTF8.self)
-            throw TLSFixtures.Failure("\(path) \(arguments.joined(separator: " ")) failed: \(message)")
-        }
-        return String(decoding: out, as: UTF8.self)
+        return Outcome(
+            status: process.terminationStatus, standardOutput: String(decoding: stdout(), as: UTF8.self),
+            standardError: String(decoding: stderr(), as: UTF8.self))
     }
 
     /// Reads `handle` to its end on another thread; the returned closure waits for the bytes.

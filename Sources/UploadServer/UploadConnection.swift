@@ -110,7 +110,7 @@ final class UploadConnection {
     /// HEAD or DELETE on an upload resource: one event of its machine, under its lock.
     private func onResource(
         _ id: String, _ version: InteropVersion, _ head: RequestHead,
-        _ event: (inout UploadResourceStateMachine, Int64) -> [UploadAction]
+        _ event: (inout UploadResourceStateMachine, Duration) -> [UploadAction]
     ) throws {
         closeUnlessBodyless(head)
         guard let slot = server.slot(id, for: principal) else { return try sendUnknownUpload(id, version) }
@@ -172,8 +172,8 @@ final class UploadConnection {
         }
     }
 
-    /// Seconds since 1970: the state machines' clock.
-    static func now() -> Int64 {
-        Int64(time(nil))
+    /// The state machines' clock: `UploadServer.wallClock()`.
+    static func now() -> Duration {
+        UploadServer.wallClock()
     }
 }

@@ -209,11 +209,19 @@ public final class UploadServer: Sendable {
         }
     }
 
-    /// Microseconds since 1970: the token clock.
-    static func microsecondsNow() -> Int64 {
+    /// The time since 1970 (CLOCK_REALTIME, to the nanosecond): the clock of the upload state machines and the
+    /// tokens. It is the wall clock because `max-age` and token lifetimes count from times kept in the store across
+    /// restarts; a step of the clock can delay or advance a progress 104, never add one over `progressLimit`.
+    static func wallClock() -> Duration {
         var now = timespec()
         clock_gettime(CLOCK_REALTIME, &now)
-        return Int64(now.tv_sec) * 1_000_000 + Int64(now.tv_nsec) / 1000
+        return .seconds(now.tv_sec) + .nanoseconds(now.tv_nsec)
+    }
+
+    /// Microseconds since 1970: the token clock.
+    static func microsecondsNow() -> Int64 {
+        let (seconds, attoseconds) = wallClock().components
+        return seconds * 1_000_000 + attoseconds / 1_000_000_000_000
     }
 
     private static func makeTLSContext(directory: String) throws -> TLSContext {

@@ -11,8 +11,9 @@ public struct UploadServerConfiguration: Sendable {
     /// The upload store's folder. Default `nil`: a fresh temporary folder made by the store
     /// (`UploadServer.storeDirectory`).
     public var storeDirectory: String?
-    /// The resumable-upload rules: creation path, interop versions, limits, resumability, progress interval.
-    /// Default: `UploadProtocolConfiguration()` (every interop version 3 … 8, no limits, 104 progress every MiB).
+    /// The resumable-upload rules: creation path, interop versions, limits, resumability, progress policy.
+    /// Default: `UploadProtocolConfiguration()` (every interop version 3 … 8, no limits, a progress 104 every MiB,
+    /// at most 3 per request, at least 1 s apart).
     public var uploadProtocol: UploadProtocolConfiguration
     /// How long a request head may take from its first byte (and a TLS handshake from the connection's start):
     /// a slower head gets 408 and the connection closes. Default 10 s.

@@ -93,7 +93,7 @@ extension UploadSlot {
         guard !record.cancelled, let raw = record.interopVersion, InteropVersion(rawValue: raw) != nil,
             let machine = UploadResourceStateMachine.restore(
                 id: record.id, location: location, offset: record.durableOffset, length: record.length,
-                complete: record.complete, createdAt: Int64(record.createdAt), configuration: configuration)
+                complete: record.complete, createdAt: .seconds(record.createdAt), configuration: configuration)
         else { return nil }
         return UploadSlot(id: record.id, principal: record.principal, machine: machine)
     }

@@ -49,8 +49,9 @@ struct UploadLimitsTests {
 
     @Test func remainingCountsMaxAgeDown() {
         let limits = UploadLimits(maxSize: 9, maxAge: 100)
-        #expect(limits.remaining(expiresAt: 1100, now: 1030) == UploadLimits(maxSize: 9, maxAge: 70))
-        #expect(limits.remaining(expiresAt: 1100, now: 2000).maxAge == 0)
-        #expect(limits.remaining(expiresAt: nil, now: 2000).maxAge == 100)
+        #expect(
+            limits.remaining(expiresAt: .seconds(1100), now: .seconds(1030)) == UploadLimits(maxSize: 9, maxAge: 70))
+        #expect(limits.remaining(expiresAt: .seconds(1100), now: .seconds(2000)).maxAge == 0)
+        #expect(limits.remaining(expiresAt: nil, now: .seconds(2000)).maxAge == 100)
     }
 }

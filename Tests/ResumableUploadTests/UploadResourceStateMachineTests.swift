@@ -13,7 +13,7 @@ struct UploadResourceStateMachineTests {
         let request = CreationRequest(
             version: version, complete: complete, contentLength: contentLength, uploadLength: uploadLength)
         return try UploadResourceStateMachine.create(
-            id: "r1", location: location, request: request, configuration: configuration, now: 1000)
+            id: "r1", location: location, request: request, configuration: configuration, now: .seconds(1000))
     }
 
     /// The final response among `actions`.
@@ -38,9 +38,9 @@ struct UploadResourceStateMachineTests {
                 .sendInterim(
                     UploadResponse.interim104(location: Self.location, version: version, limits: UploadLimits()))
             ])
-        #expect(try machine.bodyReceived(byteCount: 6, now: 1000) == [.write(count: 6)])
-        #expect(try machine.bodyReceived(byteCount: 4, now: 1000) == [.write(count: 4)])
-        let end = try machine.bodyEnded(now: 1000)
+        #expect(try machine.bodyReceived(byteCount: 6, now: .seconds(1000)) == [.write(count: 6)])
+        #expect(try machine.bodyReceived(byteCount: 4, now: .seconds(1000)) == [.write(count: 4)])
+        let end = try machine.bodyEnded(now: .seconds(1000))
         let final = UploadResponse.creationFinal(
             version: version, location: Self.location, offset: 10, complete: true, limits: UploadLimits(),
             resourceID: "r1")
@@ -53,18 +53,18 @@ struct UploadResourceStateMachineTests {
     @Test(arguments: InteropVersion.all)
     func interruptedBodyKeepsItsBytesAndResumes(_ version: InteropVersion) throws {
         var (machine, _) = try Self.start(version, complete: true, contentLength: 10)
-        _ = try machine.bodyReceived(byteCount: 3, now: 1000)
-        _ = try machine.bodyReceived(byteCount: 1, now: 1000)
+        _ = try machine.bodyReceived(byteCount: 3, now: .seconds(1000))
+        _ = try machine.bodyReceived(byteCount: 1, now: .seconds(1000))
         #expect(try machine.bodyInterrupted() == [.persist(offset: 4)])
         #expect(!machine.isComplete)
-        let head = machine.offsetRequested(version: version, now: 1001)
+        let head = machine.offsetRequested(version: version, now: .seconds(1001))
         #expect(Self.sent(head)?.head.fields["Upload-Offset"] == "4")
         #expect(Self.sent(head)?.head.fields[version.completionFieldName] == version.completionValue(complete: false))
 
         let append = AppendRequest(version: version, offset: 4, complete: true, contentLength: 6)
-        #expect(machine.startAppend(append, now: 1002) == [])
-        #expect(try machine.bodyReceived(byteCount: 6, now: 1002) == [.write(count: 6)])
-        let end = try machine.bodyEnded(now: 1002)
+        #expect(machine.startAppend(append, now: .seconds(1002)) == [])
+        #expect(try machine.bodyReceived(byteCount: 6, now: .seconds(1002)) == [.write(count: 6)])
+        let end = try machine.bodyEnded(now: .seconds(1002))
         #expect(end.prefix(2) == [.persist(offset: 10), .finalize(length: 10)])
         #expect(Self.sent(end)?.head.fields["x-server-resource-id"] == "r1")
         #expect(Self.sent(end)?.head.status == (version.rawValue <= 6 ? 201 : 200))
@@ -73,13 +73,14 @@ struct UploadResourceStateMachineTests {
     @Test(arguments: InteropVersion.all)
     func partialCreationThenAppends(_ version: InteropVersion) throws {
         var (machine, _) = try Self.start(version, complete: false, contentLength: 0)
-        let end = try machine.bodyEnded(now: 1000)
+        let end = try machine.bodyEnded(now: .seconds(1000))
         #expect(end.first == .persist(offset: 0))
         #expect(Self.sent(end)?.head.status == 201)
         #expect(Self.sent(end)?.head.fields["Location"] == Self.location)
-        #expect(machine.startAppend(AppendRequest(version: version, offset: 0, complete: false), now: 1000) == [])
-        _ = try machine.bodyReceived(byteCount: 5, now: 1000)
-        let partial = try machine.bodyEnded(now: 1000)
+        #expect(
+            machine.startAppend(AppendRequest(version: version, offset: 0, complete: false), now: .seconds(1000)) == [])
+        _ = try machine.bodyReceived(byteCount: 5, now: .seconds(1000))
+        let partial = try machine.bodyEnded(now: .seconds(1000))
         #expect(Self.sent(partial)?.head.status == (version.rawValue <= 6 ? 201 : 204))
         #expect(!partial.contains(.finalize(length: 5)))
         #expect(machine.offset == 5)
@@ -88,10 +89,10 @@ struct UploadResourceStateMachineTests {
     @Test(arguments: InteropVersion.all)
     func offsetMismatchIs409WithTheCorrectOffset(_ version: InteropVersion) throws {
         var (machine, _) = try Self.start(version, complete: false)
-        _ = try machine.bodyReceived(byteCount: 7, now: 1000)
-        _ = try machine.bodyEnded(now: 1000)
+        _ = try machine.bodyReceived(byteCount: 7, now: .seconds(1000))
+        _ = try machine.bodyEnded(now: .seconds(1000))
         let actions = machine.startAppend(
-            AppendRequest(version: version, offset: 3, complete: true, contentLength: 4), now: 1000)
+            AppendRequest(version: version, offset: 3, complete: true, contentLength: 4), now: .seconds(1000))
         #expect(Self.rejection(actions) == .mismatchingOffset)
         #expect(actions.last == .closeConnection)
         let response = try #require(Self.sent(actions))
@@ -105,10 +106,10 @@ struct UploadResourceStateMachineTests {
     @Test(arguments: InteropVersion.all)
     func appendToCompletedUploadIsRejected(_ version: InteropVersion) throws {
         var (machine, _) = try Self.start(version, complete: true, contentLength: 2)
-        _ = try machine.bodyReceived(byteCount: 2, now: 1000)
-        _ = try machine.bodyEnded(now: 1000)
+        _ = try machine.bodyReceived(byteCount: 2, now: .seconds(1000))
+        _ = try machine.bodyEnded(now: .seconds(1000))
         let actions = machine.startAppend(
-            AppendRequest(version: version, offset: 2, complete: true, contentLength: 0), now: 1000)
+            AppendRequest(version: version, offset: 2, complete: true, contentLength: 0), now: .seconds(1000))
         #expect(Self.rejection(actions) == .completedUpload)
         #expect(Self.sent(actions)?.head.status == (version.rawValue >= 8 ? 410 : 400))
         #expect(!actions.contains(.closeConnection))
@@ -118,15 +119,15 @@ struct UploadResourceStateMachineTests {
     @Test(arguments: InteropVersion.all)
     func lengthsMustAgree(_ version: InteropVersion) throws {
         var (machine, _) = try Self.start(version, complete: false, uploadLength: 10)
-        _ = try machine.bodyEnded(now: 1000)
+        _ = try machine.bodyEnded(now: .seconds(1000))
         let tooLong = AppendRequest(version: version, offset: 0, complete: true, contentLength: 12)
-        #expect(Self.rejection(machine.startAppend(tooLong, now: 1000)) == .inconsistentLength)
+        #expect(Self.rejection(machine.startAppend(tooLong, now: .seconds(1000))) == .inconsistentLength)
         let other = AppendRequest(version: version, offset: 0, complete: false, contentLength: 2, uploadLength: 11)
-        #expect(Self.rejection(machine.startAppend(other, now: 1000)) == .inconsistentLength)
+        #expect(Self.rejection(machine.startAppend(other, now: .seconds(1000))) == .inconsistentLength)
         let short = AppendRequest(version: version, offset: 0, complete: true)
-        #expect(machine.startAppend(short, now: 1000) == [])
-        _ = try machine.bodyReceived(byteCount: 9, now: 1000)
-        let end = try machine.bodyEnded(now: 1000)
+        #expect(machine.startAppend(short, now: .seconds(1000)) == [])
+        _ = try machine.bodyReceived(byteCount: 9, now: .seconds(1000))
+        let end = try machine.bodyEnded(now: .seconds(1000))
         #expect(Self.rejection(end) == .inconsistentLength)
         #expect(Self.sent(end)?.head.status == 400)
         #expect(!machine.isComplete)
@@ -136,7 +137,7 @@ struct UploadResourceStateMachineTests {
     @Test(arguments: InteropVersion.all)
     func bytesPastTheKnownLengthAreCut(_ version: InteropVersion) throws {
         var (machine, _) = try Self.start(version, complete: false, uploadLength: 5)
-        let actions = try machine.bodyReceived(byteCount: 8, now: 1000)
+        let actions = try machine.bodyReceived(byteCount: 8, now: .seconds(1000))
         #expect(actions.first == .write(count: 5))
         #expect(Self.rejection(actions) == .inconsistentLength)
         #expect(actions.last == .closeConnection)
@@ -161,8 +162,8 @@ struct UploadResourceStateMachineTests {
         let limits = UploadLimits(maxSize: 10)
         var (machine, _) = try Self.start(
             version, complete: true, configuration: UploadProtocolConfiguration(limits: limits, progressInterval: 0))
-        _ = try machine.bodyReceived(byteCount: 8, now: 1000)
-        let actions = try machine.bodyReceived(byteCount: 8, now: 1000)
+        _ = try machine.bodyReceived(byteCount: 8, now: .seconds(1000))
+        let actions = try machine.bodyReceived(byteCount: 8, now: .seconds(1000))
         #expect(actions.first == .write(count: 2))
         #expect(actions[1] == .persist(offset: 10))
         #expect(Self.rejection(actions) == .uploadTooLarge)
@@ -175,16 +176,17 @@ struct UploadResourceStateMachineTests {
     func maxAppendSizeCountsBytesReadNotContentLength(_ version: InteropVersion) throws {
         let configuration = UploadProtocolConfiguration(limits: UploadLimits(maxAppendSize: 20), progressInterval: 0)
         var (machine, _) = try Self.start(version, complete: false, contentLength: 20, configuration: configuration)
-        _ = try machine.bodyReceived(byteCount: 15, now: 1000)
-        let actions = try machine.bodyReceived(byteCount: 15, now: 1000)
+        _ = try machine.bodyReceived(byteCount: 15, now: .seconds(1000))
+        let actions = try machine.bodyReceived(byteCount: 15, now: .seconds(1000))
         #expect(actions.first == .write(count: 5))
         #expect(Self.rejection(actions) == .appendTooLarge)
         #expect(machine.offset == 20)
         let declared = AppendRequest(version: version, offset: 20, complete: false, contentLength: 21)
-        #expect(Self.rejection(machine.startAppend(declared, now: 1000)) == .appendTooLarge)
-        #expect(machine.startAppend(AppendRequest(version: version, offset: 20, complete: true), now: 1000) == [])
-        #expect(try machine.bodyReceived(byteCount: 20, now: 1000) == [.write(count: 20)])
-        #expect(Self.rejection(try machine.bodyReceived(byteCount: 1, now: 1000)) == .appendTooLarge)
+        #expect(Self.rejection(machine.startAppend(declared, now: .seconds(1000))) == .appendTooLarge)
+        #expect(
+            machine.startAppend(AppendRequest(version: version, offset: 20, complete: true), now: .seconds(1000)) == [])
+        #expect(try machine.bodyReceived(byteCount: 20, now: .seconds(1000)) == [.write(count: 20)])
+        #expect(Self.rejection(try machine.bodyReceived(byteCount: 1, now: .seconds(1000))) == .appendTooLarge)
         #expect(machine.offset == 40)
     }
 
@@ -204,48 +206,33 @@ struct UploadResourceStateMachineTests {
     }
 
     @Test(arguments: InteropVersion.all)
-    func progress104sEveryIntervalFromFive(_ version: InteropVersion) throws {
-        let configuration = UploadProtocolConfiguration(progressInterval: 100)
-        var (machine, _) = try Self.start(version, complete: true, configuration: configuration)
-        #expect(try machine.bodyReceived(byteCount: 60, now: 1000) == [.write(count: 60)])
-        let second = try machine.bodyReceived(byteCount: 60, now: 1000)
-        let third = try machine.bodyReceived(byteCount: 60, now: 1000)
-        if version.sendsProgress {
-            let progress = UploadResponse.progress104(offset: 120, version: version)
-            #expect(second == [.write(count: 60), .persist(offset: 120), .sendInterim(progress)])
-            #expect(third == [.write(count: 60)])
-        } else {
-            #expect(second == [.write(count: 60)])
-            #expect(third == [.write(count: 60)])
-        }
-    }
-
-    @Test(arguments: InteropVersion.all)
     func cancelThenEverythingIs404(_ version: InteropVersion) throws {
         var (machine, _) = try Self.start(version, complete: false)
-        _ = try machine.bodyReceived(byteCount: 3, now: 1000)
-        let cancel = machine.cancel(version: version, now: 1001)
+        _ = try machine.bodyReceived(byteCount: 3, now: .seconds(1000))
+        let cancel = machine.cancel(version: version, now: .seconds(1001))
         #expect(
             cancel == [
                 .abortActiveRequest, .persist(offset: 3), .discard, .send(UploadResponse.cancelled(version: version)),
             ])
         #expect(machine.isCancelled)
-        #expect(Self.sent(machine.offsetRequested(version: version, now: 1002))?.head.status == 404)
-        let append = machine.startAppend(AppendRequest(version: version, offset: 3, complete: true), now: 1002)
+        #expect(Self.sent(machine.offsetRequested(version: version, now: .seconds(1002)))?.head.status == 404)
+        let append = machine.startAppend(
+            AppendRequest(version: version, offset: 3, complete: true), now: .seconds(1002))
         #expect(Self.rejection(append) == .unknownUpload)
-        #expect(Self.sent(machine.cancel(version: version, now: 1002))?.head.status == 404)
+        #expect(Self.sent(machine.cancel(version: version, now: .seconds(1002)))?.head.status == 404)
     }
 
     @Test func headAbortsARunningRequestAndItsOffsetIsAccepted() throws {
         let version = try #require(InteropVersion(rawValue: 6))
         var (machine, _) = try Self.start(version, complete: true, contentLength: 100)
-        _ = try machine.bodyReceived(byteCount: 40, now: 1000)
-        let head = machine.offsetRequested(version: version, now: 1000)
+        _ = try machine.bodyReceived(byteCount: 40, now: .seconds(1000))
+        let head = machine.offsetRequested(version: version, now: .seconds(1000))
         #expect(head.prefix(2) == [.abortActiveRequest, .persist(offset: 40)])
         #expect(Self.sent(head)?.head.fields["Upload-Length"] == "100")
         #expect(
             machine.startAppend(
-                AppendRequest(version: version, offset: 40, complete: true, contentLength: 60), now: 1000) == [])
+                AppendRequest(version: version, offset: 40, complete: true, contentLength: 60), now: .seconds(1000))
+                == [])
     }
 
     @Test func maxAgeCountsDownAndExpiryRemovesTheUpload() throws {
@@ -254,11 +241,11 @@ struct UploadResourceStateMachineTests {
         var (machine, actions) = try Self.start(version, complete: false, configuration: configuration)
         guard case .sendInterim(let interim) = actions.first else { throw ExpectationFailed() }
         #expect(interim.fields["Upload-Limit"] == "min-size=0, max-age=60")
-        _ = try machine.bodyEnded(now: 1000)
+        _ = try machine.bodyEnded(now: .seconds(1000))
         #expect(
-            Self.sent(machine.offsetRequested(version: version, now: 1045))?.head.fields["Upload-Limit"]
+            Self.sent(machine.offsetRequested(version: version, now: .seconds(1045)))?.head.fields["Upload-Limit"]
                 == "min-size=0, max-age=15")
-        let expired = machine.offsetRequested(version: version, now: 1060)
+        let expired = machine.offsetRequested(version: version, now: .seconds(1060))
         #expect(expired.first == .discard)
         #expect(Self.sent(expired)?.head.status == 404)
     }
@@ -266,10 +253,12 @@ struct UploadResourceStateMachineTests {
     @Test func bodyEventsWithoutARequestAreIllegal() throws {
         let version = try #require(InteropVersion(rawValue: 8))
         var (machine, _) = try Self.start(version, complete: false)
-        _ = try machine.bodyEnded(now: 1000)
-        let received = #expect(throws: UploadStateError.self) { try machine.bodyReceived(byteCount: 1, now: 1000) }
+        _ = try machine.bodyEnded(now: .seconds(1000))
+        let received = #expect(throws: UploadStateError.self) {
+            try machine.bodyReceived(byteCount: 1, now: .seconds(1000))
+        }
         #expect(received?.code == .noActiveRequest)
-        #expect(throws: UploadStateError.self) { try machine.bodyEnded(now: 1000) }
+        #expect(throws: UploadStateError.self) { try machine.bodyEnded(now: .seconds(1000)) }
         #expect(throws: UploadStateError.self) { try machine.bodyInterrupted() }
     }
 
@@ -289,7 +278,8 @@ struct UploadResourceStateMachineTests {
             var stored: [UInt8] = []
             for chunk in chunks.prefix(index % chunks.count) {
                 Self.apply(
-                    try machine.bodyReceived(byteCount: Int64(chunk.count), now: 1000), chunk: chunk, to: &stored)
+                    try machine.bodyReceived(byteCount: Int64(chunk.count), now: .seconds(1000)), chunk: chunk,
+                    to: &stored)
             }
             _ = try machine.bodyInterrupted()
             #expect(machine.offset == Int64(stored.count))
@@ -297,12 +287,13 @@ struct UploadResourceStateMachineTests {
             let rest = Array(body[stored.count...])
             let append = AppendRequest(
                 version: version, offset: machine.offset, complete: true, contentLength: Int64(rest.count))
-            #expect(machine.startAppend(append, now: 1000) == [])
+            #expect(machine.startAppend(append, now: .seconds(1000)) == [])
             for chunk in ByteSplits.random(rest, seed: UInt64(index)) {
                 Self.apply(
-                    try machine.bodyReceived(byteCount: Int64(chunk.count), now: 1000), chunk: chunk, to: &stored)
+                    try machine.bodyReceived(byteCount: Int64(chunk.count), now: .seconds(1000)), chunk: chunk,
+                    to: &stored)
             }
-            #expect(try machine.bodyEnded(now: 1000).contains(.finalize(length: 300)))
+            #expect(try machine.bodyEnded(now: .seconds(1000)).contains(.finalize(length: 300)))
             #expect(stored == body)
         }
     }
@@ -311,18 +302,18 @@ struct UploadResourceStateMachineTests {
     func aRestoredUploadResumesAtItsOffset(_ version: InteropVersion) throws {
         var machine = try #require(
             UploadResourceStateMachine.restore(
-                id: "r1", location: Self.location, offset: 40, length: 100, complete: false, createdAt: 1000,
+                id: "r1", location: Self.location, offset: 40, length: 100, complete: false, createdAt: .seconds(1000),
                 configuration: UploadProtocolConfiguration()))
-        let head = try #require(Self.sent(machine.offsetRequested(version: version, now: 1000)))
+        let head = try #require(Self.sent(machine.offsetRequested(version: version, now: .seconds(1000))))
         #expect(head.head.fields["Upload-Offset"] == "40")
         #expect(head.head.fields[version.completionFieldName] == version.completionValue(complete: false))
 
         let wrong = AppendRequest(version: version, offset: 0, complete: true, contentLength: 100)
-        #expect(Self.rejection(machine.startAppend(wrong, now: 1000)) == .mismatchingOffset)
+        #expect(Self.rejection(machine.startAppend(wrong, now: .seconds(1000))) == .mismatchingOffset)
         let append = AppendRequest(version: version, offset: 40, complete: true, contentLength: 60)
-        #expect(machine.startAppend(append, now: 1000) == [])
-        _ = try machine.bodyReceived(byteCount: 60, now: 1000)
-        #expect(try machine.bodyEnded(now: 1000).contains(.finalize(length: 100)))
+        #expect(machine.startAppend(append, now: .seconds(1000)) == [])
+        _ = try machine.bodyReceived(byteCount: 60, now: .seconds(1000))
+        #expect(try machine.bodyEnded(now: .seconds(1000)).contains(.finalize(length: 100)))
         #expect(machine.isComplete)
     }
 
@@ -331,18 +322,18 @@ struct UploadResourceStateMachineTests {
         let version = InteropVersion(rawValue: 8)!
         var complete = try #require(
             UploadResourceStateMachine.restore(
-                id: "r1", location: Self.location, offset: 5, length: nil, complete: true, createdAt: 1000,
+                id: "r1", location: Self.location, offset: 5, length: nil, complete: true, createdAt: .seconds(1000),
                 configuration: rules))
         #expect(complete.length == 5)
         let append = AppendRequest(version: version, offset: 5, complete: true, contentLength: 1)
-        #expect(Self.rejection(complete.startAppend(append, now: 1010)) == .completedUpload)
+        #expect(Self.rejection(complete.startAppend(append, now: .seconds(1010))) == .completedUpload)
 
         var open = try #require(
             UploadResourceStateMachine.restore(
-                id: "r2", location: Self.location, offset: 5, length: nil, complete: false, createdAt: 1000,
+                id: "r2", location: Self.location, offset: 5, length: nil, complete: false, createdAt: .seconds(1000),
                 configuration: rules))
-        #expect(open.limits(now: 1050).maxAge == 10)
-        #expect(Self.rejection(open.offsetRequested(version: version, now: 1060)) == .unknownUpload)
+        #expect(open.limits(now: .seconds(1050)).maxAge == 10)
+        #expect(Self.rejection(open.offsetRequested(version: version, now: .seconds(1060))) == .unknownUpload)
     }
 
     @Test(arguments: [(-1, nil, false), (50, 40, false), (40, 50, true)] as [(Int64, Int64?, Bool)])
@@ -350,7 +341,7 @@ struct UploadResourceStateMachineTests {
         #expect(
             UploadResourceStateMachine.restore(
                 id: "r1", location: Self.location, offset: offset, length: length, complete: complete,
-                createdAt: 1000, configuration: UploadProtocolConfiguration()) == nil)
+                createdAt: .seconds(1000), configuration: UploadProtocolConfiguration()) == nil)
     }
 
     struct ExpectationFailed: Error {}

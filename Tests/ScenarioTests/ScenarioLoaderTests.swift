@@ -39,6 +39,8 @@ struct ScenarioLoaderTests {
         server.tokenTTL = .seconds(5)
         server.resumable = false
         server.progressInterval = 16 * 1024
+        server.progressLimit = 4
+        server.progressSpacing = .milliseconds(500)
         server.upstream = "https://uploads.example.com/files"
         #expect(scenario.server == server)
 
@@ -149,6 +151,8 @@ struct ScenarioLoaderTests {
             #"unknown error code "oops""#
         ),
         (#""server": {"upstream": "example.com"}"#, .invalidValue, "server.upstream", "http:// or https://"),
+        (#""server": {"progress-limit": -1}"#, .invalidValue, "server.progress-limit", "found -1"),
+        (#""server": {"progress-spacing": 1}"#, .wrongType, "server.progress-spacing", "expected a duration string"),
     ]
 
     @Test(arguments: mistakes) func eachMistakeNamesFilePathAndWhatWasExpected(

@@ -17,6 +17,10 @@ struct ServerCommandTests {
         (["--max-size", "lots"], "--max-size must be a size"),
         (["--max-append-size", "-1"], "--max-append-size must be a size"),
         (["--progress-interval", "1XB"], "--progress-interval must be a size"),
+        (["--progress-limit", "-1"], "--progress-limit must be a number of progress 104s per request"),
+        (["--progress-limit", "unlimited"], "--progress-limit must be a number of progress 104s per request"),
+        (["--progress-spacing", "0"], "--progress-spacing must be a duration such as 250ms"),
+        (["--progress-spacing", "1.5s"], "--progress-spacing must be a duration such as 250ms"),
         (["--interop", "3,9"], "--interop must list interop versions"),
         (["--interop", ""], "--interop must list interop versions"),
         (["--max-age", "10"], "--max-age must be a duration"),
@@ -43,7 +47,8 @@ struct ServerCommandTests {
                 "--listen", "127.0.0.1:0", "--tls", "--ca", "/tmp/squall-ca", "--store", "/tmp/squall-store",
                 "--log", "/tmp/squall-server.log",
                 "--interop", "6,8", "--max-size", "1GiB", "--max-append-size", "8MiB", "--max-age", "10m",
-                "--resumable", "off", "--progress-interval", "0", "--auth", "--token-ttl", "90s", "--retention", "2h",
+                "--resumable", "off", "--progress-interval", "0", "--progress-limit", "none", "--progress-spacing",
+                "250ms", "--auth", "--token-ttl", "90s", "--retention", "2h",
             ], for: ServerCommand.spec)
         let configuration = try ServerCommand.makeConfiguration(parsed, environment: [:])
         #expect(configuration.listenAddress.description == "127.0.0.1:0")
@@ -57,6 +62,8 @@ struct ServerCommandTests {
         #expect(rules.limits.maxAge == 600)
         #expect(!rules.resumable)
         #expect(rules.progressInterval == 0)
+        #expect(rules.progressLimit == nil)
+        #expect(rules.progressSpacing == .milliseconds(250))
         #expect(configuration.authentication == AuthenticationConfiguration(tokenLifetime: 90))
         #expect(configuration.completedRetention == 7200)
 
@@ -68,12 +75,25 @@ struct ServerCommandTests {
         #expect(defaults.uploadProtocol.resumable)
         #expect(defaults.uploadProtocol.versions.map(\.rawValue).sorted() == [3, 4, 5, 6, 7, 8])
         #expect(defaults.uploadProtocol.limits.maxSize == nil)
+        #expect(defaults.uploadProtocol.progressInterval == 1 << 20)
+        #expect(defaults.uploadProtocol.progressLimit == 3)
+        #expect(defaults.uploadProtocol.progressSpacing == .seconds(1))
         #expect(defaults.authentication == nil)
         #expect(defaults.completedRetention == 86_400)
 
         let authDefaults = try ServerCommand.makeConfiguration(
             CommandLineParser.parse(["--auth"], for: ServerCommand.spec), environment: [:])
         #expect(authDefaults.authentication?.tokenLifetime == 3600)
+    }
+
+    /// `--progress-limit` takes any count from 0 (no progress 104s); `--progress-spacing` any duration from 0s.
+    @Test(arguments: [("0", "0s", 0, Duration.zero), ("7", "1500us", 7, .microseconds(1500))])
+    func progressLimitAndSpacing(limit: String, spacing: String, count: Int, duration: Duration) throws {
+        let parsed = try CommandLineParser.parse(
+            ["--progress-limit", limit, "--progress-spacing", spacing], for: ServerCommand.spec)
+        let rules = try ServerCommand.makeConfiguration(parsed, environment: [:]).uploadProtocol
+        #expect(rules.progressLimit == count)
+        #expect(rules.progressSpacing == duration)
     }
 
     /// `--max-age` reads the one duration grammar: milliseconds and days too (a fraction of a second is dropped,

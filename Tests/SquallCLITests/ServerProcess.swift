@@ -15,14 +15,18 @@ final class ServerProcess {
     let url: String
     private let output = Pipe()
 
-    /// Starts `squall server --listen listen --store store --progress-interval progressInterval` plus `arguments`
-    /// (`listen` a fixed `host:port` to restart a killed server where its clients expect it).
+    /// Starts `squall server --listen listen --store store` plus `arguments` (`listen` a fixed `host:port` to restart
+    /// a killed server where its clients expect it). With a `progressInterval`, a progress 104 goes out every that
+    /// many bytes with no limit per request and no spacing (the kill tests wait for the offsets they report); nil
+    /// keeps the server's default progress policy.
     init(
-        store: String, listen: String = "127.0.0.1:0", progressInterval: String = "64KiB", arguments: [String] = []
+        store: String, listen: String = "127.0.0.1:0", progressInterval: String? = "64KiB", arguments: [String] = []
     ) throws {
+        let progress = progressInterval.map {
+            ["--progress-interval", $0, "--progress-limit", "none", "--progress-spacing", "0s"]
+        }
         process.executableURL = URL(fileURLWithPath: SquallBinaryTests.binary)
-        process.arguments =
-            ["server", "--listen", listen, "--store", store, "--progress-interval", progressInterval] + arguments
+        process.arguments = ["server", "--listen", listen, "--store", store] + (progress ?? []) + arguments
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice
         process.standardInput = FileHandle.nullDevice

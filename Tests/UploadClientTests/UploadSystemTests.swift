@@ -140,7 +140,8 @@ struct UploadSystemTests {
     /// upload resource (HEAD, then PATCH) and the server ends with exactly one upload per asset.
     @Test func aRelaunchResumesTheTransferLeftInFlight() throws {
         let fixture = try TransferFixture()
-        let server = try fixture.server(UploadProtocolConfiguration(progressInterval: 256 * 1024))
+        let server = try fixture.server(
+            UploadProtocolConfiguration(progressInterval: 256 * 1024, progressLimit: nil, progressSpacing: .zero))
         defer { server.stop() }
         let (path, bytes) = try fixture.file(16 << 20, seed: 42, name: "big.bin")
         let holder = Mutex<UploadSystem?>(nil)

@@ -43,7 +43,8 @@ struct ConcurrentUploadTests {
     }
 
     @Test func fiftyConcurrentUploadsAllCompleteWithTheirOwnContent() throws {
-        let fixture = try ServerFixture(UploadProtocolConfiguration(progressInterval: 16 * 1024))
+        let fixture = try ServerFixture(
+            UploadProtocolConfiguration(progressInterval: 16 * 1024, progressLimit: nil, progressSpacing: .zero))
         let plans = (0..<Self.count).map(Plan.init)
         let outcomes = try run(plans, against: fixture.server)
 

@@ -40,7 +40,10 @@ struct ResetWhileSendingTests {
     {
         let folder = try TLSFixtures.TemporaryDirectory()
         let logPath = folder.file("server.log")
-        let fixture = try ServerFixture(UploadProtocolConfiguration(progressInterval: 1), transport: transport) {
+        let fixture = try ServerFixture(
+            UploadProtocolConfiguration(progressInterval: 1, progressLimit: nil, progressSpacing: .zero),
+            transport: transport
+        ) {
             $0.logPath = logPath
         }
         let data = ServerFixture.content(Self.cut, seed: 13)
@@ -70,7 +73,9 @@ struct ResetWhileSendingTests {
     /// without that wait, the HEAD aborts the stream and reports fewer bytes.
     @Test(arguments: [Body.creation, .append])
     func aHeadRightAfterTheCutReportsEveryAcknowledgedByte(body: Body) throws {
-        let fixture = try ServerFixture(UploadProtocolConfiguration(progressInterval: 1), transport: .http)
+        let fixture = try ServerFixture(
+            UploadProtocolConfiguration(progressInterval: 1, progressLimit: nil, progressSpacing: .zero),
+            transport: .http)
         let data = ServerFixture.content(Self.cut, seed: 17)
         for run in 0..<Self.runs {
             let (client, id) = try Self.start(body, on: fixture, data: data)

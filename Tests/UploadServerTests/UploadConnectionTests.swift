@@ -12,7 +12,8 @@ struct UploadConnectionTests {
     /// wrote, the PATCH's connection closes, and a new PATCH from there completes intact.
     @Test(arguments: InteropVersion.all.filter(\.sendsProgress))
     func aHeadWhileAPatchStreamsAbortsIt(version: InteropVersion) throws {
-        let fixture = try ServerFixture(UploadProtocolConfiguration(progressInterval: 30_000))
+        let fixture = try ServerFixture(
+            UploadProtocolConfiguration(progressInterval: 30_000, progressLimit: nil, progressSpacing: .zero))
         let data = ServerFixture.content(100_000, seed: 11)
         let setup = try fixture.client()
         let created = try setup.request(
@@ -215,7 +216,8 @@ struct UploadConnectionTests {
     }
 
     @Test func stopKeepsTheBytesOfAStreamingUpload() throws {
-        let fixture = try ServerFixture(UploadProtocolConfiguration(progressInterval: 25_000))
+        let fixture = try ServerFixture(
+            UploadProtocolConfiguration(progressInterval: 25_000, progressLimit: nil, progressSpacing: .zero))
         let version = InteropVersion(rawValue: 8)!
         let client = try fixture.client()
         defer { client.close() }

@@ -9,7 +9,9 @@ struct UploadServerTests {
     @Test(arguments: InteropVersion.all, ServerFixture.Transport.allCases)
     func creationWithFullBodyAnnouncesThenCompletes(version: InteropVersion, transport: ServerFixture.Transport) throws
     {
-        let fixture = try ServerFixture(UploadProtocolConfiguration(progressInterval: 64 * 1024), transport: transport)
+        let fixture = try ServerFixture(
+            UploadProtocolConfiguration(progressInterval: 64 * 1024, progressLimit: nil, progressSpacing: .zero),
+            transport: transport)
         let data = ServerFixture.content(200_000, seed: UInt64(version.rawValue))
         let client = try fixture.client()
         defer { client.close() }

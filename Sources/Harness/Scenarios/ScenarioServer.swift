@@ -4,6 +4,7 @@ import HTTPExchange
 import HTTPWire
 import ResumableUpload
 import Scenario
+import SquallCore
 import SquallNet
 import UploadServer
 
@@ -104,6 +105,8 @@ final class ScenarioServer {
         rules.limits.maxAppendSize = spec.maxAppendSize
         rules.limits.maxAge = spec.maxAge.map { max(1, Int64($0 / .seconds(1))) }
         rules.progressInterval = spec.progressInterval
+        rules.progressLimit = spec.progressLimit
+        rules.progressSpacing = spec.progressSpacing
         return rules
     }
 
@@ -114,7 +117,10 @@ final class ScenarioServer {
         var arguments = [
             "server", "--listen", listen, "--store", store, "--interop",
             spec.interop.map(String.init).joined(separator: ","),
-            "--progress-interval", String(spec.progressInterval), "--resumable", spec.resumable ? "on" : "off",
+            "--progress-interval", String(spec.progressInterval),
+            "--progress-limit", spec.progressLimit.map(String.init) ?? "none",
+            "--progress-spacing", DurationText.format(spec.progressSpacing) ?? "0s",
+            "--resumable", spec.resumable ? "on" : "off",
         ]
         if let size = spec.maxSize { arguments += ["--max-size", String(size)] }
         if let size = spec.maxAppendSize { arguments += ["--max-append-size", String(size)] }

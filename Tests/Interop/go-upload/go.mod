@@ -1,0 +1,3 @@
+module squall.invalid/go-upload
+
+go 1.19
