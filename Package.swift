@@ -144,7 +144,7 @@ let package = Package(
         ),
         .testTarget(
             name: "ScenarioTests",
-            dependencies: ["Scenario", "FaultEngine", "Harness", "TestSupport", "ResumableUpload"],
+            dependencies: ["Scenario", "FaultEngine", "Harness", "TestSupport", "ResumableUpload", "SquallCore"],
             exclude: ["Fixtures"]),
         .testTarget(
             name: "ScenarioOracleTests",
@@ -155,7 +155,7 @@ let package = Package(
             name: "UploadClientTests",
             dependencies: [
                 "UploadClient", "UploadServer", "ResumableUpload", "HTTPWire", "HTTPExchange", "SquallNet", "TLSKit",
-                "UploadJobs", "JobJournal", "TestSupport",
+                "UploadJobs", "JobJournal", "TestSupport", "SquallCore",
             ]
         ),
         .testTarget(name: "UploadStoreTests", dependencies: ["UploadStore", "TLSKit", "TestSupport"]),
@@ -169,12 +169,13 @@ let package = Package(
             name: "HarnessTests",
             dependencies: [
                 "Harness", "Scenario", "ScenarioReports", "FaultEngine", "ProxyTranscript", "HTTPWire", "TestSupport",
+                "SquallCore",
             ]),
         .testTarget(
             name: "SquallCLITests",
             dependencies: [
                 "SquallCLI", "UploadServer", "SquallNet", "TLSKit", "ControlAPI", "ChaosProxy", "FaultEngine",
-                "TestSupport",
+                "TestSupport", "SquallCore", "UploadClient",
             ]),
     ]
 )

@@ -27,10 +27,23 @@ public struct CommandRun: Sendable {
         posix_spawn_file_actions_adddup2(&actions, out[1], 1)
         posix_spawn_file_actions_adddup2(&actions, err[1], 2)
         for descriptor in [out[0], out[1], err[0], err[1]] { posix_spawn_file_actions_addclose(&actions, descriptor) }
+        // The child starts with no signal blocked and the usual dispositions, whatever this process set for its
+        // own threads (squall ignores SIGPIPE and blocks SIGINT and SIGTERM where it takes them itself).
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var none = sigset_t()
+        sigemptyset(&none)
+        posix_spawnattr_setsigmask(&attributes, &none)
+        var defaults = sigset_t()
+        sigemptyset(&defaults)
+        for signal in [SIGPIPE, SIGINT, SIGTERM, SIGHUP, SIGQUIT] { sigaddset(&defaults, signal) }
+        posix_spawnattr_setsigdefault(&attributes, &defaults)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
         var pid: pid_t = 0
         let argv = arguments.map { strdup($0) } + [nil]
         defer { for pointer in argv { free(pointer) } }
-        let spawned = posix_spawnp(&pid, arguments[0], &actions, nil, argv, environ)
+        let spawned = posix_spawnp(&pid, arguments[0], &actions, &attributes, argv, environ)
         close(out[1])
         close(err[1])
         defer {

@@ -27,10 +27,10 @@ struct NegativeControlTests {
     }
 
     /// Every expectation key, then the run verdicts (`fault`, `event`, `timeout`).
-    static let kinds = ScenarioExpectation.keys + ["fault", "event", "timeout"]
+    static let kinds = ScenarioExpectation.keys + ["fault", "event", "timeout", "requests-through-proxy"]
 
     @Test func everyExpectationKindAndRunVerdictHasANegativeControl() throws {
-        #expect(Self.kinds.count == 22)
+        #expect(Self.kinds.count == 23)
         for kind in Self.kinds {
             #expect(try Self.control(kind) != nil, "no negative control for \(kind)")
         }
@@ -254,8 +254,9 @@ struct NegativeControlTests {
         }
     }
 
-    /// The verdicts every run gets: a declared fault that never fired, an event that never played, the timeout.
-    private static func runControl(_ kind: String) -> Control? {
+    /// The verdicts every run gets: a declared fault that never fired, an event that never played, the timeout, an
+    /// upload resumed off the proxy.
+    private static func runControl(_ kind: String) throws -> Control? {
         let scenario = Fixture.scenario([])
         switch kind {
         case "fault":
@@ -279,6 +280,16 @@ struct NegativeControlTests {
             return Control(
                 verdict: "event.0.switch-network", scenario: scenario, defective: defective, clean: clean,
                 observed: "never played", evidence: "event switch-network \(trigger) never played: \(notPlayed)")
+        case "requests-through-proxy":
+            // The server announced its upload at an origin that is not the proxy's: the resume bypassed it.
+            var defective = Fixture.observation(ledger: try resumedAt("http://127.0.0.1:9/files/1"))
+            defective.proxyOrigin = "https://127.0.0.1:8443"
+            var clean = Fixture.observation(ledger: try resumedAt("https://127.0.0.1:8443/files/1"))
+            clean.proxyOrigin = "https://127.0.0.1:8443"
+            return Control(
+                verdict: kind, scenario: scenario, defective: defective, clean: clean,
+                observed: "1 upload resources elsewhere",
+                evidence: "job-1 (/assets/photo-1): resumed at http://127.0.0.1:9/files/1, not through the proxy")
         case "timeout":
             return Control(
                 verdict: "timeout", scenario: scenario,
@@ -291,6 +302,22 @@ struct NegativeControlTests {
     }
 
     // MARK: - Fixtures
+
+    /// One job whose upload the server announced at `location`, succeeded and acknowledged.
+    private static func resumedAt(_ location: String) throws -> JobLedger {
+        var store = JobStore()
+        let id = try store.performChanges(at: 1) {
+            _ = try $0.createJob(assetID: "/assets/photo-1", destination: Fixture.destination)
+        }[0].jobID
+        try store.performChanges(at: 2) { block in
+            try block.start(id)
+            try block.record(.uploadResource(location: location), job: id)
+            try block.record(.bytesSent(ByteRange(offset: 0, length: 1000)), job: id)
+            try block.succeed(id, status: 201, headers: [])
+        }
+        try store.performChanges(at: 3) { try $0.acknowledge(id) }
+        return store.ledger
+    }
 
     /// One job that sent its whole asset and succeeded, never acknowledged.
     private static func unacknowledged() throws -> JobLedger {

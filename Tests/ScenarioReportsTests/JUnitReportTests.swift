@@ -42,6 +42,23 @@ struct JUnitReportTests {
         )
     }
 
+    @Test func aScenarioNotRunIsSkippedWithWhatItNeeds() throws {
+        let lines = try Self.readBack(JUnitReport.render([ReportFixtures.unmet], suiteName: "s"))
+        #expect(lines.first == "suite s 1 0 0 1 0.000")
+        #expect(
+            lines.last
+                == "case needs-auth|Scenarios.needs-auth|0.000|[('Skipped', "
+                + #"'needs bearer-token auth (a profile\'s "auth")', None)]"#)
+        #expect(
+            ConsoleReport.line(for: ReportFixtures.unmet, color: false)
+                == #"SKIP needs-auth: needs bearer-token auth (a profile's "auth")"#)
+        #expect(
+            ConsoleReport.summary([ReportFixtures.passing, ReportFixtures.unmet]).hasPrefix(
+                "2 scenarios: 1 passed, 0 failed, 1 skipped"))
+        let json = JSONReport.render([ReportFixtures.unmet])
+        #expect(json.contains(#""outcome": "skipped", "skipReason": "needs bearer-token auth (a profile's \"auth\")""#))
+    }
+
     @Test func markupAndForbiddenCharactersAreEscaped() throws {
         var result = ReportFixtures.failing
         result.name = "a<b>&\"c'\n\u{1}"

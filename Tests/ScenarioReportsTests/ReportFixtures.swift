@@ -35,5 +35,14 @@ enum ReportFixtures {
             Verdict(key: "server-objects-intact", status: .skipped, expected: "true", observed: "not observable")
         ])
 
+    /// Not run: the outside server cannot give what it needs.
+    static let unmet: ScenarioResult = {
+        var result = ScenarioResult(
+            name: "needs-auth", file: "Scenarios/needs-auth.json", description: "", seed: 1, duration: .zero,
+            verdicts: [])
+        result.skipReason = "needs bearer-token auth (a profile's \"auth\")"
+        return result
+    }()
+
     static let all = [passing, failing, crashed, skipped]
 }

@@ -50,6 +50,7 @@ struct ReportSchemaTests {
         return [
             ScenarioRuns(runs: [passing, ReportFixtures.failing], flaky: true),
             ScenarioRuns(runs: [ReportFixtures.crashed]), ScenarioRuns(runs: [ReportFixtures.skipped]),
+            ScenarioRuns(runs: [ReportFixtures.unmet]),
         ]
     }
 

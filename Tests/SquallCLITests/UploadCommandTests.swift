@@ -1,8 +1,10 @@
 import Foundation
 import Glibc
+import SquallCore
 import TLSKit
 import TestSupport
 import Testing
+import UploadClient
 import UploadServer
 
 @testable import SquallCLI
@@ -45,6 +47,22 @@ struct UploadCommandTests {
             ["--to", "http://127.0.0.1:1/upload", "--token", "a", "--token-url", "http://a/t", "f"],
             "exclude each other"
         ),
+        (
+            ["--to", "http://127.0.0.1:1/upload", "--token", "a", "--token-command", "echo b", "f"],
+            "--token, --token-command exclude each other"
+        ),
+        (
+            ["--to", "http://127.0.0.1:1/upload", "--token-path", "data.token", "f"],
+            "--token-path shapes the request of --token-url, which is missing"
+        ),
+        (
+            ["--to", "http://127.0.0.1:1/upload", "--token-url", "http://a/t", "--token-header", "nocolon", "f"],
+            "--token-header must be 'NAME: VALUE'"
+        ),
+        (
+            ["--to", "http://127.0.0.1:1/upload", "--server-profile", "/no/such/profile.json", "f"],
+            "/no/such/profile.json: cannot read the file"
+        ),
         (["--to", "http://127.0.0.1:1/upload", "/no/such/file"], "no such file or folder: /no/such/file"),
         (["--to", "http://127.0.0.1:1/upload", "--read-timeout", "5", "f"], "--read-timeout must be a duration"),
         (["--to", "http://127.0.0.1:1/upload", "--backoff", "1x", "f"], "--backoff must be a duration"),
@@ -68,6 +86,41 @@ struct UploadCommandTests {
         let options = try UploadOptions(try CommandLineParser.parse(flags, for: UploadCommand.spec))
         #expect(options.system.transfer.backoffBase == .seconds(86_400))
         #expect(options.system.transfer.backoffLimit == .seconds(172_800))
+    }
+
+    /// The token flags shape the token request; a profile gives the newest interop version and its auth unless
+    /// flags say otherwise.
+    @Test func tokenFlagsAndAProfileReachTheConfiguration() throws {
+        let spec = UploadCommand.spec
+        let flags = [
+            "--to", "http://127.0.0.1:1/upload", "--token-url", "http://127.0.0.1:1/t", "--token-method", "PUT",
+            "--token-body", "a=b", "--token-content-type", "text/plain", "--token-header", "X-One: 1",
+            "--token-header", "X-Two: 2", "--token-path", "data.token", "f",
+        ]
+        let endpoint = try #require(
+            try UploadOptions(try CommandLineParser.parse(flags, for: spec)).tokens as? TokenEndpoint)
+        var expected = TokenRequest(url: "http://127.0.0.1:1/t")
+        expected.method = "PUT"
+        expected.body = "a=b"
+        expected.contentType = "text/plain"
+        expected.headers = ["X-One": "1", "X-Two": "2"]
+        expected.tokenPath = "data.token"
+        #expect(endpoint.request == expected)
+        let command = try UploadOptions(
+            try CommandLineParser.parse(["--to", "http://127.0.0.1:1/u", "--token-command", "echo t", "f"], for: spec))
+        #expect((command.tokens as? CommandToken)?.arguments == ["sh", "-c", "echo t"])
+        let folder = try TLSFixtures.TemporaryDirectory()
+        let profile = try folder.write(#"{"interop": [3, 5], "auth": {"token": "fixed"}}"#, to: "p.json")
+        let profiled = try UploadOptions(
+            try CommandLineParser.parse(["--to", "http://127.0.0.1:1/u", "--server-profile", profile, "f"], for: spec))
+        #expect(profiled.system.transfer.interopVersion?.rawValue == 5)
+        #expect((profiled.tokens as? StaticToken)?.value == "fixed")
+        let overridden = try UploadOptions(
+            try CommandLineParser.parse(
+                ["--to", "http://127.0.0.1:1/u", "--server-profile", profile, "--interop", "3", "--token", "t", "f"],
+                for: spec))
+        #expect(overridden.system.transfer.interopVersion?.rawValue == 3)
+        #expect((overridden.tokens as? StaticToken)?.value == "t")
     }
 
     @Test func transferAndPolicyFlagsReachTheConfiguration() throws {

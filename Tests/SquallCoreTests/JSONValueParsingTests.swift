@@ -122,4 +122,14 @@ struct JSONValueParsingTests {
         #expect(found.detail == "nested more than 4 deep")
         #expect(error(String(repeating: "[", count: 65) + String(repeating: "]", count: 65))?.code == .syntax)
     }
+
+    @Test func aDottedPathWithIndicesFindsAValueOrNothing() throws {
+        let document = try JSONValue.parse(
+            #"{"access_token": "a", "data": {"tokens": [{"value": "b"}, {"value": "c"}]}}"#)
+        #expect(document.value(atPath: "access_token") == .string("a"))
+        #expect(document.value(atPath: "data.tokens[1].value") == .string("c"))
+        #expect(document.value(atPath: "data.tokens[2].value") == nil)
+        #expect(document.value(atPath: "data.missing") == nil)
+        #expect(document.value(atPath: "access_token.deeper") == nil)
+    }
 }
