@@ -175,7 +175,7 @@ let package = Package(
             name: "SquallCLITests",
             dependencies: [
                 "SquallCLI", "UploadServer", "SquallNet", "TLSKit", "ControlAPI", "ChaosProxy", "FaultEngine",
-                "TestSupport", "SquallCore", "UploadClient",
+                "TestSupport", "SquallCore", "UploadClient", "HTTPWire",
             ]),
     ]
 )

@@ -12,6 +12,8 @@ final class UploadProgress: Sendable {
         var sizes: [JobID: Int64] = [:]
         var names: [JobID: String] = [:]
         var quarters: [JobID: Int] = [:]
+        /// The deviation rules already printed.
+        var deviations: Set<String> = []
         var finished = 0
         var lastDraw = ContinuousClock.now - .seconds(1)
         var current = ""
@@ -69,6 +71,11 @@ final class UploadProgress: Sendable {
             let detail = error.map { " (\($0.rawValue)\(status.map { ", status \($0)" } ?? ""))" } ?? ""
             plain("\(name): \(jobState.rawValue)\(detail)")
             draw(force: true)
+        case .serverDeviation(_, let rule, let line):
+            // Each rule once: a server that deviates on every request would drown the progress otherwise.
+            if state.withLock({ $0.deviations.insert(rule).inserted }) {
+                console.printError("squall upload: the server deviates from the draft: \(line)")
+            }
         case .uploadResourceAnnounced, .invocation, .settled:
             break
         }

@@ -1,3 +1,5 @@
+import ResumableUpload
+
 /// Something that happened during a transfer, reported to its observer in order, for the job ledger.
 ///
 /// Automatic resumes are transfer events, not job retries: one job attempt may hold several `resumeAttempt`s.
@@ -26,4 +28,7 @@ public enum TransferEvent: Sendable, Hashable {
     case finalResponse(method: String, status: Int)
     /// The upload resource was cancelled with DELETE (the upload failed and cannot go on).
     case deleteSent(location: String)
+    /// An answer of the server departs from the draft at the request's interop version (`ServerConformance`):
+    /// the request (`PATCH /upload/7`), the answer's status (nil when none came) and the deviation.
+    case serverDeviation(request: String, status: Int?, ConformanceDeviation)
 }

@@ -82,11 +82,27 @@ struct TransferSession {
     ) throws(TransferError) -> HTTPResponse {
         let connection = try connection(to: endpoint)
         do {
-            return try connection.exchange(
+            let response = try connection.exchange(
                 head, body: body, readTimeout: configuration.readTimeout, onInterim: onInterim, onBodySent: onBodySent)
+            report(
+                ServerExchange(
+                    request: head, interims: response.interims, response: response.head,
+                    bodyBytes: response.bodyBytesSent))
+            return response
         } catch  where retryStale && connection.requestCount > 1 && error.isTransient {
             close()
             return try exchange(head, on: endpoint, body: body, retryStale: false, onInterim: onInterim)
+        }
+    }
+
+    /// Reports each way the server's answer to `exchange` departs from the draft (the client goes on: a
+    /// deviation it can live with is still worth saying).
+    private func report(_ exchange: ServerExchange) {
+        for deviation in ServerConformance.check(exchange) {
+            transfer.observer(
+                .serverDeviation(
+                    request: "\(exchange.request.method) \(exchange.request.target)", status: exchange.response?.status,
+                    deviation))
         }
     }
 

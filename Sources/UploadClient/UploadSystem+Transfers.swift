@@ -189,6 +189,10 @@ final class LedgerRecorder: @unchecked Sendable {
             system.observer(.finalising(job))
         case .finalResponse, .backtrack, .deleteSent:
             flush()
+        case .serverDeviation(let request, let status, let deviation):
+            let answer = status.map(String.init) ?? "no answer"
+            system.observer(
+                .serverDeviation(job, rule: deviation.rule.rawValue, line: "\(request) → \(answer): \(deviation)"))
         default:
             break
         }

@@ -64,6 +64,9 @@ public enum UploadSystemEvent: Sendable, Hashable {
     case invocation(number: Int, result: ProcessJobsResult)
     /// Monitoring mode: the extension completed with no job held; the system waits for a library change.
     case settled
+    /// An answer of the server to the job's transfer departs from the draft: the rule's code and a line such as
+    /// `PATCH /upload/7 → 201: completion-field: …`.
+    case serverDeviation(JobID, rule: String, line: String)
 }
 
 /// How `UploadSystem.run` ended.

@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import HTTPWire
 import SquallCore
 import TLSKit
 import TestSupport
@@ -121,6 +122,34 @@ struct UploadCommandTests {
                 for: spec))
         #expect(overridden.system.transfer.interopVersion?.rawValue == 3)
         #expect((overridden.tokens as? StaticToken)?.value == "t")
+    }
+
+    /// The client says when the server's answers depart from the draft, once per rule: an interop 6 server
+    /// answering with interop 3's completion field (as a real one did), against one that answers right.
+    @Test(arguments: [("Upload-Incomplete", "?0", true), ("Upload-Complete", "?1", false)])
+    func aServerDeviationIsSaidOnce(field: String, value: String, deviates: Bool) throws {
+        let folder = try TLSFixtures.TemporaryDirectory()
+        let file = folder.file("photo.bin")
+        _ = try Self.write(2000, seed: 4, to: file)
+        let server = try ScriptedServer { url in
+            [
+                ScriptedStep(respond: 200, fields: ["Upload-Limit": "min-size=0"]),
+                ScriptedStep(
+                    interims: [ScriptedStep.interim104(version: 6, location: url + "/upload/1")],
+                    respond: 201,
+                    fields: HTTPFields([
+                        HTTPField(name: "Upload-Offset", value: "2000"), HTTPField(name: field, value: value),
+                    ])),
+            ]
+        }
+        defer { server.stop() }
+        let (status, _, err) = squall(["upload", "--to", server.url + "/upload", "--interop", "6", file])
+        #expect(status == 0, "\(err)")
+        let said = err.components(separatedBy: "squall upload: the server deviates from the draft: ").count - 1
+        #expect(said == (deviates ? 1 : 0), "\(err)")
+        if deviates {
+            #expect(err.contains("POST /upload → 201: completion-field: Upload-Incomplete: ?0"), "\(err)")
+        }
     }
 
     @Test func transferAndPolicyFlagsReachTheConfiguration() throws {
