@@ -149,7 +149,8 @@ let package = Package(
         .testTarget(
             name: "ScenarioOracleTests",
             dependencies: ["ScenarioOracle", "Scenario", "FaultEngine", "UploadJobs", "ProxyTranscript", "HTTPWire"]),
-        .testTarget(name: "ScenarioReportsTests", dependencies: ["ScenarioReports", "Scenario", "TestSupport"]),
+        .testTarget(
+            name: "ScenarioReportsTests", dependencies: ["ScenarioReports", "Scenario", "SquallCore", "TestSupport"]),
         .testTarget(name: "JobJournalTests", dependencies: ["JobJournal", "UploadJobs", "TestSupport"]),
         .testTarget(
             name: "UploadClientTests",
