@@ -17,7 +17,7 @@ extension CheckCatalog {
             guard announcing.count == 1 else {
                 throw CheckFailure(
                     expected: "exactly one 104 announcing the upload (with Location)",
-                    observed: "\(announcing.count) of \(answer.announcements.count) 104s, then \(answer.summary())")
+                    observed: "\(answer.interimCount) (\(announcing.count) with Location), then \(answer.summary())")
             }
             return "104 with Location, then \(answer.summary())"
         },

@@ -6,7 +6,8 @@ import UploadClient
 /// timeout), and refuse a huge head without hanging or falling over. Bad offsets are append cases
 /// (`append-negative-offset`, `append-malformed-offset`), an unknown upload is `head-unknown`.
 extension CheckCatalog {
-    /// The huge head: this many filler fields of `fillerSize` bytes each, over 64 KiB in all.
+    /// The huge head: this many filler fields of `fillerSize` bytes each, 83 KiB in all (servers commonly refuse
+    /// heads past 8 to 64 KiB).
     static let fillerFields = 200
     static let fillerSize = 400
 
@@ -19,7 +20,8 @@ extension CheckCatalog {
             size: 4, gap: .milliseconds(10)),
         CheckCase(
             "huge-head",
-            checks: "a request with an 80 KiB head gets 431 or 400, not a hang, and the server answers the next one"
+            checks:
+                "a request with an 83 KiB head (200 fields) gets 431 or 400, not a hang, and the server answers the next one"
         ) { session throws(CheckFailure) in
             var request = session.creation(complete: true, body: [])
             let filler = String(repeating: "x", count: fillerSize)

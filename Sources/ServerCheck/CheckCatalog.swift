@@ -42,7 +42,7 @@ extension CheckAnswer {
         guard announcements.isEmpty else {
             throw CheckFailure(
                 expected: "no 104 (a plain upload for a version the server does not serve)",
-                observed: "\(announcements.count) 104s, then \(summary(limits: true))")
+                observed: "\(interimCount), then \(summary(limits: true))")
         }
         return try expectSuccess("2xx (a plain upload, never a 4xx for the version)")
     }

@@ -39,7 +39,7 @@ extension CheckAnswer {
         guard let location else {
             throw CheckFailure(
                 expected: "\(request.method) to announce the upload resource (Location)",
-                observed: "\(summary(limits: true)) with \(announcements.count) 104s and no Location")
+                observed: "\(summary(limits: true)) after \(interimCount), no Location")
         }
         return location
     }

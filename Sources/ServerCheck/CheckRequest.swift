@@ -62,6 +62,15 @@ struct CheckAnswer {
         final.map { UploadResponseFacts($0, requestVersion: InteropVersion(fields: request.fields)) }
     }
 
+    /// `no 104`, `one 104`, `3 104s`.
+    var interimCount: String {
+        switch announcements.count {
+        case 0: "no 104"
+        case 1: "one 104"
+        case let count: "\(count) 104s"
+        }
+    }
+
     /// `201`, `404`, or `no final response`.
     var status: String {
         final.map { "\($0.status)" } ?? "no final response"

@@ -23,6 +23,26 @@ public enum ServerCheck {
         CheckCatalog.cases.map { ($0.name, $0.checks) }
     }
 
+    /// The interop versions at which case `name` runs against a server whose profile states everything a case may
+    /// need (a max-size, completed uploads kept): the versions that define what it checks.
+    public static func versions(of name: String) -> [Int] {
+        guard let check = CheckCatalog.cases.first(where: { $0.name == name }) else { return [] }
+        var profile = ServerProfile()
+        profile.maxSize = 1 << 20
+        profile.retention = .seconds(86_400)
+        return InteropVersion.all.filter { check.skip($0, profile) == nil }.map(\.rawValue)
+    }
+
+    /// The case list as `--list` prints it: name, the versions it runs at (`6-8`), what it checks.
+    public static func listing() -> [String] {
+        let width = cases.map(\.name.count).max() ?? 0
+        return cases.map { check in
+            let versions = versions(of: check.name)
+            let range = versions.first.map { "\($0)-\(versions.last!)" } ?? "-"
+            return check.name + String(repeating: " ", count: width - check.name.count) + "  \(range)  \(check.checks)"
+        }
+    }
+
     /// Runs every case at every version of `configuration`; `onResult` sees each result as it is made.
     public static func run(
         _ configuration: ServerCheckConfiguration, onResult: (ServerCheckResult) -> Void = { _ in }
