@@ -104,7 +104,7 @@ let package = Package(
             dependencies: [
                 "SquallCore", "Harness", "SquallNet", "TLSKit", "Capture", "UploadServer", "UploadClient", "UploadJobs",
                 "ResumableUpload", "ChaosProxy", "ControlAPI", "FaultEngine", "ProxyTranscript", "HTTPWire", "Scenario",
-                "ScenarioReports", "ProxyFlow", "HTTPExchange",
+                "ScenarioReports", "ProxyFlow", "HTTPExchange", "ServerCheck",
             ]),
         .executableTarget(name: "squall", dependencies: ["SquallCLI"]),
 
