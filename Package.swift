@@ -5,7 +5,7 @@
 // every module it imports as a direct dependency. Tools/check-imports.py reads the `layer` lines (highest first).
 //   layer tools:      squall-bench TestSupport          — benchmarks and shared test helpers (tests sit above all)
 //   layer cli:        squall SquallCLI                  — maps flags to configuration, prints
-//   layer harness:    Harness                           — runs the pieces together, reads scenario files, reports
+//   layer harness:    Harness ServerCheck               — runs the pieces together, reads scenario files, reports
 //   layer components: UploadServer UploadClient         — servers, clients and the proxy built from I/O and pure
 //   layer components: ControlAPI ChaosProxy
 //   layer io:         SquallNet TLSKit Capture          — sockets, OpenSSL, libpcap, files; the only code that
@@ -89,13 +89,22 @@ let package = Package(
             ]
         ),
 
+        // The server checker (squall check-server): conformance and robustness cases against a live server.
+        .target(
+            name: "ServerCheck",
+            dependencies: [
+                "SquallCore", "HTTPWire", "HTTPExchange", "SquallNet", "TLSKit", "ResumableUpload", "Scenario",
+                "ScenarioReports", "UploadClient",
+            ]
+        ),
+
         // CLI.
         .target(
             name: "SquallCLI",
             dependencies: [
                 "SquallCore", "Harness", "SquallNet", "TLSKit", "Capture", "UploadServer", "UploadClient", "UploadJobs",
                 "ResumableUpload", "ChaosProxy", "ControlAPI", "FaultEngine", "ProxyTranscript", "HTTPWire", "Scenario",
-                "ScenarioReports", "ProxyFlow", "HTTPExchange",
+                "ScenarioReports", "ProxyFlow", "HTTPExchange", "ServerCheck",
             ]),
         .executableTarget(name: "squall", dependencies: ["SquallCLI"]),
 
@@ -114,6 +123,7 @@ let package = Package(
             name: "TestSupport",
             dependencies: [
                 "SquallCore", "SquallNet", "TLSKit", "HTTPWire", "HTTPExchange", "ControlAPI", "FaultEngine", "CSystem",
+                "ResumableUpload",
             ]
         ),
         .testTarget(name: "HTTPWireTests", dependencies: ["HTTPWire", "TestSupport"]),
@@ -149,7 +159,8 @@ let package = Package(
         .testTarget(
             name: "ScenarioOracleTests",
             dependencies: ["ScenarioOracle", "Scenario", "FaultEngine", "UploadJobs", "ProxyTranscript", "HTTPWire"]),
-        .testTarget(name: "ScenarioReportsTests", dependencies: ["ScenarioReports", "Scenario", "TestSupport"]),
+        .testTarget(
+            name: "ScenarioReportsTests", dependencies: ["ScenarioReports", "Scenario", "SquallCore", "TestSupport"]),
         .testTarget(name: "JobJournalTests", dependencies: ["JobJournal", "UploadJobs", "TestSupport"]),
         .testTarget(
             name: "UploadClientTests",
@@ -170,6 +181,11 @@ let package = Package(
             dependencies: [
                 "Harness", "Scenario", "ScenarioReports", "FaultEngine", "ProxyTranscript", "HTTPWire", "TestSupport",
                 "SquallCore",
+            ]),
+        .testTarget(
+            name: "ServerCheckTests",
+            dependencies: [
+                "ServerCheck", "Scenario", "UploadServer", "ResumableUpload", "SquallCore", "TLSKit", "TestSupport",
             ]),
         .testTarget(
             name: "SquallCLITests",

@@ -49,6 +49,19 @@ public final class HTTPClientStream {
         exchange.onContent = onContent
         return try exchange.run(on: self, onInterim: onInterim, onBodySent: onBodySent)
     }
+
+    /// Reads the responses to a `method` request the caller wrote to `stream` itself (a head sent in pieces, say):
+    /// every interim response to `onInterim` as it arrives, then the final one, as `exchange` does.
+    public func readResponses(
+        to method: HTTPMethod, progressTimeout: Duration, bodyLimit: ResponseBodyLimit = .keepFirst(64 * 1024),
+        onInterim: (ResponseHead) -> Bool = { _ in true }
+    ) throws(HTTPExchangeError) -> HTTPResponse {
+        parser.expectResponse(to: method)
+        var exchange = Exchange(headBytes: [], body: nil, timeout: progressTimeout, bodyLimit: bodyLimit)
+        exchange.writingHead = false
+        exchange.sending = false
+        return try exchange.run(on: self, onInterim: onInterim, onBodySent: { _ in true })
+    }
 }
 
 /// How much of a final response's content an exchange keeps.

@@ -21,13 +21,18 @@ public struct ConformanceDeviation: Sendable, Hashable, CustomStringConvertible 
         case offsetDecreased = "offset-decreased"
         /// An offset beyond the bytes the upload's requests delivered: the server acknowledges bytes it never got.
         case offsetBeyondData = "offset-beyond-data"
-        /// A creation's first 104 without `Location` (-01 on): the client cannot resume.
+        /// A creation's first 104 without `Location`, or a partial creation's 2xx without it (-01 on): the client
+        /// cannot resume.
         case missingLocation = "missing-location"
         /// `Location` differing between a creation's 104s and its final response.
         case locationChanged = "location-changed"
-        /// An offset retrieval's answer without a field the version requires (completion field; `Upload-Limit`
-        /// from interop 8), or with a status it does not allow (200 before interop 5).
+        /// An offset retrieval's answer without a field the version requires (completion field; `Upload-Length`
+        /// the client stated, from interop 7; `Upload-Limit` from interop 8), or with a status it does not allow
+        /// (200 before interop 5).
         case offsetRetrieval = "offset-retrieval"
+        /// A successful OPTIONS answer without `Upload-Limit` (-05, interop 6: a server that creates uploads at the
+        /// target announces its limits, `min-size=0` when it has none).
+        case optionsLimit = "options-limit"
         /// More informational responses on one request than common clients accept (Go's net/http before 1.24
         /// fails after five).
         case tooManyInformational = "informational-count"
@@ -45,26 +50,33 @@ public struct ConformanceDeviation: Sendable, Hashable, CustomStringConvertible 
 }
 
 /// One request and what the server answered to it, as an intermediary saw them: the request head the server got,
-/// every interim response, the final response (nil when none came: a cut, a timeout), and how many content bytes
-/// the server received.
+/// every interim response, the final response (nil when none came: a cut, a timeout), how many content bytes
+/// the server received, and the upload's length when earlier requests stated it.
 public struct ServerExchange: Sendable, Hashable {
     public var request: RequestHead
     public var interims: [ResponseHead]
     public var response: ResponseHead?
     /// Request content bytes delivered to the server; nil when unknown.
     public var bodyBytes: Int64?
+    /// The upload's length as the client stated it before this request (`Upload-Length`, or the length of a
+    /// completing request); nil when it stated none, or the judge does not know.
+    public var statedLength: Int64?
 
-    public init(request: RequestHead, interims: [ResponseHead] = [], response: ResponseHead?, bodyBytes: Int64? = nil) {
+    public init(
+        request: RequestHead, interims: [ResponseHead] = [], response: ResponseHead?, bodyBytes: Int64? = nil,
+        statedLength: Int64? = nil
+    ) {
         self.request = request
         self.interims = interims
         self.response = response
         self.bodyBytes = bodyBytes
+        self.statedLength = statedLength
     }
 }
 
 /// Judges a server's answers against the resumable-upload draft at each request's interop version (the digest's
 /// §1.2 matrix and §8.3 conformance cases), without knowing the server's paths: a creation is a POST or PUT
-/// carrying the completion field, an offset retrieval a HEAD, an append a PATCH. Only what a version requires
+/// carrying the completion field, an offset retrieval a HEAD, an append a PATCH, discovery an OPTIONS. Only what a version requires
 /// (MUST) is a deviation; a SHOULD is not. Requests with an interop version outside 3 … 8 are not judged (their
 /// rules are unknown here), except for the count of informational responses.
 ///
@@ -114,6 +126,8 @@ public enum ServerConformance {
             found += append(exchange, version: version)
         case .head:
             found += offsetRetrieval(exchange, version: version)
+        case .options:
+            found += discovery(exchange, version: version)
         default:
             break
         }
@@ -140,6 +154,12 @@ public enum ServerConformance {
         // for any version (it need not offer resumability), so the final response is not judged as a creation's.
         if announcements.isEmpty, let response = exchange.response, !Self.hasUploadFields(response) {
             return found
+        }
+        if !complete, let response = exchange.response, (200...299).contains(response.status),
+            response.fields[UploadFields.location] == nil
+        {
+            found.append(
+                .init(.missingLocation, "the final \(response.status) to a partial creation carries no Location"))
         }
         let start = (try? UploadFields.size(UploadFields.offset, in: exchange.request.fields)) ?? nil
         return found + delivered(exchange, from: start ?? 0, version: version, complete: complete)
@@ -208,6 +228,12 @@ public enum ServerConformance {
         if response.fields[version.completionFieldName] == nil {
             found.append(.init(.offsetRetrieval, "HEAD answer without \(version.completionFieldName)"))
         }
+        if version.rawValue >= 7, let length = exchange.statedLength, response.fields[UploadFields.length] == nil {
+            found.append(
+                .init(
+                    .offsetRetrieval,
+                    "HEAD answer without Upload-Length, though the client stated \(length) (required from interop 7)"))
+        }
         if version.rawValue >= 8, response.fields[UploadLimits.fieldName] == nil {
             found.append(.init(.offsetRetrieval, "HEAD answer without Upload-Limit (required from interop 8)"))
         }
@@ -215,6 +241,19 @@ public enum ServerConformance {
             found.append(.init(.missingOffset, "HEAD answer without Upload-Offset"))
         }
         return found
+    }
+
+    /// A successful OPTIONS answer at interop 6 or later must announce the limits (-05).
+    private static func discovery(_ exchange: ServerExchange, version: InteropVersion) -> [ConformanceDeviation] {
+        guard version.supportsLimits, let response = exchange.response, (200...299).contains(response.status),
+            response.fields[UploadLimits.fieldName] == nil
+        else { return [] }
+        return [
+            .init(
+                .optionsLimit,
+                "OPTIONS answered \(response.status) without Upload-Limit (required from interop 6, -05; "
+                    + "min-size=0 when there are no limits)")
+        ]
     }
 
     /// The upload resource and offset `response` (interim or final, to `request`) acknowledges, if it reports one:

@@ -65,8 +65,9 @@ public struct UploadRequestFacts: Sendable, Hashable {
 
 /// What a response head tells an intermediary about an upload: the resource a creation announced (`Location` on
 /// a 104 or a 2xx, draft -01 on), the upload's length (`Upload-Length` on an offset retrieval's answer, interop
-/// 6 on), read in the interop version the response echoes, else the request's, and the offset the server
-/// reports (`Upload-Offset`, an sf-Integer ≥ 0; malformed reads as absent).
+/// 6 on) and completion (`Upload-Complete`, or the inverted `Upload-Incomplete` in interop 3), read in the interop
+/// version the response echoes, else the request's, and the offset the server reports (`Upload-Offset`, an
+/// sf-Integer ≥ 0). A malformed field reads as absent.
 public struct UploadResponseFacts: Sendable, Hashable {
     /// The path of the announced upload resource (`Location`, absolute or relative, without query).
     public var resourcePath: String?
@@ -74,11 +75,14 @@ public struct UploadResponseFacts: Sendable, Hashable {
     public var length: Int64?
     /// The upload offset the response reports (`Upload-Offset`), when it states one.
     public var offset: Int64?
+    /// Whether the response says the upload is complete, when it says.
+    public var complete: Bool?
 
-    public init(resourcePath: String?, length: Int64?, offset: Int64? = nil) {
+    public init(resourcePath: String?, length: Int64?, offset: Int64? = nil, complete: Bool? = nil) {
         self.resourcePath = resourcePath
         self.length = length
         self.offset = offset
+        self.complete = complete
     }
 
     public init(_ head: ResponseHead, requestVersion: InteropVersion?) {
@@ -87,7 +91,9 @@ public struct UploadResponseFacts: Sendable, Hashable {
         let location = announces ? head.fields[UploadFields.location] : nil
         let length = version.supportsUploadLength ? (try? UploadFields.size(UploadFields.length, in: head.fields)) : nil
         let offset = try? UploadFields.size(UploadFields.offset, in: head.fields)
+        let complete = try? UploadFields.completion(in: head.fields, version: version)
         self.init(
-            resourcePath: location.map { UploadRequest.path(of: $0) }, length: length ?? nil, offset: offset ?? nil)
+            resourcePath: location.map { UploadRequest.path(of: $0) }, length: length ?? nil, offset: offset ?? nil,
+            complete: complete ?? nil)
     }
 }

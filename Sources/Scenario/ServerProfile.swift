@@ -54,16 +54,6 @@ public struct ServerProfile: Sendable, Hashable {
     public var servesResumably: Bool { resumable ?? !interop.isEmpty }
 }
 
-/// How the client gets a bearer token from an outside server.
-public enum TokenRecipe: Sendable, Hashable {
-    /// One token for the whole run (it cannot be refreshed).
-    case fixed(String)
-    /// A token endpoint: the request to send and where the token is in its JSON answer.
-    case endpoint(TokenRequest)
-    /// A command whose standard output (trimmed) is the token; run again to refresh.
-    case command([String])
-}
-
 /// Something the runner does to the outside server: run a command, or send a request.
 public enum ProfileAction: Sendable, Hashable {
     /// Argument vector, run without a shell; it must exit 0.

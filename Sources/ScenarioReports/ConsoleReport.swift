@@ -17,13 +17,8 @@ public enum ConsoleReport {
     /// `PASS name 1.23s`, `FAIL name 1.23s`, `SKIP name: needs …` for a scenario not run, or `SKIP name 1.23s`
     /// when every verdict was skipped.
     public static func line(for result: ScenarioResult, color: Bool) -> String {
-        let (label, code) =
-            switch Outcome(result) {
-            case .passed: ("PASS", "32")
-            case .failed: ("FAIL", "31")
-            case .skipped: ("SKIP", "33")
-            }
-        let verdict = color ? "\u{1B}[\(code)m\(label)\u{1B}[0m" : label
+        let outcome = Outcome(result)
+        let verdict = ReportText.label(passed: outcome == .passed, skipped: outcome == .skipped, color: color)
         if let reason = result.skipReason { return "\(verdict) \(result.name): \(reason)" }
         return "\(verdict) \(result.name) \(ReportText.seconds(result.duration))s"
     }

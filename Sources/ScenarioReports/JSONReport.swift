@@ -142,11 +142,13 @@ public enum JSONReport {
         ReportText.seconds(duration, digits: 3)
     }
 
-    private static func object(_ members: [(String, String)]) -> String {
+    /// A JSON object of members already encoded, keys in the order given.
+    static func object(_ members: [(String, String)]) -> String {
         "{" + members.map { "\(string($0.0)): \($0.1)" }.joined(separator: ", ") + "}"
     }
 
-    private static func array(_ elements: [String]) -> String {
+    /// A JSON array of elements already encoded.
+    static func array(_ elements: [String]) -> String {
         "[" + elements.joined(separator: ", ") + "]"
     }
 

@@ -13,6 +13,12 @@ enum ReportText {
         return "\(scaled / unit).\(String(repeating: "0", count: digits - fraction.count))\(fraction)"
     }
 
+    /// `PASS`, `FAIL` or `SKIP` in green, red or yellow when `color` is on.
+    static func label(passed: Bool, skipped: Bool, color: Bool) -> String {
+        let (label, code) = skipped ? ("SKIP", "33") : passed ? ("PASS", "32") : ("FAIL", "31")
+        return color ? "\u{1B}[\(code)m\(label)\u{1B}[0m" : label
+    }
+
     /// The total wall time of `results` when no elapsed time is given.
     static func total(_ results: [ScenarioResult]) -> Duration {
         results.reduce(.zero) { $0 + $1.duration }

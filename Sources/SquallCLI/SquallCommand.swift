@@ -35,6 +35,7 @@ public enum SquallCommand {
         CAInitCommand.self,
         CAShowCommand.self,
         ValidateCommand.self,
+        CheckServerCommand.self,
         VersionCommand.self,
     ]
 

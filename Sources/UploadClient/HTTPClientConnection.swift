@@ -102,6 +102,37 @@ public final class HTTPClientConnection {
         return response
     }
 
+    /// The connection's stream, for a request written by the caller (a head in pieces, a body cut short);
+    /// `readResponses` then reads what the server answers.
+    public var stream: any ByteStream { client.stream }
+
+    /// `head` as it goes on the wire, with `Host` added as `exchange` adds it.
+    public func serialized(_ head: RequestHead) throws(TransferError) -> [UInt8] {
+        var request = head
+        request.fields = Self.withHost(endpoint.authority, head.fields)
+        do {
+            return try HTTP1Serializer.serialize(request)
+        } catch {
+            throw TransferError(.invalidRequest, "cannot send the request: \(error)")
+        }
+    }
+
+    /// Reads the responses to a `method` request the caller wrote to `stream`: interim responses to `onInterim`
+    /// as they arrive, then the final one. `readTimeout` bounds every wait; the connection is not reused after.
+    public func readResponses(
+        to method: HTTPMethod, readTimeout: Duration, onInterim: (ResponseHead) -> Bool = { _ in true }
+    ) throws(TransferError) -> HTTPResponse {
+        isReusable = false
+        requestCount += 1
+        do {
+            return try client.readResponses(
+                to: method, progressTimeout: readTimeout, bodyLimit: .keepFirst(Self.responseBodyLimit),
+                onInterim: onInterim)
+        } catch {
+            throw TransferError.mapping(error)
+        }
+    }
+
     /// `fields` with `Host` first (RFC 9112 §3.2), replacing any the caller set.
     static func withHost(_ authority: String, _ fields: HTTPFields) -> HTTPFields {
         var result: HTTPFields = ["Host": authority]

@@ -103,4 +103,18 @@ struct HTTPClientStreamTests {
         }
         #expect(error?.code == .cancelled)
     }
+
+    @Test func responsesToARequestWrittenInPiecesByTheCallerAreRead() throws {
+        let server = try ScriptedServer(steps: [
+            ScriptedStep(interims: [ScriptedStep.interim104(version: 8, location: "/upload/a")], respond: 201)
+        ])
+        let client = try Self.connect(server)
+        let request = try HTTP1Serializer.serialize(Self.post(3)) + Array("abc".utf8)
+        for byte in request { try client.stream.writeAll([byte]) }
+        let response = try client.readResponses(to: .post, progressTimeout: .seconds(10))
+        #expect(response.interims.map(\.status) == [104])
+        #expect(response.head.status == 201)
+        #expect(response.sentEverything)
+        #expect(server.requests.first?.body == Array("abc".utf8))
+    }
 }

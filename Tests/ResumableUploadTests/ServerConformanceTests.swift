@@ -46,6 +46,13 @@ struct ServerConformanceTests {
             response: response(status, answer))
     }
 
+    /// An OPTIONS at interop `version` answered `status` with `answer`.
+    static func options(version: Int, status: Int = 200, answer: HTTPFields) -> ServerExchange {
+        ServerExchange(
+            request: request(.options, "/upload", ["Upload-Draft-Interop-Version": "\(version)"]),
+            response: response(status, answer))
+    }
+
     /// A PATCH of 600 bytes from 400, interop 6, answered `status` with `fields`.
     static func append(status: Int, fields: HTTPFields, bodyBytes: Int64 = 600) -> ServerExchange {
         ServerExchange(
@@ -76,6 +83,14 @@ struct ServerConformanceTests {
         plain.interims = []
         plain.response = Self.response(201)
         #expect(ServerConformance.check(plain) == [])
+        // OPTIONS: Upload-Limit from interop 6 (-05), nothing asked of older versions or of a 501.
+        #expect(ServerConformance.check(Self.options(version: 6, answer: ["Upload-Limit": "min-size=0"])) == [])
+        #expect(ServerConformance.check(Self.options(version: 5, answer: [:])) == [])
+        #expect(ServerConformance.check(Self.options(version: 8, status: 501, answer: [:])) == [])
+        // Upload-Length on a HEAD answer once the client stated it, from interop 7.
+        var stated = Self.offsetRetrieval(version: 6)
+        stated.statedLength = 1000
+        #expect(ServerConformance.check(stated) == [])
         // A version this module does not know is not judged.
         var unknown = Self.creation(version: 6)
         unknown.request.fields.set("9", for: "Upload-Draft-Interop-Version")
@@ -142,7 +157,19 @@ struct ServerConformanceTests {
         exchange.response?.fields.set("/upload/8", for: "Location")
         cases.append(("a partial creation's 201 naming another resource", exchange, .locationChanged))
 
+        exchange = creation(version: 6)
+        exchange.request.fields.set("?0", for: "Upload-Complete")
+        exchange.response?.fields.set("?0", for: "Upload-Complete")
+        exchange.response?.fields.remove("Location")
+        cases.append(("a partial creation's 201 without Location", exchange, .missingLocation))
+
         cases.append(("an interop 3 HEAD answered 200", offsetRetrieval(version: 3, status: 200), .offsetRetrieval))
+        exchange = offsetRetrieval(version: 7)
+        exchange.statedLength = 1000
+        cases.append(
+            ("an interop 7 HEAD answer without the Upload-Length the client stated", exchange, .offsetRetrieval))
+        cases.append(
+            ("an interop 6 OPTIONS answered 200 without Upload-Limit", options(version: 6, answer: [:]), .optionsLimit))
         cases.append(
             (
                 "an interop 8 HEAD answer without Upload-Limit",

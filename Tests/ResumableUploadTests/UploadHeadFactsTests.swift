@@ -64,4 +64,15 @@ struct UploadHeadFactsTests {
         let refused = ResponseHead(status: 404, reason: "Not Found", fields: ["Location": "/elsewhere"])
         #expect(UploadResponseFacts(refused, requestVersion: nil).resourcePath == nil)
     }
+
+    @Test func responsesStateCompletionInTheirVersionsField() {
+        let complete = ResponseHead(status: 204, reason: "No Content", fields: ["Upload-Complete": "?1"])
+        #expect(UploadResponseFacts(complete, requestVersion: nil).complete == true)
+        let version3 = ResponseHead(
+            status: 204, reason: "No Content",
+            fields: ["Upload-Draft-Interop-Version": "3", "Upload-Incomplete": "?1", "Upload-Complete": "?1"])
+        #expect(UploadResponseFacts(version3, requestVersion: nil).complete == false, "interop 3 reads Incomplete")
+        let malformed = ResponseHead(status: 204, reason: "No Content", fields: ["Upload-Complete": "1"])
+        #expect(UploadResponseFacts(malformed, requestVersion: nil).complete == nil)
+    }
 }

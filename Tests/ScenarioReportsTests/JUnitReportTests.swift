@@ -8,7 +8,7 @@ import Testing
 /// The JUnit XML as a real consumer reads it: Python's junitparser (from PyPI, installed by Tools/setup.sh).
 struct JUnitReportTests {
     /// What junitparser reads back: the suite's counts, then per test case its name, classname, time and result.
-    private static let reader = """
+    static let reader = """
         import sys
         from junitparser import JUnitXml
         xml = JUnitXml.fromfile(sys.argv[1])
@@ -82,7 +82,7 @@ struct JUnitReportTests {
     }
 
     /// Writes `xml` to a temporary file, reads it with junitparser, and returns the lines it printed.
-    private static func readBack(_ xml: String) throws -> [String] {
+    static func readBack(_ xml: String) throws -> [String] {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("junit-\(UUID().uuidString).xml").path
         try Data(xml.utf8).write(to: URL(fileURLWithPath: path))
         defer { try? FileManager.default.removeItem(atPath: path) }

@@ -3,6 +3,7 @@ import Glibc
 import JobJournal
 import ResumableUpload
 import Scenario
+import SquallCore
 import Synchronization
 import UploadClient
 import UploadJobs

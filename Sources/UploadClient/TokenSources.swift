@@ -1,5 +1,4 @@
-import Scenario
-import UploadClient
+import SquallCore
 
 /// The client's token source for a profile's `TokenRecipe`.
 public enum TokenSources {

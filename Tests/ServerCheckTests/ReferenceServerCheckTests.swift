@@ -1,0 +1,60 @@
+import Scenario
+import ServerCheck
+import TestSupport
+import Testing
+import UploadServer
+
+/// The reference server (`squall server`, in process on 127.0.0.1:0) passes every case at every interop version;
+/// only what a version does not define is skipped.
+struct ReferenceServerCheckTests {
+    @Test func theReferenceServerPassesEveryCaseAtEveryVersion() throws {
+        let reference = try ReferenceServer(maxSize: 1 << 20)
+        let results = try CheckFixture.check(reference.creationURL, profile: CheckFixture.profile(maxSize: 1 << 20))
+        #expect(results.count == ServerCheck.cases.count * 6)
+        #expect(CheckFixture.failed(results).isEmpty, "\(CheckFixture.failures(results))")
+        for result in results where result.outcome == .skipped {
+            #expect(result.version < 6 && CheckFixture.beforeInterop6.contains(result.name), "\(result)")
+        }
+        #expect(results.filter { $0.version >= 6 }.allSatisfy { $0.outcome == .passed })
+    }
+
+    @Test func overHTTPSWithTheCAAndWithTheProfilesTokenEndpoint() throws {
+        let reference = try ReferenceServer(tls: true) { $0.authentication = AuthenticationConfiguration() }
+        var profile = CheckFixture.profile(interop: [8])
+        var endpoint = TokenRequest(url: reference.server.url + "/_squall/token?principal=checker")
+        endpoint.body = ""
+        profile.auth = .endpoint(endpoint)
+        let results = try CheckFixture.check(reference.creationURL, profile: profile) {
+            $0.trustedCAFile = reference.caFile
+        }
+        #expect(CheckFixture.failed(results).isEmpty, "\(CheckFixture.failures(results))")
+        #expect(results.allSatisfy { $0.outcome == ($0.name == "max-size" ? .skipped : .passed) })
+
+        // Without the token every upload request gets 401: the cases fail, and say so.
+        let anonymous = try CheckFixture.check(reference.creationURL, profile: CheckFixture.profile(interop: [8])) {
+            $0.trustedCAFile = reference.caFile
+        }
+        let createPartial = try #require(anonymous.first { $0.name == "create-partial" })
+        #expect(createPartial.outcome == .failed && createPartial.detail.hasPrefix("401"))
+    }
+
+    @Test func aProfileThatDoesNotListAVersionSkipsItsCases() throws {
+        let reference = try ReferenceServer()
+        let results = try CheckFixture.check(
+            reference.creationURL, versions: [5, 8], profile: CheckFixture.profile(interop: [8]))
+        #expect(
+            results.filter { $0.version == 5 }.allSatisfy {
+                $0.outcome == .skipped && $0.detail == "the profile does not list interop 5"
+            })
+        let maxSize = try #require(results.first { $0.version == 8 && $0.name == "max-size" })
+        #expect(maxSize.outcome == .skipped && maxSize.detail == "the profile states no max-size (limits.max-size)")
+    }
+
+    @Test func withoutAProfileWhatIsNotKnownIsSkipped() throws {
+        let reference = try ReferenceServer()
+        let results = try CheckFixture.check(reference.creationURL, versions: [7], profile: nil)
+        let skipped = Set(results.filter { $0.outcome == .skipped }.map(\.name))
+        #expect(skipped == ["max-size", "head-after-completion"])
+        #expect(CheckFixture.failed(results).isEmpty, "\(CheckFixture.failures(results))")
+    }
+}
