@@ -88,8 +88,9 @@ public struct ScenarioResult: Sendable, Hashable {
         self.bundle = bundle
     }
 
-    /// Passed: no runner error and no failed verdict.
+    /// Not failed: skipped (`skipReason`: whatever its verdicts say, they judged nothing), or no runner error and
+    /// no failed verdict.
     public var passed: Bool {
-        error == nil && !verdicts.contains { $0.status == .failed }
+        skipReason != nil || (error == nil && !verdicts.contains { $0.status == .failed })
     }
 }
