@@ -129,7 +129,10 @@ let package = Package(
         .testTarget(name: "HTTPWireTests", dependencies: ["HTTPWire", "TestSupport"]),
         .testTarget(name: "PacketSynthesisTests", dependencies: ["PacketSynthesis", "TestSupport"]),
         .testTarget(
-            name: "CaptureTests", dependencies: ["Capture", "CPcap", "PacketSynthesis", "SquallNet", "TestSupport"]),
+            name: "CaptureTests",
+            dependencies: [
+                "Capture", "CPcap", "PacketSynthesis", "SquallNet", "TestSupport", "HTTPExchange", "HTTPWire",
+            ]),
         .testTarget(name: "StructuredFieldsTests", dependencies: ["StructuredFields", "TestSupport"]),
         .testTarget(name: "SquallNetTests", dependencies: ["SquallNet", "TestSupport"]),
         .testTarget(name: "HTTPExchangeTests", dependencies: ["HTTPExchange", "HTTPWire", "SquallNet", "TestSupport"]),

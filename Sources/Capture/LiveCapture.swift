@@ -11,6 +11,11 @@ import Synchronization
 /// start ──▶ live (kernel queues matching packets) ──stop──▶ drained, file closed, counts
 /// ```
 public final class LiveCapture: Sendable {
+    /// The most bytes kept of each frame: tcpdump's default, above loopback's largest frame (65,549 bytes: a
+    /// 65,535-byte IPv4 datagram behind the 14-byte Ethernet header lo gives it), so that no frame is cut and
+    /// tshark can rebuild every request.
+    public static let snapshotLength: Int32 = 262_144
+
     /// What a capture saw.
     public struct Counts: Sendable, Hashable {
         /// Packets written to the file.

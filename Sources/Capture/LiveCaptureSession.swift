@@ -96,7 +96,7 @@ final class LiveCaptureSession: @unchecked Sendable {
             let message = errorBuffer.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
             throw LiveCapture.activationError(status: PCAP_ERROR, device: device, message: message)!
         }
-        pcap_set_snaplen(pcap, 65_535)
+        pcap_set_snaplen(pcap, LiveCapture.snapshotLength)
         pcap_set_immediate_mode(pcap, 1)
         // Loopback delivers 64 KiB packets in bursts at memory speed: a kernel ring of libpcap's default 2 MiB
         // drops some while the capture thread writes; 64 MiB of ring (virtual until touched) absorbs them.

@@ -1,6 +1,8 @@
 import CPcap
 import Capture
 import Foundation
+import HTTPExchange
+import HTTPWire
 import SquallNet
 import TestSupport
 import Testing
@@ -47,6 +49,38 @@ struct LiveCaptureTests {
         #expect(payloads == [hex("squall-live-watched"), hex("squall-live-watched")])
         let summary = try ExternalTool.capinfos.run(["-E", capture.path])
         #expect(summary.contains("Ethernet"))
+    }
+
+    /// Loopback's frames reach 65,549 bytes: with a snapshot length of 65,535 they lose their last 14 bytes and a
+    /// large request cannot be rebuilt. A 5 MiB PATCH is captured whole and tshark finds it.
+    @Test(.enabled(if: canCapture, "live capture needs root or CAP_NET_RAW"))
+    func aFiveMiBPatchIsCapturedWholeAndTsharkRebuildsIt() throws {
+        let folder = try TLSFixtures.TemporaryDirectory()
+        let server = try ScriptedServer(steps: [ScriptedStep(respond: 204)])
+        defer { server.stop() }
+        let address = try SocketAddress(parsing: String(server.url.dropFirst("http://".count)))
+        let capture = try LiveCapture.start(
+            filter: LiveCapture.filter(ports: [address.port]), path: folder.path + "/wire.pcap")
+        let length = 5 << 20
+        let stream = PlainStream(socket: try TCPConnector.connect(to: address))
+        try stream.socket.setNonBlocking(true)
+        let head = RequestHead(
+            method: .patch, target: "/upload/1",
+            fields: ["Host": "squall", "Upload-Offset": "0", "Content-Length": String(length)])
+        let response = try HTTPClientStream(stream: stream).exchange(
+            head, body: RequestBody(bytes: [UInt8](repeating: 0x5a, count: length)), progressTimeout: .seconds(20))
+        stream.close()
+        #expect(response.head.status == 204)
+        let counts = capture.stop()
+        #expect(counts.dropped == 0 && counts.error == nil)
+        let frames = try Tshark.fields(capture.path, filter: "tcp", ["frame.len", "frame.cap_len"])
+        #expect(frames.contains { Int($0[0]) ?? 0 > 65_535 }, "loopback frames above 64 KiB were seen")
+        #expect(frames.allSatisfy { $0[0] == $0[1] }, "no frame was cut")
+        let patches = try Tshark.fields(
+            capture.path, filter: "http.request.method == \"PATCH\"", ["http.content_length", "tcp.reassembled.length"])
+        #expect(patches.count == 1)
+        #expect(patches.first?.first == String(length))
+        #expect((patches.first.flatMap { Int($0[1]) } ?? 0) > length, "the head and the whole body, reassembled")
     }
 
     @Test(.enabled(if: canCapture, "live capture needs root or CAP_NET_RAW"))
