@@ -51,22 +51,7 @@ struct ControlAPIReply: Sendable {
             fields.append(name: "Content-Type", value: contentType)
             fields.append(name: "Content-Length", value: String(body.count))
         }
-        return (ResponseHead(status: status, reason: Self.reason(status), fields: fields), body)
-    }
-
-    private static func reason(_ status: Int) -> String {
-        switch status {
-        case 200: "OK"
-        case 201: "Created"
-        case 204: "No Content"
-        case 400: "Bad Request"
-        case 401: "Unauthorized"
-        case 404: "Not Found"
-        case 405: "Method Not Allowed"
-        case 409: "Conflict"
-        case 413: "Content Too Large"
-        default: ""
-        }
+        return (ResponseHead(status: status, reason: ResponseHead.standardReason(for: status), fields: fields), body)
     }
 
     private struct ErrorBody: Encodable {

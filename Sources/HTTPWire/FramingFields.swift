@@ -94,13 +94,21 @@ struct FramingFields {
             || ByteClass.equalsIgnoringCase(coding, "x-compress")
     }
 
-    /// Request framing (RFC 9112 §6.3 rules 3 to 6).
+    /// Request framing (RFC 9112 §6.3 rules 3 to 6). A request's transfer coding must be exactly `chunked`: a coding
+    /// before it (`gzip, chunked`) is one no server here decodes, so it is refused (501) rather than its coded
+    /// bytes taken as the content (RFC 9112 §6.1: a server SHOULD answer 501 to a coding it does not understand).
     func requestFraming(version: HTTPVersion, at offset: Int) throws(HTTPWireError) -> BodyFraming {
         if hasTransferEncoding {
             try checkTransferEncoding(version: version, at: offset)
             guard isChunked else {
                 throw HTTPWireError(
                     .unsupportedTransferEncoding, "a request's final transfer coding must be chunked", offset: offset)
+            }
+            guard transferCodingCount == 1 else {
+                throw HTTPWireError(
+                    .unsupportedTransferEncoding,
+                    "a request's transfer coding must be exactly chunked; compress the content instead "
+                        + "(Content-Encoding)", offset: offset)
             }
             return .chunked
         }

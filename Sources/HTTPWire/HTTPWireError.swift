@@ -1,8 +1,8 @@
 /// An error of the HTTP/1.1 wire codec: a stable `code`, a human `detail`, and where in the stream it was found.
 ///
-/// Compare errors on `code`; `detail` is for people and may change. A server maps the codes to statuses at its
-/// edge: `startLineTooLong` to 414, `headTooLarge`, `tooManyFields` and `fieldLineTooLong` to 431,
-/// `unsupportedVersion` to 505, `unsupportedTransferEncoding` to 501, everything else to 400.
+/// Compare errors on `code`; `detail` is for people and may change. A server answers a request that fails to parse
+/// with `requestStatus`: `startLineTooLong` 414, `headTooLarge`, `tooManyFields` and `fieldLineTooLong` 431,
+/// `unsupportedVersion` 505, `unsupportedTransferEncoding` 501, everything else 400.
 public struct HTTPWireError: Error, Sendable, Hashable, CustomStringConvertible {
     /// What went wrong; stable across releases.
     public enum Code: String, Sendable, Hashable, CaseIterable {
@@ -68,5 +68,18 @@ public struct HTTPWireError: Error, Sendable, Hashable, CustomStringConvertible 
 
     public var description: String {
         "\(code.rawValue) at byte \(offset): \(detail)"
+    }
+
+    /// The status and reason phrase a server answers a request that failed to parse with this error (RFC 9110
+    /// §15: 414 URI Too Long, 431 Request Header Fields Too Large, 505, 501 Not Implemented for a transfer
+    /// coding it does not implement, RFC 9112 §6.1; else 400).
+    public var requestStatus: (status: Int, reason: String) {
+        switch code {
+        case .startLineTooLong: (414, "URI Too Long")
+        case .headTooLarge, .tooManyFields, .fieldLineTooLong: (431, "Request Header Fields Too Large")
+        case .unsupportedVersion: (505, "HTTP Version Not Supported")
+        case .unsupportedTransferEncoding: (501, "Not Implemented")
+        default: (400, "Bad Request")
+        }
     }
 }

@@ -14,6 +14,38 @@ public struct ResponseHead: Sendable, Hashable {
         self.fields = fields
     }
 
+    /// The reason phrase RFC 9110 §15 gives `status` (and 104's from the resumable-upload draft), empty for a
+    /// status without one here (RFC 9112 §4 allows an empty phrase; clients ignore it).
+    public static func standardReason(for status: Int) -> String {
+        switch status {
+        case 100: "Continue"
+        case 104: "Upload Resumption Supported"
+        case 200: "OK"
+        case 201: "Created"
+        case 204: "No Content"
+        case 400: "Bad Request"
+        case 401: "Unauthorized"
+        case 403: "Forbidden"
+        case 404: "Not Found"
+        case 405: "Method Not Allowed"
+        case 408: "Request Timeout"
+        case 409: "Conflict"
+        case 410: "Gone"
+        case 413: "Content Too Large"
+        case 414: "URI Too Long"
+        case 415: "Unsupported Media Type"
+        case 429: "Too Many Requests"
+        case 431: "Request Header Fields Too Large"
+        case 500: "Internal Server Error"
+        case 501: "Not Implemented"
+        case 502: "Bad Gateway"
+        case 503: "Service Unavailable"
+        case 504: "Gateway Timeout"
+        case 505: "HTTP Version Not Supported"
+        default: ""
+        }
+    }
+
     /// An interim response (1xx, RFC 9110 §15.2), such as 100 Continue or 104 Upload Resumption Supported: it has
     /// no content and precedes the final response to the same request.
     public var isInformational: Bool {

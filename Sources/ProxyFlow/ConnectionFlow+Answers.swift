@@ -37,7 +37,8 @@ extension ConnectionFlow {
         for field in response.fields { fields.append(name: field.name, value: field.value) }
         fields.set(String(response.body.utf8.count), for: "Content-Length")
         if close { fields.set("close", for: "Connection") }
-        let head = ResponseHead(status: response.status, reason: Self.reason(response.status), fields: fields)
+        let head = ResponseHead(
+            status: response.status, reason: ResponseHead.standardReason(for: response.status), fields: fields)
         let answered = exchange ?? request?.exchange ?? requests
         emit(.proxyAnswered(exchange: answered), at: now)
         emit(.finalResponse(exchange: answered, head), at: now)
@@ -57,24 +58,5 @@ extension ConnectionFlow {
         FaultResponse(
             status: status, fields: [FaultHeader(name: "Content-Type", value: "text/plain; charset=utf-8")],
             body: message + "\n")
-    }
-
-    /// The RFC 9110 reason phrase for the statuses faults use; others get an empty phrase (allowed by RFC 9112).
-    static func reason(_ status: Int) -> String {
-        switch status {
-        case 400: "Bad Request"
-        case 401: "Unauthorized"
-        case 403: "Forbidden"
-        case 404: "Not Found"
-        case 408: "Request Timeout"
-        case 409: "Conflict"
-        case 413: "Content Too Large"
-        case 429: "Too Many Requests"
-        case 500: "Internal Server Error"
-        case 502: "Bad Gateway"
-        case 503: "Service Unavailable"
-        case 504: "Gateway Timeout"
-        default: ""
-        }
     }
 }

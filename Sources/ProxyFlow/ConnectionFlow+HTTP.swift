@@ -13,7 +13,8 @@ extension ConnectionFlow {
         do {
             events = try requestParser.feed(bytes)
         } catch {
-            answer(Self.proxyError(400, "squall proxy: malformed request: \(error)"), at: now, close: true)
+            let status = error.requestStatus.status
+            answer(Self.proxyError(status, "squall proxy: malformed request: \(error.detail)"), at: now, close: true)
             return
         }
         for event in events {

@@ -9,11 +9,16 @@ extension UploadResponse {
     ///   append gets 410 Gone, a non-empty one 400 `inconsistent-upload-length`.
     /// - `inconsistentLength`: 400, with the `inconsistent-upload-length` problem from interop 7 (-06).
     /// - 413 `uploadTooLarge`/`appendTooLarge`: `Upload-Limit` (interop 6+).
-    /// - Others: their status, no content. `version` is nil for a request that was not resumable.
+    /// - Others: their status, and the error's detail as `text/plain` (a 415 says which media type an append must
+    ///   have). `version` is nil for a request that was not resumable.
     public static func rejection(
         _ error: UploadProtocolError, version: InteropVersion?, limits: UploadLimits, emptyContent: Bool = false
     ) -> UploadResponse {
-        guard let version else { return empty(ResponseHead(status: error.status, reason: reason(error.status))) }
+        guard let version else {
+            return explained(
+                ResponseHead(status: error.status, reason: ResponseHead.standardReason(for: error.status)), error.detail
+            )
+        }
         switch error.code {
         case .mismatchingOffset:
             return mismatch(
@@ -29,8 +34,18 @@ extension UploadResponse {
             }
             return empty(head)
         default:
-            return empty(start(status: error.status, version: version))
+            return explained(start(status: error.status, version: version), error.detail)
         }
+    }
+
+    /// `head` with `detail` as a one-line `text/plain` body, so that a person reading the answer learns what was
+    /// wrong and what to send instead.
+    public static func explained(_ head: ResponseHead, _ detail: String) -> UploadResponse {
+        var head = head
+        let body = Array((detail + "\n").utf8)
+        head.fields.append(name: UploadFields.contentType, value: "text/plain; charset=utf-8")
+        head.fields.append(name: UploadFields.contentLength, value: String(body.count))
+        return UploadResponse(head: head, body: body)
     }
 
     /// 409 for an append at the wrong offset, with the correct `Upload-Offset` (a MUST) and a

@@ -114,32 +114,15 @@ public struct UploadResponse: Sendable, Hashable {
 
     /// A head with `status`, its reason phrase and the interop echo.
     static func start(status: Int, version: InteropVersion) -> ResponseHead {
-        var head = ResponseHead(status: status, reason: reason(status))
+        var head = ResponseHead(status: status, reason: ResponseHead.standardReason(for: status))
         head.fields.append(name: InteropVersion.fieldName, value: String(version.rawValue))
         return head
     }
 
     /// `head` with `Content-Length: 0`.
-    static func empty(_ head: ResponseHead) -> UploadResponse {
+    public static func empty(_ head: ResponseHead) -> UploadResponse {
         var head = head
         head.fields.append(name: UploadFields.contentLength, value: "0")
         return UploadResponse(head: head)
-    }
-
-    static func reason(_ status: Int) -> String {
-        switch status {
-        case 200: "OK"
-        case 201: "Created"
-        case 204: "No Content"
-        case 400: "Bad Request"
-        case 404: "Not Found"
-        case 405: "Method Not Allowed"
-        case 409: "Conflict"
-        case 410: "Gone"
-        case 413: "Content Too Large"
-        case 415: "Unsupported Media Type"
-        case 501: "Not Implemented"
-        default: ""
-        }
     }
 }

@@ -24,7 +24,11 @@ extension UploadConnection {
             } catch {
                 let kept = (try? writer.finish(complete: false))?.durableOffset ?? bodyBytes
                 logInterrupted(record.id, offset: kept, reason: interruptionReason(error))
-                if error.code == .malformed { sendStatusAndClose(400, "Bad Request") } else { closing = true }
+                if error.code == .malformed {
+                    sendStatusAndClose(400, "Bad Request", detail: "malformed request body: \(error)")
+                } else {
+                    closing = true
+                }
                 return
             }
             switch part {

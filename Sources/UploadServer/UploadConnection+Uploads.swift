@@ -77,7 +77,7 @@ extension UploadConnection {
             final = try receiveBody(into: slot, generation: generation, after: first)
         } catch let error as HTTPExchangeError where error.code == .malformed {
             interrupt(slot, generation: generation, reason: "malformed")
-            return sendStatusAndClose(400, "Bad Request")
+            return sendStatusAndClose(400, "Bad Request", detail: "malformed request body: \(error)")
         } catch {
             closing = true
             interrupt(slot, generation: generation, reason: interruptionReason(error))

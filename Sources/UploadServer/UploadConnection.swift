@@ -55,8 +55,8 @@ final class UploadConnection {
             } catch {
                 if error.code == .headTimeout { return sendStatusAndClose(408, "Request Timeout") }
                 guard let wireError = error.wireError else { return }
-                let (status, reason) = Self.status(for: wireError)
-                return sendStatusAndClose(status, reason)
+                let (status, reason) = wireError.requestStatus
+                return sendStatusAndClose(status, reason, detail: "malformed request: \(wireError.detail)")
             }
             guard let head else { return }
             logRequest(head)
@@ -155,21 +155,15 @@ final class UploadConnection {
         try send(head, body: method == .head ? [] : response.body)
     }
 
-    func sendStatusAndClose(_ status: Int, _ reason: String) {
+    /// Answers `status` and closes; `detail`, when given, is the body (`text/plain`), saying what was wrong.
+    func sendStatusAndClose(_ status: Int, _ reason: String, detail: String? = nil) {
         closing = true
-        let head = ResponseHead(status: status, reason: reason, fields: ["Content-Length": "0"])
-        try? send(UploadResponse(head: head))
-    }
-
-    /// The status for an `HTTPWireError`, as HTTPWire documents: 414, 431, 505, 501, else 400.
-    static func status(for error: HTTPWireError) -> (Int, String) {
-        switch error.code {
-        case .startLineTooLong: (414, "URI Too Long")
-        case .headTooLarge, .tooManyFields, .fieldLineTooLong: (431, "Request Header Fields Too Large")
-        case .unsupportedVersion: (505, "HTTP Version Not Supported")
-        case .unsupportedTransferEncoding: (501, "Not Implemented")
-        default: (400, "Bad Request")
+        let head = ResponseHead(status: status, reason: reason)
+        guard let detail else {
+            try? send(UploadResponse.empty(head))
+            return
         }
+        try? send(UploadResponse.explained(head, "squall server: " + detail))
     }
 
     /// The state machines' clock: `UploadServer.wallClock()`.

@@ -20,7 +20,6 @@ struct BodyFramingTests {
         #expect(try request(["content-length": "1073741824"]) == .contentLength(1 << 30))
         #expect(try request(["Content-Length": "7, 7", "Content-Length": "7"]) == .contentLength(7))
         #expect(try request(["Transfer-Encoding": "chunked"]) == .chunked)
-        #expect(try request(["Transfer-Encoding": "gzip", "Transfer-Encoding": "Chunked"]) == .chunked)
         #expect(try request(["Content-Length": "9223372036854775807"]) == .contentLength(Int.max))
         #expect(try request(["Content_Length": "5", "Content\rLength": "5", "Content-Lengths": "5"]) == .none)
         #expect(try request(["TRANSFER-ENCODING": "CHUNKED"]) == .chunked)
@@ -48,6 +47,7 @@ struct BodyFramingTests {
             (["Transfer-Encoding": "gzip"], .http11, .unsupportedTransferEncoding),
             (["Transfer-Encoding": "chunked, gzip"], .http11, .unsupportedTransferEncoding),
             (["Transfer-Encoding": "br, chunked"], .http11, .unsupportedTransferEncoding),
+            (["Transfer-Encoding": "gzip", "Transfer-Encoding": "Chunked"], .http11, .unsupportedTransferEncoding),
             (["Content-Length": "3", "Content-Length": "4"], .http11, .conflictingContentLength),
             (["Content-Length": "-1"], .http11, .invalidContentLength),
             (["Content-Length": "18446744073709551616"], .http11, .invalidContentLength),

@@ -62,10 +62,6 @@ enum Corpus {
                     + "Trailer: Expires\r\n\r\n4\r\nWiki\r\n5;name=value;quoted=\"a \\\" b\"\r\npedia\r\n"
                     + "E ; last\r\n in\r\n\r\nchunks.\r\n0\r\nExpires: Wed, 21 Oct 2015 07:28:00 GMT\r\n\r\n")),
         CorpusEntry(
-            name: "gzip then chunked request", role: .server,
-            bytes: wire(
-                "PUT /file HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: gzip, CHUNKED\r\n\r\n3\r\nabc\r\n0\r\n\r\n")),
-        CorpusEntry(
             name: "HTTP/1.0 request without Host", role: .server,
             bytes: wire("GET / HTTP/1.0\r\nUser-Agent: test\r\n\r\n")),
         CorpusEntry(

@@ -115,6 +115,10 @@ struct MalformedInputTests {
         MalformedCase(
             "chunked twice", head + "Transfer-Encoding: chunked, chunked\r\n\r\n", .unsupportedTransferEncoding),
         MalformedCase("unknown coding", head + "Transfer-Encoding: foo, chunked\r\n\r\n", .unsupportedTransferEncoding),
+        // A known coding before chunked: nothing here decodes it, so it is refused (501), not stored coded.
+        MalformedCase(
+            "gzip then chunked", head + "Transfer-Encoding: gzip, CHUNKED\r\n\r\n3\r\nabc\r\n0\r\n\r\n",
+            .unsupportedTransferEncoding),
         MalformedCase(
             "coding with parameter", head + "Transfer-Encoding: chunked;q=1\r\n\r\n",
             .unsupportedTransferEncoding),

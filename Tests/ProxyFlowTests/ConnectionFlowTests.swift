@@ -200,6 +200,21 @@ import Testing
         #expect(items.last == .close)
     }
 
+    /// A transfer coding other than exactly chunked gets the same 501 the reference server gives, never forwarded.
+    @Test func aCodingBeforeChunkedIsRefusedWith501() {
+        var (flow, upstream) = Self.run(
+            [Array("POST /upload HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: gzip, chunked\r\n\r\n".utf8)], rules: [])
+        #expect(Self.bytes(upstream).isEmpty)
+        var items: [FlowItem] = []
+        while let item = flow.toClient.next(at: .zero) {
+            items.append(item)
+            flow.toClient.pop()
+        }
+        let text = String(decoding: Self.bytes(items), as: UTF8.self)
+        #expect(text.hasPrefix("HTTP/1.1 501 Not Implemented\r\n"), "\(text)")
+        #expect(text.contains("transfer coding must be exactly chunked"))
+    }
+
     @Test func consecutiveBodyReadsBecomeFewEventsThatCoverTheBody() {
         let head = Array("POST /upload HTTP/1.1\r\nHost: h\r\nContent-Length: 3145728\r\n\r\n".utf8)
         var flow = ConnectionFlow(id: 1, mode: .http, seed: 1)

@@ -137,7 +137,7 @@ struct UploadResponseTests {
         let response = UploadResponse.rejection(
             UploadProtocolError(.inconsistentLength, "x"), version: version, limits: UploadLimits())
         #expect(response.head.status == 400)
-        #expect(response.body == (version.rawValue >= 7 ? UploadProblem.inconsistentLength.json : []))
+        #expect(response.body == (version.rawValue >= 7 ? UploadProblem.inconsistentLength.json : Array("x\n".utf8)))
     }
 
     @Test(arguments: InteropVersion.all)
@@ -150,11 +150,19 @@ struct UploadResponseTests {
         #expect(Self.fields(response.head)["Content-Length"] == "0")
     }
 
-    @Test func rejectionWithoutVersionHasOnlyTheStatus() {
+    /// A rejection without a problem type says what was wrong in a line of text (an empty 400 or 415 tells a
+    /// person nothing).
+    @Test func rejectionsWithoutAProblemTypeExplainThemselves() {
         let response = UploadResponse.rejection(
-            UploadProtocolError(.unknownUpload, "x"), version: nil, limits: UploadLimits())
+            UploadProtocolError(.unknownUpload, "no upload /upload/7"), version: nil, limits: UploadLimits())
         #expect(response.head.status == 404)
-        #expect(Self.fields(response.head) == ["Content-Length": "0"])
+        #expect(Self.fields(response.head) == ["Content-Type": "text/plain; charset=utf-8", "Content-Length": "20"])
+        #expect(response.body == Array("no upload /upload/7\n".utf8))
+        let media = UploadResponse.rejection(
+            UploadProtocolError(.unsupportedMediaType, "an append must have Content-Type application/partial-upload"),
+            version: InteropVersion(rawValue: 6), limits: UploadLimits())
+        #expect(media.head.status == 415)
+        #expect(String(decoding: media.body, as: UTF8.self).contains("application/partial-upload"))
     }
 
     @Test(arguments: InteropVersion.all)

@@ -249,3 +249,34 @@ struct UploadConnectionTests {
         #expect(fixture.record(id)?.sha256 == ServerFixture.sha256(data))
     }
 }
+
+/// What the server answers a request it cannot take: the status the wire error calls for, and a line saying why.
+struct RefusalTests {
+    /// Transfer codings other than exactly chunked are refused with 501, never stored coded; a malformed head gets
+    /// 400 with its reason; a PATCH without `application/partial-upload` gets 415 saying which media type to send.
+    @Test(arguments: [
+        (
+            "POST /upload HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: gzip, chunked\r\n\r\n3\r\nabc\r\n0\r\n\r\n", 501,
+            "a request's transfer coding must be exactly chunked"
+        ),
+        ("POST /upload HTTP/1.1\r\nHost: a\r\nContent-Length: 1, 2\r\n\r\n", 400, "malformed request: "),
+        (
+            "PATCH /upload/0123456789abcdef0123456789abcdef HTTP/1.1\r\nHost: a\r\nUpload-Draft-Interop-Version: 6\r\n"
+                + "Upload-Offset: 0\r\nUpload-Complete: ?1\r\nContent-Length: 0\r\n\r\n", 415,
+            "an append must have Content-Type application/partial-upload"
+        ),
+    ])
+    func aRefusalSaysWhy(request: String, status: Int, reason: String) throws {
+        let fixture = try ServerFixture(UploadProtocolConfiguration())
+        let client = try fixture.client()
+        defer { client.close() }
+        try client.send(bytes: Array(request.utf8))
+        let answer = try client.readResponse()
+        #expect(answer.status == status)
+        #expect(answer["Content-Type"] == "text/plain; charset=utf-8")
+        #expect(
+            String(decoding: answer.body, as: UTF8.self).contains(reason),
+            "\(String(decoding: answer.body, as: UTF8.self))")
+        #expect(fixture.server.uploads().isEmpty, "nothing stored")
+    }
+}
