@@ -78,16 +78,37 @@ public struct FaultRule: Sendable, Hashable {
             throw FaultError(.invalidSize, path: "bytes", "limit cannot be negative")
         case .truncateResponse(let bytes) where bytes < 0:
             throw FaultError(.invalidSize, path: "after", "truncate-response cannot cut at a negative size")
-        case .respond(let response) where !(100...599).contains(response.status):
-            throw FaultError(.invalidValue, path: "status", "status \(response.status) is outside 100…599")
-        case .rewriteHeader(let name, _) where name.isEmpty:
-            throw FaultError(.invalidValue, path: "header", "rewrite-header needs a field name")
+        case .respond(let response) where !(200...599).contains(response.status):
+            throw FaultError(
+                .invalidValue, path: "status",
+                "status \(response.status) cannot answer a request: a final status is 200…599 (1xx are interim)")
+        case .respond(let response):
+            for field in response.fields {
+                try Self.checkSendable(name: field.name, value: field.value, path: "headers.\(field.name)")
+            }
+        case .rewriteHeader(let name, let value):
+            try Self.checkSendable(name: name, value: "", path: "header")
+            if let value { try Self.checkSendable(name: name, value: value, path: "value") }
         case .stall(nil, true):
             throw FaultError(.notApplicable, path: "then", "a stall forever never reaches its close")
         case .refuse where match.needsRequest:
             throw FaultError(.notApplicable, path: "match", "refuse acts on new connections: match no request")
         default:
             return
+        }
+    }
+
+    /// A header field a fault puts on the wire must be one HTTP can carry: a token name, a value without CR, LF,
+    /// NUL or whitespace at its ends (RFC 9110 §5.1, §5.5); else the head would be split or never sent.
+    private static func checkSendable(name: String, value: String, path: String) throws(FaultError) {
+        do {
+            try HTTP1Serializer.checkField(name: name, value: value)
+        } catch {
+            let rule =
+                error.code == .invalidFieldName
+                ? "a field name must be a token (letters, digits and !#$%&'*+-.^_`|~)"
+                : "a field value cannot hold CR, LF, NUL or other control bytes, nor start or end with whitespace"
+            throw FaultError(.invalidValue, path: path, "\(rule): \(error.detail)")
         }
     }
 

@@ -100,19 +100,29 @@ public enum HTTP1Serializer {
 
     /// Names are tokens; values are visible bytes, spaces and tabs, without leading or trailing whitespace.
     private static func checkFields(_ fields: HTTPFields) throws(HTTPWireError) {
-        try fields.forEachField { (name, value) throws(HTTPWireError) in
-            guard !name.isEmpty, name.allSatisfy(ByteClass.isTokenChar) else {
-                throw HTTPWireError(
-                    .invalidFieldName, "field name '\(String(decoding: name, as: UTF8.self))' is not a token")
-            }
-            if let first = value.first, let last = value.last,
-                ByteClass.isWhitespace(first) || ByteClass.isWhitespace(last)
-            {
-                throw HTTPWireError(.invalidFieldValue, "value with leading or trailing whitespace")
-            }
-            for byte in value where !ByteClass.isVisible(byte) && !ByteClass.isWhitespace(byte) {
-                throw HTTPWireError(.invalidFieldValue, "byte \(byte) in a field value")
-            }
+        try fields.forEachField { (name, value) throws(HTTPWireError) in try checkField(name: name, value: value) }
+    }
+
+    /// Whether a field can be sent as it is (RFC 9110 §5.1, §5.5): its name a token, its value visible bytes,
+    /// spaces and tabs with no whitespace at either end (no CR, LF or NUL that would split or end the head).
+    public static func checkField(name: String, value: String) throws(HTTPWireError) {
+        try checkField(name: name.utf8, value: value.utf8)
+    }
+
+    private static func checkField(
+        name: some Collection<UInt8>, value: some BidirectionalCollection<UInt8>
+    ) throws(HTTPWireError) {
+        guard !name.isEmpty, name.allSatisfy(ByteClass.isTokenChar) else {
+            throw HTTPWireError(
+                .invalidFieldName, "field name '\(String(decoding: name, as: UTF8.self))' is not a token")
+        }
+        if let first = value.first, let last = value.last,
+            ByteClass.isWhitespace(first) || ByteClass.isWhitespace(last)
+        {
+            throw HTTPWireError(.invalidFieldValue, "value with leading or trailing whitespace")
+        }
+        for byte in value where !ByteClass.isVisible(byte) && !ByteClass.isWhitespace(byte) {
+            throw HTTPWireError(.invalidFieldValue, "byte \(byte) in a field value")
         }
     }
 

@@ -125,6 +125,25 @@ struct ControlAPIHandlerNativeTests {
             #"[0].name: the key "name" appears twice in this object; keep one"#
         ),
         (#"[]"#, "an empty array adds no fault"),
+        // What cannot go on the wire is refused, not accepted and then sent broken (or never).
+        (
+            #"{"name": "a", "action": "respond", "status": 503, "headers": {"Retry-After": "1\r\nX: y"}}"#,
+            "headers.Retry-After: a field value cannot hold CR, LF"
+        ),
+        (
+            #"{"name": "a", "action": "respond", "status": 503, "headers": {"Bad Name": "1"}}"#,
+            "headers.Bad Name: a field name must be a token"
+        ),
+        (#"{"name": "a", "action": "respond", "status": 101}"#, "status: status 101 cannot answer a request"),
+        (#"{"name": "a", "action": "respond", "status": 104}"#, "status: status 104 cannot answer a request"),
+        (
+            #"{"name": "a", "action": "rewrite-header", "direction": "upstream", "header": "X\r\nEvil", "value": "1"}"#,
+            "header: a field name must be a token"
+        ),
+        (
+            #"{"name": "a", "action": "rewrite-header", "direction": "upstream", "header": "X", "value": "1\n2"}"#,
+            "value: a field value cannot hold CR, LF"
+        ),
         (#"42"#, "expected a fault object"),
     ])
     func aBadFaultIs400NamingThePathAndAddsNothing(body: String, message: String) throws {
