@@ -28,6 +28,7 @@ enum CAInitCommand: Subcommand {
         let existed = (try? CertificateAuthority.load(directory: directory)) != nil
         let authority = try CertificateAuthority.loadOrCreate(directory: directory)
         context.console.print(authority.certificatePath)
+        if let warning = authority.keyExposure { context.console.printError("squall ca init: warning: \(warning)") }
         let verb = existed ? "kept the existing" : "created a new"
         context.console.printError("squall ca init: \(verb) local CA in \(directory) (\(authority.fingerprintSHA256))")
         return 0
@@ -53,6 +54,7 @@ enum CAShowCommand: Subcommand {
         console.print("sha256:      \(authority.fingerprintSHA256)")
         console.print("not after:   \(authority.notAfter)")
         console.print("private key: \(authority.keyPath)")
+        if let warning = authority.keyExposure { console.printError("squall ca show: warning: \(warning)") }
         return 0
     }
 }

@@ -90,10 +90,7 @@ enum CheckServerCommand: Subcommand {
         configuration.versions = try arguments["--interop"].map(versions)
         configuration.token = arguments["--token"]
         if let ca = arguments["--ca"] {
-            guard FileManager.default.isReadableFile(atPath: ca) else {
-                throw UsageError("--ca must be a readable PEM file, not '\(ca)'", command: spec.path)
-            }
-            configuration.trustedCAFile = ca
+            configuration.trustedCAFile = try CAFileOption.check(ca, option: "--ca", command: spec.path)
         }
         if let text = arguments["--timeout"] {
             let timeout = try DurationOption.parse(text, option: "--timeout", command: spec.path)

@@ -73,7 +73,10 @@ enum ProxyCommand: Subcommand {
         for problem in startProblems { context.console.printError("squall proxy: \(problem)") }
         context.console.print(proxy.url)
         if let api { context.console.print("http://\(api.address)") }
-        if let authority = configuration.authority { context.console.print(authority.certificatePath) }
+        if let authority = configuration.authority {
+            context.console.print(authority.certificatePath)
+            if let warning = authority.keyExposure { context.console.printError("squall proxy: warning: \(warning)") }
+        }
         var received: Int32 = 0
         sigwait(&signals, &received)
         api?.stop()
@@ -117,8 +120,11 @@ enum ProxyCommand: Subcommand {
         if arguments.has("--plain") {
             if arguments["--ca"] != nil { throw UsageError("--ca and --plain exclude each other", command: path) }
         } else {
-            configuration.authority = try CertificateAuthority.loadOrCreate(
-                directory: arguments["--ca"] ?? defaultCADirectory(environment))
+            let directory =
+                try arguments["--ca"].map { directory throws(UsageError) in
+                    try CAFolderOption.check(directory, option: "--ca", command: path)
+                } ?? defaultCADirectory(environment)
+            configuration.authority = try CertificateAuthority.loadOrCreate(directory: directory)
         }
         configuration.upstreamTrust = try upstreamTrust(arguments, upstream: upstream)
         switch arguments["--mode"] {
@@ -160,7 +166,7 @@ enum ProxyCommand: Subcommand {
         if file != nil, insecure {
             throw UsageError("--upstream-ca and --upstream-insecure exclude each other", command: path)
         }
-        if let file { return .caFile(file) }
+        if let file { return .caFile(try CAFileOption.check(file, option: "--upstream-ca", command: path)) }
         return insecure ? .insecure : .systemDefault
     }
 

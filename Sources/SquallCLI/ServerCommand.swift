@@ -2,6 +2,7 @@ import Glibc
 import ResumableUpload
 import SquallCore
 import SquallNet
+import TLSKit
 import UploadServer
 
 /// `squall server`: runs the reference resumable-upload server until SIGINT or SIGTERM.
@@ -68,6 +69,11 @@ enum ServerCommand: Subcommand {
         let server = try UploadServer(configuration: configuration)
         context.console.print(server.url)
         context.console.print(server.storeDirectory)
+        if let directory = configuration.certificateAuthorityDirectory,
+            let warning = (try? CertificateAuthority.load(directory: directory))?.keyExposure
+        {
+            context.console.printError("squall server: warning: \(warning)")
+        }
         var received: Int32 = 0
         sigwait(&signals, &received)
         server.stop()
@@ -86,7 +92,10 @@ enum ServerCommand: Subcommand {
             configuration.listenAddress = address
         }
         if arguments.has("--tls") {
-            configuration.certificateAuthorityDirectory = arguments["--ca"] ?? defaultCADirectory(environment)
+            configuration.certificateAuthorityDirectory =
+                try arguments["--ca"].map { directory throws(UsageError) in
+                    try CAFolderOption.check(directory, option: "--ca", command: path)
+                } ?? defaultCADirectory(environment)
         } else if arguments["--ca"] != nil {
             throw UsageError("--ca needs --tls", command: path)
         }

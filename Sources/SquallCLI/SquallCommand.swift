@@ -57,6 +57,11 @@ public enum SquallCommand {
             return help(for: Array(arguments.dropFirst()), console: console)
         }
         guard let (command, rest) = match(arguments) else {
+            // `squall fault --help`, `squall ca -h`: a command group's help lists its commands.
+            if arguments.count == 2, ["-h", "--help"].contains(arguments[1]), let text = groupHelp(arguments[0]) {
+                console.print(text)
+                return 0
+            }
             return usageFailure(unknownCommandMessage(arguments), console: console)
         }
         do {
@@ -98,6 +103,10 @@ public enum SquallCommand {
             console.print(overview)
             return 0
         }
+        if words.count == 1, let text = groupHelp(words[0]) {
+            console.print(text)
+            return 0
+        }
         guard let (command, _) = match(words) else {
             return usageFailure(unknownCommandMessage(words), console: console)
         }
@@ -110,6 +119,23 @@ public enum SquallCommand {
         let candidates = subcommands.filter { Array(arguments.prefix($0.spec.path.count)) == $0.spec.path }
         guard let best = candidates.max(by: { $0.spec.path.count < $1.spec.path.count }) else { return nil }
         return (best, Array(arguments.dropFirst(best.spec.path.count)))
+    }
+
+    /// The help of a command group (`fault`, `ca`): each of its commands with its summary; nil for a name that is
+    /// not a group.
+    static func groupHelp(_ name: String) -> String? {
+        let group = subcommands.filter { $0.spec.path.count > 1 && $0.spec.path[0] == name }
+        guard !group.isEmpty else { return nil }
+        let width = group.map { $0.spec.path.joined(separator: " ").count }.max() ?? 0
+        let rows = group.map { "  \($0.spec.path.joined(separator: " ").padding(to: width))  \($0.spec.summary)" }
+        return """
+            Usage: squall \(name) <command> [options]
+
+            Commands:
+            \(rows.joined(separator: "\n"))
+
+            Run 'squall \(name) <command> --help' for a command's options.
+            """
     }
 
     private static func unknownCommandMessage(_ arguments: [String]) -> String {

@@ -157,7 +157,10 @@ struct UploadOptions {
         }
         guard !arguments.positionals.isEmpty else { throw UsageError("name at least one FILE or DIR", command: path) }
         self.url = url
-        var transfer = TransferConfiguration(trustedCAFile: arguments["--ca"])
+        let ca = try arguments["--ca"].map { path throws(UsageError) in
+            try CAFileOption.check(path, option: "--ca", command: UploadCommand.spec.path)
+        }
+        var transfer = TransferConfiguration(trustedCAFile: ca)
         switch arguments["--interop"] {
         case nil: break
         case "none": transfer.interopVersion = nil

@@ -14,6 +14,8 @@ final class UploadProgress: Sendable {
         var quarters: [JobID: Int] = [:]
         /// The deviation rules already printed.
         var deviations: Set<String> = []
+        /// The failure explanations already printed, per file.
+        var explained: Set<String> = []
         var finished = 0
         var lastDraw = ContinuousClock.now - .seconds(1)
         var current = ""
@@ -62,7 +64,7 @@ final class UploadProgress: Sendable {
             draw()
         case .finalising(let id):
             plain("\(state.withLock { $0.names[id] ?? "" }): all bytes sent, waiting for the server's response")
-        case .transferEnded(let id, let jobState, let error, let status):
+        case .transferEnded(let id, let jobState, let error, let status, let why):
             let name = state.withLock { state -> String in
                 if jobState == .succeeded { state.finished += 1 }
                 if jobState == .succeeded, let size = state.sizes[id] { state.sent[id] = size }
@@ -71,6 +73,10 @@ final class UploadProgress: Sendable {
             let detail = error.map { " (\($0.rawValue)\(status.map { ", status \($0)" } ?? ""))" } ?? ""
             plain("\(name): \(jobState.rawValue)\(detail)")
             draw(force: true)
+            // Why a transfer failed, once per file and reason (a retried failure says the same again).
+            if let why, jobState == .failed, state.withLock({ $0.explained.insert(name + why).inserted }) {
+                console.printError("squall upload: \(name): \(why)")
+            }
         case .serverDeviation(_, let rule, let line):
             // Each rule once: a server that deviates on every request would drown the progress otherwise.
             if state.withLock({ $0.deviations.insert(rule).inserted }) {

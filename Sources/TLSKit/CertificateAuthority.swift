@@ -72,6 +72,16 @@ public final class CertificateAuthority: Sendable {
     /// Where the CA private key lives.
     public var keyPath: String { CertificateAuthority.path(directory, CertificateAuthority.keyFileName) }
 
+    /// A warning when the private key can be read by others than its owner (a CA folder copied with the wrong
+    /// mode): anyone who reads it can mint certificates that this CA's clients trust. Nil when it is 0600 or less.
+    public var keyExposure: String? {
+        var status = stat()
+        guard stat(keyPath, &status) == 0, status.st_mode & 0o077 != 0 else { return nil }
+        let mode = String(status.st_mode & 0o777, radix: 8)
+        return "\(keyPath) is readable by others (mode 0\(mode)): anyone on this machine can mint certificates that "
+            + "trust this CA; make it private with chmod 600 \(keyPath)"
+    }
+
     /// The CA certificate as PEM.
     public var certificatePEM: String { certificate.pem }
 

@@ -50,6 +50,24 @@ public struct TransferError: Error, Sendable, Hashable, CustomStringConvertible 
 
     public var description: String { "\(code.rawValue): \(detail)" }
 
+    /// What a person can do about it, when there is something obvious.
+    public var hint: String? {
+        switch code {
+        case .secureConnectionFailed:
+            "trust the server's CA with --ca FILE, the PEM certificate that signed the server's (squall proxy prints "
+                + "the path of its ca.pem)"
+        case .cannotConnectToHost: "check that the server runs and listens at that address (--to)"
+        case .userAuthenticationRequired: "give the client a token: --token, --token-url or --token-command"
+        case .timedOut: "a slow server needs a longer --read-timeout or --connect-timeout"
+        default: nil
+        }
+    }
+
+    /// The detail and, when there is one, the hint: what a person reads.
+    public var explanation: String {
+        hint.map { "\(detail); \($0)" } ?? detail
+    }
+
     /// The transfer error for a socket, TLS or HTTP parsing failure; `connecting` tells a failed connect apart.
     static func mapping(_ error: any Error, connecting: Bool = false) -> TransferError {
         switch error {

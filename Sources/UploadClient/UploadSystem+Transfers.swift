@@ -126,7 +126,8 @@ extension UploadSystem {
             }
         }
         state = error == nil ? .succeeded : .failed
-        observer(.transferEnded(id, state: state, error: error, status: outcome.status))
+        observer(
+            .transferEnded(id, state: state, error: error, status: outcome.status, detail: outcome.error?.explanation))
     }
 
     /// The job error for a transfer error (the URL error the system would report).

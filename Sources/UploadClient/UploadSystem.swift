@@ -58,8 +58,9 @@ public enum UploadSystemEvent: Sendable, Hashable {
     case progress(JobID, sent: Int64, size: Int64)
     /// Every byte is sent; waiting for the final response.
     case finalising(JobID)
-    /// The job's transfer ended in `state` (succeeded or failed).
-    case transferEnded(JobID, state: JobState, error: JobError?, status: Int?)
+    /// The job's transfer ended in `state` (succeeded or failed); a failure's `detail` says what happened (the
+    /// address that refused, the certificate that did not verify).
+    case transferEnded(JobID, state: JobState, error: JobError?, status: Int?, detail: String?)
     /// The extension returned.
     case invocation(number: Int, result: ProcessJobsResult)
     /// Monitoring mode: the extension completed with no job held; the system waits for a library change.

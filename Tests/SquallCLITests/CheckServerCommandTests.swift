@@ -67,7 +67,10 @@ struct CheckServerCommandTests {
         (["http://127.0.0.1:1/upload", "--interop", "6,9"], "--interop must list interop versions from 3 to 8"),
         (["http://127.0.0.1:1/upload", "--timeout", "0s"], "--timeout must be above 0"),
         (["http://127.0.0.1:1/upload", "--timeout", "soon"], "--timeout must be a duration"),
-        (["http://127.0.0.1:1/upload", "--ca", "/nonexistent/ca.pem"], "--ca must be a readable PEM file"),
+        (
+            ["http://127.0.0.1:1/upload", "--ca", "/nonexistent/ca.pem"],
+            "--ca /nonexistent/ca.pem: no such readable file"
+        ),
         (["http://127.0.0.1:1/upload", "--bogus"], "unknown option '--bogus'"),
     ])
     func usageMistakesExitTwo(arguments: [String], message: String) {

@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import TLSKit
 import TestSupport
 import Testing
 
@@ -59,6 +60,7 @@ import Testing
     @Test(.enabled(if: ServerProcessTests.hasCurl, "needs /usr/bin/curl (Tools/setup.sh installs it)"))
     func curlThroughTheProxyMeetsTheScenarioFaultThenTheServer() throws {
         let folder = try TLSFixtures.TemporaryDirectory()
+        _ = try CertificateAuthority.loadOrCreate(directory: folder.file("ca"))
         let server = try ServerProcess(store: folder.file("store"))
         let scenario = try folder.write(Self.scenario, to: "scenario.json")
         let proxy = try ProxyProcess(

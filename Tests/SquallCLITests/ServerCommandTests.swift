@@ -1,4 +1,6 @@
 import Foundation
+import TLSKit
+import TestSupport
 import Testing
 import UploadServer
 
@@ -42,9 +44,11 @@ struct ServerCommandTests {
     }
 
     @Test func flagsBecomeTheConfiguration() throws {
+        let folder = try TLSFixtures.TemporaryDirectory()
+        let ca = try CertificateAuthority.loadOrCreate(directory: folder.file("ca")).directory
         let parsed = try CommandLineParser.parse(
             [
-                "--listen", "127.0.0.1:0", "--tls", "--ca", "/tmp/squall-ca", "--store", "/tmp/squall-store",
+                "--listen", "127.0.0.1:0", "--tls", "--ca", ca, "--store", "/tmp/squall-store",
                 "--log", "/tmp/squall-server.log",
                 "--interop", "6,8", "--max-size", "1GiB", "--max-append-size", "8MiB", "--max-age", "10m",
                 "--resumable", "off", "--progress-interval", "0", "--progress-limit", "none", "--progress-spacing",
@@ -52,7 +56,13 @@ struct ServerCommandTests {
             ], for: ServerCommand.spec)
         let configuration = try ServerCommand.makeConfiguration(parsed, environment: [:])
         #expect(configuration.listenAddress.description == "127.0.0.1:0")
-        #expect(configuration.certificateAuthorityDirectory == "/tmp/squall-ca")
+        #expect(configuration.certificateAuthorityDirectory == ca)
+        // An explicit --ca must hold a CA: a typo must not mint a new one that no client trusts.
+        #expect(throws: UsageError.self) {
+            try ServerCommand.makeConfiguration(
+                CommandLineParser.parse(["--tls", "--ca", folder.file("typo")], for: ServerCommand.spec),
+                environment: [:])
+        }
         #expect(configuration.storeDirectory == "/tmp/squall-store")
         #expect(configuration.logPath == "/tmp/squall-server.log")
         let rules = configuration.uploadProtocol

@@ -54,6 +54,20 @@ struct SquallCommandTests {
         #expect(unknownErr.contains("unknown command 'ca destroy'"))
     }
 
+    /// `squall fault --help` (and `-h`, `help ca`) lists the group's commands with their summaries, exit 0.
+    @Test(arguments: [["fault", "--help"], ["ca", "-h"], ["help", "ca"]])
+    func aCommandGroupHasHelp(arguments: [String]) {
+        let console = Console.capturing()
+        let status = SquallCommand.run(
+            arguments: arguments, context: CommandContext(console: console, environment: [:]))
+        let group = arguments[0] == "help" ? arguments[1] : arguments[0]
+        #expect(status == 0)
+        #expect(console.standardOutput.hasPrefix("Usage: squall \(group) <command> [options]"))
+        for command in SquallCommand.subcommands where command.spec.path.count > 1 && command.spec.path[0] == group {
+            #expect(console.standardOutput.contains(command.spec.summary))
+        }
+    }
+
     @Test func unknownFlagExitsWithTwoAndPointsAtHelp() {
         let (status, _, err) = squall("version", "--bogus")
         #expect(status == 2)

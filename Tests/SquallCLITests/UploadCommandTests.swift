@@ -65,6 +65,10 @@ struct UploadCommandTests {
             "/no/such/profile.json: cannot read the file"
         ),
         (["--to", "http://127.0.0.1:1/upload", "/no/such/file"], "no such file or folder: /no/such/file"),
+        (
+            ["--to", "https://127.0.0.1:1/upload", "--ca", "/no/such/ca.pem", "f"],
+            "--ca /no/such/ca.pem: no such readable file"
+        ),
         (["--to", "http://127.0.0.1:1/upload", "--read-timeout", "5", "f"], "--read-timeout must be a duration"),
         (["--to", "http://127.0.0.1:1/upload", "--backoff", "1x", "f"], "--backoff must be a duration"),
         (["--to", "http://127.0.0.1:1/upload", "--resume-attempts", "x", "f"], "--resume-attempts must be a whole"),
@@ -201,6 +205,30 @@ struct UploadCommandTests {
         #expect(again == 0)
         #expect(!rerun.contains("sending"))
         #expect(server.uploads().count == 3)
+    }
+
+    /// A file that is not a PEM certificate is refused when the command starts, not at the first connection; a
+    /// certificate that does not verify says so and what to do, not just `badServerResponse`.
+    @Test func tlsTrustMistakesSayWhatToDo() throws {
+        let folder = try TLSFixtures.TemporaryDirectory()
+        _ = try Self.write(1_000, seed: 2, to: folder.file("a.bin"))
+        let (status, _, err) = squall(
+            ["upload", "--to", "https://127.0.0.1:1/upload", "--ca", folder.file("a.bin"), folder.file("a.bin")])
+        #expect(status == 2)
+        #expect(err.contains("not a PEM certificate"), "\(err)")
+        let authority = try CertificateAuthority.loadOrCreate(directory: folder.file("ca"))
+        var configuration = UploadServerConfiguration(storeDirectory: folder.file("store"))
+        configuration.certificateAuthorityDirectory = authority.directory
+        let server = try UploadServer(configuration: configuration)
+        defer { server.stop() }
+        let (failed, _, why) = squall(
+            ["upload", "--to", server.url + "/upload", "--retry-limit", "0", folder.file("a.bin")])
+        #expect(failed == 1)
+        #expect(why.contains("certificate verification failed"), "\(why)")
+        #expect(why.contains("trust the server's CA with --ca FILE"), "\(why)")
+        let (trusted, _, _) = squall(
+            ["upload", "--to", server.url + "/upload", "--ca", authority.certificatePath, folder.file("a.bin")])
+        #expect(trusted == 0)
     }
 
     @Test func aServerThatRefusesEveryUploadFailsTheRun() throws {

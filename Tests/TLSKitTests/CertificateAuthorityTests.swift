@@ -23,6 +23,16 @@ struct CertificateAuthorityTests {
         #expect(leftovers == ["ca-key.pem", "ca.pem"])
     }
 
+    /// A key others can read is worth a warning: whoever reads it can mint certificates the CA's clients trust.
+    @Test func aKeyReadableByOthersIsWarnedAbout() throws {
+        let directory = try TLSFixtures.TemporaryDirectory()
+        let authority = try TLSFixtures.makeCertificateAuthority(in: directory)
+        #expect(authority.keyExposure == nil)
+        try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: authority.keyPath)
+        let warning = try #require(authority.keyExposure)
+        #expect(warning.contains("(mode 0644)") && warning.contains("chmod 600 \(authority.keyPath)"))
+    }
+
     @Test func caCertificateHasTheProfile() throws {
         let directory = try TLSFixtures.TemporaryDirectory()
         let authority = try TLSFixtures.makeCertificateAuthority(in: directory)
