@@ -136,6 +136,8 @@ final class LiveCaptureSession: @unchecked Sendable {
         guard let dumper = pcap_dump_open(pcap, path) else {
             throw CaptureError(.open, "cannot open capture file '\(path)': \(String(cString: pcap_geterr(pcap)))")
         }
+        // Private like the decrypted capture and the key log that decrypts it.
+        fchmod(fileno(pcap_dump_file(dumper)), 0o600)
         return dumper
     }
 }

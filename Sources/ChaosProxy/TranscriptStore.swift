@@ -20,7 +20,8 @@ final class TranscriptStore: Sendable {
     init(cap: Int, path: String?) throws(ChaosProxyError) {
         var initial = State(transcript: Transcript(cap: cap))
         if let path {
-            let fd = Glibc.open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+            // 0600: request heads carry bearer tokens (`Authorization`) and the proxy's view of private uploads.
+            let fd = Glibc.open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
             guard fd >= 0 else {
                 throw ChaosProxyError(.transcriptFile, "--transcript \(path): \(String(cString: strerror(errno)))")
             }

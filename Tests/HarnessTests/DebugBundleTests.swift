@@ -60,6 +60,11 @@ import Testing
         ] {
             #expect(FileManager.default.fileExists(atPath: bundle + "/" + name), "\(name) is missing")
         }
+        // What holds secrets or decrypted traffic is for the owner only.
+        for name in [DebugBundle.decryptedCapture, DebugBundle.keyLog, DebugBundle.transcript] {
+            let mode = try FileManager.default.attributesOfItem(atPath: bundle + "/" + name)[.posixPermissions] as? Int
+            #expect(mode == 0o600, "\(name) has mode \(String(mode ?? 0, radix: 8))")
+        }
         let readme = try String(contentsOfFile: bundle + "/" + DebugBundle.readme, encoding: .utf8)
         #expect(readme.contains("tshark -r \(bundle)/\(DebugBundle.decryptedCapture) -Y http"))
         let report = try String(contentsOfFile: bundle + "/" + DebugBundle.report, encoding: .utf8)
