@@ -104,7 +104,7 @@ private struct JSONParser {
 
     private mutating func parseValue() throws(JSONError) -> JSONValue {
         skipWhitespace()
-        if recordsPositions { positions[renderedPath] = (line, index - lineStart + 1) }
+        if recordsPositions { positions[renderedPath()] = (line, index - lineStart + 1) }
         guard let byte = peek() else { throw syntax("unexpected end of the text; a value is missing") }
         switch byte {
         case UInt8(ascii: "{"), UInt8(ascii: "["):
@@ -350,13 +350,21 @@ private struct JSONParser {
             line += 1
             lineStart = position + 1
         }
-        return JSONError(code, path: renderedPath, line: line, column: offset - lineStart + 1, detail)
+        return JSONError(code, path: renderedPath(shortened: true), line: line, column: offset - lineStart + 1, detail)
     }
 
-    /// The path the parser is at: `faults[2].rate`.
-    private var renderedPath: String {
+    /// The path the parser is at: `faults[2].rate`. `shortened` keeps a deep path readable in an error: its first
+    /// four steps, `…`, and its last two.
+    private func renderedPath(shortened: Bool = false) -> String {
+        var shown = steps[...]
+        var elided = false
+        if shortened && steps.count > 8 {
+            shown = steps[..<4] + steps[(steps.count - 2)...]
+            elided = true
+        }
         var path = ""
-        for step in steps {
+        for (count, step) in shown.enumerated() {
+            if elided && count == 4 { path += "…" }
             switch step {
             case .key(let key): path = JSONPath.key(path, key)
             case .index(let position): path = JSONPath.index(path, position)
