@@ -163,7 +163,7 @@ struct UploadConnectionTests {
     }
 
     @Test func aHeadThatTricklesInGets408() throws {
-        let fixture = try ServerFixture { $0.headTimeout = .milliseconds(200) }
+        let fixture = try ServerFixture { $0.limits.headTimeout = .milliseconds(200) }
         let client = try fixture.client()
         defer { client.close() }
         try client.send(bytes: Array("POST /upload HTTP/1.1\r\nHost: a\r\n".utf8))
@@ -175,7 +175,7 @@ struct UploadConnectionTests {
     /// A body that goes silent for the idle timeout counts as interrupted: its bytes stay, synced, and the
     /// upload resumes from them.
     @Test func aStalledBodyIsInterruptedAndKeepsItsBytes() throws {
-        let fixture = try ServerFixture { $0.idleTimeout = .milliseconds(300) }
+        let fixture = try ServerFixture { $0.limits.idleTimeout = .milliseconds(300) }
         let version = InteropVersion(rawValue: 6)!
         let client = try fixture.client()
         defer { client.close() }
