@@ -63,6 +63,7 @@ struct ControlAPIReply: Sendable {
         case 401: "Unauthorized"
         case 404: "Not Found"
         case 405: "Method Not Allowed"
+        case 408: "Request Timeout"
         case 409: "Conflict"
         case 413: "Content Too Large"
         default: ""
