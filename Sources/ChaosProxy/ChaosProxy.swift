@@ -50,8 +50,7 @@ public final class ChaosProxy: ProxyRuntime, Sendable {
         self.shared = shared
         var settings = ListenerSettings(
             name: Self.mainListenerName, upstream: configuration.upstream, mode: configuration.mode,
-            seed: configuration.seed,
-            maximumConnections: configuration.maximumConnections)
+            seed: configuration.seed, limits: configuration.limits)
         if let authority = configuration.authority {
             let fallbackName = configuration.listen.host
             var server = TLSServerConfiguration { serverName in try authority.leaf(for: serverName ?? fallbackName) }
@@ -278,7 +277,7 @@ public final class ChaosProxy: ProxyRuntime, Sendable {
             let target = try UpstreamTarget(parsing: upstream)
             let settings = ListenerSettings(
                 name: name, upstream: UpstreamTarget(host: target.host, port: target.port, tls: false), mode: .tcp,
-                seed: configuration.seed, maximumConnections: configuration.maximumConnections)
+                seed: configuration.seed, limits: configuration.limits)
             let rules = ruleSource.withLock { $0 }?.rules(for: name) ?? []
             let engine = EngineBox(rules: rules, seed: configuration.seed, metrics: shared.counters)
             let listener = try ProxyListener(address: address, settings: settings, engine: engine, shared: shared)

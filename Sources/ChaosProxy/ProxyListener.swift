@@ -1,5 +1,6 @@
 import Capture
 import FaultEngine
+import HTTPExchange
 import ProxyFlow
 import SquallNet
 import Synchronization
@@ -29,12 +30,15 @@ struct ListenerSettings: Sendable {
     /// The upstream TLS context, for https upstreams.
     var upstreamTLS: TLSContext?
     var seed: UInt64
-    var maximumConnections: Int
+    /// The head and idle timeouts and the connection limit (`ChaosProxyConfiguration.limits`).
+    var limits: ListenerLimits
 }
 
 /// One listening socket of the proxy and the connections it accepts, each on its own thread: accept, judge
 /// the connection rules (`refuse` answers with an RST before any byte), the client TLS handshake, the upstream
-/// connection (and its TLS), then a `ProxyConnection` until the end.
+/// connection (and its TLS) once the client's bytes make a request, then a `ProxyConnection` until the end. A
+/// connection over `limits.maximumConnections` is shed: in http mode a 503 after its TLS handshake, in tcp mode
+/// closed at once; it never reaches the transcript (`ProxyCounters.shed` counts it).
 final class ProxyListener: Sendable {
     let settings: ListenerSettings
     let engine: EngineBox
@@ -49,12 +53,38 @@ final class ProxyListener: Sendable {
         self.engine = engine
         self.shared = shared
         let box = HandlerBox()
+        let counters = shared.counters
         self.loop = try AcceptLoop(
             address: address,
             configuration: AcceptLoopConfiguration(
-                maximumConnections: settings.maximumConnections, name: "proxy-\(settings.name)")
+                maximumConnections: settings.limits.maximumConnections, name: "proxy-\(settings.name)",
+                shed: { socket in
+                    counters.shed.add(1, ordering: .relaxed)
+                    Self.shed(socket, settings: settings)
+                })
         ) { socket in box.listener?.serve(socket) }
         box.set(self)
+    }
+
+    /// Answers a connection over the limit: in http mode a 503 (after the client's TLS handshake, within the head
+    /// timeout and at most 2 s), in tcp mode nothing; then closes it.
+    private static func shed(_ socket: Socket, settings: ListenerSettings) {
+        defer { socket.close() }
+        guard settings.mode == .http, (try? socket.setNonBlocking(true)) != nil else { return }
+        let handshake = min(settings.limits.headTimeout, .seconds(2))
+        let stream: any ByteStream
+        if let context = settings.clientTLS {
+            guard let secure = try? TLSStream.accept(socket: socket, context: context, timeout: handshake) else {
+                return
+            }
+            stream = secure
+        } else {
+            stream = PlainStream(socket: socket)
+        }
+        HTTPServerStream.shed(
+            stream,
+            message: "squall proxy: \(settings.limits.maximumConnections) connections are open, the most it accepts"
+                + " at once; try again later (--max-connections raises the limit)")
     }
 
     /// Stops accepting, stops the connections and waits (bounded) for their threads.
@@ -79,6 +109,8 @@ final class ProxyListener: Sendable {
         flow.forwardedProto = settings.mode == .http ? (settings.clientTLS == nil ? "http" : "https") : nil
         flow.upstreamName = "\(settings.upstream)"
         flow.upstreamOrigins = settings.upstream.origins
+        flow.limits = ConnectionLimits(
+            headTimeout: settings.limits.headTimeout, idleTimeout: settings.limits.idleTimeout)
         ProxyConnection(socket: socket, handle: handle, flow: flow, settings: settings, engine: engine, shared: shared)
             .run(nth: nth, listener: address.description)
     }
