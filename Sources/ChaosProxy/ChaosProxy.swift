@@ -264,7 +264,11 @@ public final class ChaosProxy: ProxyRuntime, Sendable {
     }
 
     public func metrics() -> ProxyMetrics {
-        shared.counters.snapshot { self.shared.registry.all() }
+        var metrics = shared.counters.snapshot { self.shared.registry.all() }
+        let running =
+            stopped.load(ordering: .acquiring) ? [] : [main] + toxiproxyListeners.withLock { Array($0.values) }
+        metrics.connectionsShed += running.reduce(0) { $0 + Int64($1.shedConnections) }
+        return metrics
     }
 
     public func startListener(proxy name: String, listen: String, upstream: String) throws(ControlAPIError) -> String {

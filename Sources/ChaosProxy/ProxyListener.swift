@@ -38,7 +38,8 @@ struct ListenerSettings: Sendable {
 /// the connection rules (`refuse` answers with an RST before any byte), the client TLS handshake, the upstream
 /// connection (and its TLS) once the client's bytes make a request, then a `ProxyConnection` until the end. A
 /// connection over `limits.maximumConnections` is shed: in http mode a 503 after its TLS handshake, in tcp mode
-/// closed at once; it never reaches the transcript (`ProxyCounters.shed` counts it).
+/// closed at once (as are those beyond 32 being answered); it never reaches the transcript (`shedConnections`
+/// counts it).
 final class ProxyListener: Sendable {
     let settings: ListenerSettings
     let engine: EngineBox
@@ -47,21 +48,19 @@ final class ProxyListener: Sendable {
     private let accepted = Atomic<Int>(0)
 
     var address: SocketAddress { loop.address }
+    /// Connections over the limit shed since the start.
+    var shedConnections: Int { loop.shedConnections }
 
     init(address: SocketAddress, settings: ListenerSettings, engine: EngineBox, shared: ProxyShared) throws {
         self.settings = settings
         self.engine = engine
         self.shared = shared
         let box = HandlerBox()
-        let counters = shared.counters
         self.loop = try AcceptLoop(
             address: address,
             configuration: AcceptLoopConfiguration(
                 maximumConnections: settings.limits.maximumConnections, name: "proxy-\(settings.name)",
-                shed: { socket in
-                    counters.shed.add(1, ordering: .relaxed)
-                    Self.shed(socket, settings: settings)
-                })
+                shed: { socket in Self.shed(socket, settings: settings) })
         ) { socket in box.listener?.serve(socket) }
         box.set(self)
     }
@@ -90,6 +89,7 @@ final class ProxyListener: Sendable {
     /// Stops accepting, stops the connections and waits (bounded) for their threads.
     func stop() {
         loop.stop()
+        shared.counters.shedByStoppedListeners.add(Int64(loop.shedConnections), ordering: .relaxed)
         for handle in shared.registry.all(listener: settings.name) { handle.send(.stop) }
         _ = loop.waitUntilIdle(timeout: .seconds(10))
     }

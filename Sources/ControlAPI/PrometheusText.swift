@@ -23,7 +23,8 @@ struct PrometheusText {
         lines += Self.header("squall_proxy_connections_open", "gauge", "Connections open now.")
         lines.append("squall_proxy_connections_open \(metrics.connectionsOpen)")
         lines += Self.header(
-            "squall_proxy_connections_shed_total", "counter", "Connections over the limit, answered 503 and closed.")
+            "squall_proxy_connections_shed_total", "counter",
+            "Connections over a listener's limit, answered 503 (or closed) and not served.")
         lines.append("squall_proxy_connections_shed_total \(metrics.connectionsShed)")
         lines += Self.header("squall_proxy_faults_fired_total", "counter", "Faults fired, by rule name.")
         for (rule, count) in metrics.faultsFired.sorted(by: { $0.key < $1.key }) {
