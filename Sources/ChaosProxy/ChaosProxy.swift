@@ -50,8 +50,7 @@ public final class ChaosProxy: ProxyRuntime, Sendable {
         self.shared = shared
         var settings = ListenerSettings(
             name: Self.mainListenerName, upstream: configuration.upstream, mode: configuration.mode,
-            seed: configuration.seed,
-            maximumConnections: configuration.maximumConnections)
+            seed: configuration.seed, limits: configuration.limits)
         if let authority = configuration.authority {
             let fallbackName = configuration.listen.host
             var server = TLSServerConfiguration { serverName in try authority.leaf(for: serverName ?? fallbackName) }
@@ -265,7 +264,11 @@ public final class ChaosProxy: ProxyRuntime, Sendable {
     }
 
     public func metrics() -> ProxyMetrics {
-        shared.counters.snapshot { self.shared.registry.all() }
+        var metrics = shared.counters.snapshot { self.shared.registry.all() }
+        let running =
+            stopped.load(ordering: .acquiring) ? [] : [main] + toxiproxyListeners.withLock { Array($0.values) }
+        metrics.connectionsShed += running.reduce(0) { $0 + Int64($1.shedConnections) }
+        return metrics
     }
 
     public func startListener(proxy name: String, listen: String, upstream: String) throws(ControlAPIError) -> String {
@@ -278,7 +281,7 @@ public final class ChaosProxy: ProxyRuntime, Sendable {
             let target = try UpstreamTarget(parsing: upstream)
             let settings = ListenerSettings(
                 name: name, upstream: UpstreamTarget(host: target.host, port: target.port, tls: false), mode: .tcp,
-                seed: configuration.seed, maximumConnections: configuration.maximumConnections)
+                seed: configuration.seed, limits: configuration.limits)
             let rules = ruleSource.withLock { $0 }?.rules(for: name) ?? []
             let engine = EngineBox(rules: rules, seed: configuration.seed, metrics: shared.counters)
             let listener = try ProxyListener(address: address, settings: settings, engine: engine, shared: shared)

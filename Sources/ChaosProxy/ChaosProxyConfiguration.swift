@@ -87,8 +87,13 @@ public struct ChaosProxyConfiguration: Sendable {
     public var rules: [FaultRule] = []
     /// Bytes a lane may hold before the proxy stops reading its source (backpressure).
     public var laneCapacity = 256 * 1024
-    /// Most connections at once; more wait in the listen queue.
-    public var maximumConnections = 4096
+    /// What every listener of the proxy (the main one and the Toxiproxy-compatible ones) allows its clients
+    /// (`--head-timeout`, `--idle-timeout`, `--max-connections`). Default `ChaosProxyConfiguration.defaultLimits`.
+    /// The head timeout counts from the accept, the client's TLS handshake included, until the first request head is
+    /// whole (tcp mode: the first byte); past it the client gets 408 (tcp mode: the connection closes), and a later
+    /// head has as long from its first byte. The idle timeout closes an http connection that sat between requests
+    /// that long. One connection over the limit is shed (a 503 in http mode).
+    public var limits = ChaosProxyConfiguration.defaultLimits
     /// A pcap file of both legs' plaintext as synthesized TCP/IPv4 (created or truncated; flushed as it is
     /// written). Default nil: none.
     public var decryptedCapturePath: String?
@@ -105,6 +110,14 @@ public struct ChaosProxyConfiguration: Sendable {
     /// request it cannot fire in: a percentage on an upload whose length the proxy never learned. The transcript
     /// records it too (`fault_unresolved`); `squall proxy` prints a line on stderr. Default nil.
     public var onUnresolvedFault: (@Sendable (UnresolvedFault) -> Void)?
+
+    /// The proxy's limits unless told otherwise: a first head (or byte) within 10 s of the accept, as the reference
+    /// server; 90 s idle, longer than the reference server's 60 s, so that in front of a server it is the server's own
+    /// idle close that clients see, and the proxy's closes only connections whose upstream never does; 4096
+    /// connections at once: each costs a thread and about 100 KiB (the bench's 1,000 held connections: 101 MiB), and
+    /// at most three descriptors, so 12,288 of a `ulimit -n` of 20000.
+    public static let defaultLimits = ListenerLimits(
+        headTimeout: .seconds(10), idleTimeout: .seconds(90), maximumConnections: 4096)
 
     public init(listen: SocketAddress, upstream: UpstreamTarget) {
         self.listen = listen

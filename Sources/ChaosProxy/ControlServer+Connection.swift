@@ -10,28 +10,32 @@ import SquallNet
 ///     head ──▶ Content-Length > max? ──413, close
 ///       │──▶ Expect: 100-continue? ──▶ 100 Continue
 ///       └──▶ body (> max ──413, close) ──▶ handle ──▶ response ──▶ keep-alive? next head : close
-///     malformed bytes anywhere ──400, close        peer gone or silent ──close
+///     malformed bytes anywhere ──400, close     first head late ──408, close     peer gone or idle ──close
 struct ControlConnection {
-    /// How long a kept-alive connection may wait for its next request head. Default 60 s.
-    static let idleTimeout: Duration = .seconds(60)
-    /// How long a started head may take, a body may pause between reads, and a response wait to be written.
-    /// Default 10 s.
+    /// How long a body may pause between reads, and a response wait to be written. Default 10 s.
     static let ioTimeout: Duration = .seconds(10)
 
     let server: HTTPServerStream
     let handler: ControlAPIHandler
+    /// The head and idle timeouts (the listener's `ListenerLimits`).
+    let limits: ListenerLimits
 
-    init(stream: PlainStream, handler: ControlAPIHandler) {
+    init(stream: PlainStream, handler: ControlAPIHandler, limits: ListenerLimits) {
         self.server = HTTPServerStream(stream: stream, bufferSize: 16 * 1024)
         self.handler = handler
+        self.limits = limits
     }
 
-    /// Serves requests until the connection ends.
-    func run() {
+    /// Serves requests until the connection ends; the first head must be whole by `firstHeadDeadline`.
+    func run(firstHeadDeadline: ContinuousClock.Instant) {
         do {
-            while let head = try server.nextHead(idleTimeout: Self.idleTimeout, headTimeout: Self.ioTimeout) {
+            var next = try server.firstHead(by: firstHeadDeadline)
+            while let head = next {
                 guard try exchange(head) else { break }
+                next = try server.nextHead(idleTimeout: limits.idleTimeout, headTimeout: limits.headTimeout)
             }
+        } catch let error as HTTPExchangeError where error.code == .headTimeout {
+            refuse(ControlAPIError(.requestTimeout, "the request head did not arrive in time"))
         } catch let error as HTTPExchangeError where error.code == .malformed {
             refuse(ControlAPIError(.badRequest, "malformed HTTP request: \(error.wireError?.detail ?? error.detail)"))
         } catch let error as HTTPExchangeError where error.code == .bodyTooLarge {

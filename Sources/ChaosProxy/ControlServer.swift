@@ -1,4 +1,5 @@
 import ControlAPI
+import HTTPExchange
 import SquallNet
 import Synchronization
 
@@ -28,7 +29,8 @@ public struct ControlServerError: Error, Sendable, Hashable, CustomStringConvert
 ///                                                   ──▶ ControlAPIHandler.handle ──▶ response, keep-alive
 ///
 /// Connections are kept alive (RFC 9112 §9.3) until the client closes, sends `Connection: close`, or stays idle
-/// for `ControlConnection.idleTimeout`. A body over `handler.configuration.maxBodyBytes` gets 413 and the
+/// for the idle timeout; the first request head must be whole within the head timeout of the accept (else 408), and
+/// a connection over the limit gets 503 (`ListenerLimits`, default `ControlServer.defaultLimits`). A body over `handler.configuration.maxBodyBytes` gets 413 and the
 /// connection closes without the body being read on (a declared `Content-Length` is refused before any of it is
 /// read); malformed HTTP gets 400 and the connection closes. Ready when `init` returns.
 public final class ControlServer: Sendable {
@@ -38,20 +40,36 @@ public final class ControlServer: Sendable {
     private let loop: AcceptLoop
     private let connections: OpenConnections
 
-    /// Binds `address` (loopback only; port 0 picks a free port) and starts serving `handler`.
-    public init(address: SocketAddress, handler: ControlAPIHandler) throws {
+    /// The control API's limits unless told otherwise: a first head within 10 s of the accept, 60 s idle between
+    /// requests, 64 connections at once. Its clients are tools and tests on the same machine (`squall fault`,
+    /// Toxiproxy client libraries, the dashboard), which keep a few connections; 64 leaves room for parallel test
+    /// runs and bounds what a runaway client can hold.
+    public static let defaultLimits = ListenerLimits(
+        headTimeout: .seconds(10), idleTimeout: .seconds(60), maximumConnections: 64)
+
+    /// Binds `address` (loopback only; port 0 picks a free port) and starts serving `handler` within `limits`.
+    public init(address: SocketAddress, handler: ControlAPIHandler, limits: ListenerLimits = defaultLimits) throws {
         guard address.isLoopback else {
             throw ControlServerError(
                 .notLoopback, "the control API listens on loopback only (127.0.0.1 or ::1), not \(address)")
         }
         let connections = OpenConnections()
         self.connections = connections
-        loop = try AcceptLoop(
-            address: address, configuration: AcceptLoopConfiguration(maximumConnections: 64, name: "squall-api")
-        ) { socket in
+        let message =
+            "squall proxy: the control API has \(limits.maximumConnections) connections open, the most it serves at"
+            + " once; try again later (--api-max-connections raises the limit)"
+        let configuration = AcceptLoopConfiguration(
+            maximumConnections: limits.maximumConnections, name: "squall-api",
+            shed: { socket in
+                defer { socket.close() }
+                guard (try? socket.setNonBlocking(true)) != nil else { return }
+                HTTPServerStream.shed(PlainStream(socket: socket), message: message)
+            })
+        loop = try AcceptLoop(address: address, configuration: configuration) { socket in
+            let deadline = ContinuousClock.now + limits.headTimeout
             connections.serve(socket) { stream in
-                let connection = ControlConnection(stream: stream, handler: handler)
-                connection.run()
+                let connection = ControlConnection(stream: stream, handler: handler, limits: limits)
+                connection.run(firstHeadDeadline: deadline)
             }
         }
     }

@@ -75,15 +75,17 @@ final class ProxyConnection {
 
     /// Feeds one input into the flow; its capture marks are written at once, the other actions queued.
     private func feed(_ input: ConnectionInput) {
+        let requests = flow.requests
         for action in flow.handle(input, at: now, budget: engine) {
             if case .capture(let mark) = action { capture?.mark(mark) } else { pending.append(action) }
         }
+        if flow.requests > requests { handle.requests.add(flow.requests - requests, ordering: .relaxed) }
     }
 
     private func execute(_ action: ConnectionAction) {
         switch action {
-        case .acceptClient:
-            acceptClient()
+        case .acceptClient(let deadline):
+            acceptClient(by: deadline)
         case .connectUpstream:
             connectUpstream()
         case .relay:
@@ -116,13 +118,16 @@ final class ProxyConnection {
         }
     }
 
-    private func acceptClient() {
+    /// Completes the client leg; a TLS handshake gets until `deadline` (the head deadline, on the flow's clock), or
+    /// 10 s without one.
+    private func acceptClient(by deadline: Duration?) {
         guard let context = settings.clientTLS else {
             client = PlainStream(socket: socket)
             return feed(.legReady(.client, tls: nil))
         }
         do {
-            let stream = try TLSStream.accept(socket: socket, context: context)
+            let timeout = deadline.map { max(.milliseconds(1), $0 - now) } ?? .seconds(10)
+            let stream = try TLSStream.accept(socket: socket, context: context, timeout: timeout)
             client = stream
             feed(.legReady(.client, tls: Self.session(stream.session)))
         } catch {
@@ -414,9 +419,7 @@ final class ProxyConnection {
                 spare = buffer
             }
             capture?.received(chunk, from: side)
-            let before = flow.requests
             feed(.received(chunk, from: side))
-            if flow.requests > before { handle.requests.add(flow.requests - before, ordering: .relaxed) }
         } else {
             spare = buffer
         }

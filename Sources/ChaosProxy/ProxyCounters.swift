@@ -10,6 +10,8 @@ final class ProxyCounters: Sendable {
     private let closedDownstream = Atomic<Int64>(0)
     let accepted = Atomic<Int64>(0)
     let open = Atomic<Int64>(0)
+    /// Connections the listeners stopped so far shed (over their limit); the running ones count their own.
+    let shedByStoppedListeners = Atomic<Int64>(0)
     private let fired = Mutex<[String: Int64]>([:])
 
     func countFired(_ decisions: [FaultDecision]) {
@@ -37,6 +39,7 @@ final class ProxyCounters: Sendable {
         }
         metrics.connectionsAccepted = accepted.load(ordering: .relaxed)
         metrics.connectionsOpen = open.load(ordering: .relaxed)
+        metrics.connectionsShed = shedByStoppedListeners.load(ordering: .relaxed)
         metrics.faultsFired = fired.withLock { $0 }
         return metrics
     }

@@ -1,5 +1,6 @@
 import Capture
 import FaultEngine
+import HTTPExchange
 import ProxyFlow
 import SquallNet
 import Synchronization
@@ -29,12 +30,16 @@ struct ListenerSettings: Sendable {
     /// The upstream TLS context, for https upstreams.
     var upstreamTLS: TLSContext?
     var seed: UInt64
-    var maximumConnections: Int
+    /// The head and idle timeouts and the connection limit (`ChaosProxyConfiguration.limits`).
+    var limits: ListenerLimits
 }
 
 /// One listening socket of the proxy and the connections it accepts, each on its own thread: accept, judge
 /// the connection rules (`refuse` answers with an RST before any byte), the client TLS handshake, the upstream
-/// connection (and its TLS), then a `ProxyConnection` until the end.
+/// connection (and its TLS) once the client's bytes make a request, then a `ProxyConnection` until the end. A
+/// connection over `limits.maximumConnections` is shed: in http mode a 503 after its TLS handshake, in tcp mode
+/// closed at once (as are those beyond 32 being answered); it never reaches the transcript (`shedConnections`
+/// counts it).
 final class ProxyListener: Sendable {
     let settings: ListenerSettings
     let engine: EngineBox
@@ -43,6 +48,8 @@ final class ProxyListener: Sendable {
     private let accepted = Atomic<Int>(0)
 
     var address: SocketAddress { loop.address }
+    /// Connections over the limit shed since the start.
+    var shedConnections: Int { loop.shedConnections }
 
     init(address: SocketAddress, settings: ListenerSettings, engine: EngineBox, shared: ProxyShared) throws {
         self.settings = settings
@@ -52,14 +59,37 @@ final class ProxyListener: Sendable {
         self.loop = try AcceptLoop(
             address: address,
             configuration: AcceptLoopConfiguration(
-                maximumConnections: settings.maximumConnections, name: "proxy-\(settings.name)")
+                maximumConnections: settings.limits.maximumConnections, name: "proxy-\(settings.name)",
+                shed: { socket in Self.shed(socket, settings: settings) })
         ) { socket in box.listener?.serve(socket) }
         box.set(self)
+    }
+
+    /// Answers a connection over the limit: in http mode a 503 (after the client's TLS handshake, within the head
+    /// timeout and at most 2 s), in tcp mode nothing; then closes it.
+    private static func shed(_ socket: Socket, settings: ListenerSettings) {
+        defer { socket.close() }
+        guard settings.mode == .http, (try? socket.setNonBlocking(true)) != nil else { return }
+        let handshake = min(settings.limits.headTimeout, .seconds(2))
+        let stream: any ByteStream
+        if let context = settings.clientTLS {
+            guard let secure = try? TLSStream.accept(socket: socket, context: context, timeout: handshake) else {
+                return
+            }
+            stream = secure
+        } else {
+            stream = PlainStream(socket: socket)
+        }
+        HTTPServerStream.shed(
+            stream,
+            message: "squall proxy: \(settings.limits.maximumConnections) connections are open, the most it accepts"
+                + " at once; try again later (--max-connections raises the limit)")
     }
 
     /// Stops accepting, stops the connections and waits (bounded) for their threads.
     func stop() {
         loop.stop()
+        shared.counters.shedByStoppedListeners.add(Int64(loop.shedConnections), ordering: .relaxed)
         for handle in shared.registry.all(listener: settings.name) { handle.send(.stop) }
         _ = loop.waitUntilIdle(timeout: .seconds(10))
     }
@@ -79,6 +109,8 @@ final class ProxyListener: Sendable {
         flow.forwardedProto = settings.mode == .http ? (settings.clientTLS == nil ? "http" : "https") : nil
         flow.upstreamName = "\(settings.upstream)"
         flow.upstreamOrigins = settings.upstream.origins
+        flow.limits = ConnectionLimits(
+            headTimeout: settings.limits.headTimeout, idleTimeout: settings.limits.idleTimeout)
         ProxyConnection(socket: socket, handle: handle, flow: flow, settings: settings, engine: engine, shared: shared)
             .run(nth: nth, listener: address.description)
     }

@@ -13,6 +13,8 @@ public struct ControlAPIError: Error, Sendable, Hashable, CustomStringConvertibl
         case methodNotAllowed
         /// A proxy or toxic of that name exists already: 409.
         case alreadyExists
+        /// The request head did not arrive whole within the listener's head timeout: 408.
+        case requestTimeout
         /// The body exceeds `ControlAPIConfiguration.maxBodyBytes`: 413.
         case bodyTooLarge
     }
@@ -35,6 +37,7 @@ public struct ControlAPIError: Error, Sendable, Hashable, CustomStringConvertibl
         case .unauthorized: 401
         case .notFound: 404
         case .methodNotAllowed: 405
+        case .requestTimeout: 408
         case .alreadyExists: 409
         case .bodyTooLarge: 413
         }

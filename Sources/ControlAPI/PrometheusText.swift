@@ -3,6 +3,7 @@
 ///     squall_proxy_bytes_total{direction="upstream"} 1024          counter, also direction="downstream"
 ///     squall_proxy_connections_accepted_total 3                    counter
 ///     squall_proxy_connections_open 1                              gauge
+///     squall_proxy_connections_shed_total 0                        counter (over the limit: 503, not served)
 ///     squall_proxy_faults_fired_total{rule="cut-at-40"} 1          counter, one line per rule, sorted by name
 ///
 /// Label values escape `\`, `"` and line feeds as `\\`, `\"` and `\n`, as the format requires.
@@ -21,6 +22,10 @@ struct PrometheusText {
         lines.append("squall_proxy_connections_accepted_total \(metrics.connectionsAccepted)")
         lines += Self.header("squall_proxy_connections_open", "gauge", "Connections open now.")
         lines.append("squall_proxy_connections_open \(metrics.connectionsOpen)")
+        lines += Self.header(
+            "squall_proxy_connections_shed_total", "counter",
+            "Connections over a listener's limit, answered 503 (or closed) and not served.")
+        lines.append("squall_proxy_connections_shed_total \(metrics.connectionsShed)")
         lines += Self.header("squall_proxy_faults_fired_total", "counter", "Faults fired, by rule name.")
         for (rule, count) in metrics.faultsFired.sorted(by: { $0.key < $1.key }) {
             lines.append("squall_proxy_faults_fired_total{rule=\"\(Self.escaped(rule))\"} \(count)")

@@ -79,10 +79,12 @@ public struct ProxyMetrics: Sendable, Hashable {
     public var bytesUpstream: Int64 = 0
     /// Bytes forwarded server → client.
     public var bytesDownstream: Int64 = 0
-    /// Connections accepted since start.
+    /// Connections accepted and served since start.
     public var connectionsAccepted: Int64 = 0
     /// Connections open now.
     public var connectionsOpen: Int64 = 0
+    /// Connections shed since start: over a listener's connection limit, answered 503 (or closed) and not served.
+    public var connectionsShed: Int64 = 0
     /// Faults fired since start, by rule name.
     public var faultsFired: [String: Int64] = [:]
 

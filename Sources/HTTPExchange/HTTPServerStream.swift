@@ -6,7 +6,8 @@ import SquallNet
 /// chunked, never a whole body), responses written, and a bounded drain before closing.
 ///
 /// ```
-///   nextHead(idle, head deadline) ─▶ nextBodyPart … .end (or collectBody(limit:)) ─▶ send(response) ─▶ next head
+///   firstHead(by: accept + head timeout) ─▶ nextBodyPart … .end (or collectBody(limit:)) ─▶ send(response)
+///     ─▶ nextHead(idle timeout, head timeout) ─▶ …
 ///   any failure ─▶ send an error response ─▶ drainBeforeClose() ─▶ close
 /// ```
 /// One thread uses it at a time. Reads throw `HTTPExchangeError`; a parse error is thrown once the events parsed
@@ -35,10 +36,29 @@ public final class HTTPServerStream {
     /// Whether the messages read so far allow another request on this connection.
     public var keepAlive: Bool { parser.keepAlive }
 
+    /// The first request head of a connection, which must be whole by `deadline` (the caller counts it from the
+    /// accept, so a TLS handshake is included): silence or a trickle past it throws `headTimeout`, however late
+    /// the first byte came. Nil when the peer closes or fails before sending a byte.
+    public func firstHead(by deadline: ContinuousClock.Instant) throws(HTTPExchangeError) -> RequestHead? {
+        try readHead(silentUntil: deadline) { _ in deadline }
+    }
+
     /// The next request head; nil when the peer closes, fails or stays silent for `idleTimeout` before sending any
     /// of it. Once its first byte arrived, the head must be complete within `headTimeout` (else `headTimeout`).
     public func nextHead(idleTimeout: Duration, headTimeout: Duration) throws(HTTPExchangeError) -> RequestHead? {
-        var deadline = ContinuousClock.now.advanced(by: idleTimeout)
+        try readHead(silentUntil: ContinuousClock.now.advanced(by: idleTimeout), silenceIsLate: false) { started in
+            started.advanced(by: headTimeout)
+        }
+    }
+
+    /// Reads until a request head is whole: waits for its first byte until `silentUntil` (past it: `headTimeout` when
+    /// `silenceIsLate`, else nil), then until `headDeadline(first byte's arrival)`.
+    private func readHead(
+        silentUntil: ContinuousClock.Instant, silenceIsLate: Bool = true,
+        headDeadline: (ContinuousClock.Instant) -> ContinuousClock.Instant
+    ) throws(HTTPExchangeError) -> RequestHead? {
+        let late = HTTPExchangeError(.headTimeout, "the request head is late")
+        var deadline = silentUntil
         var started = false
         while true {
             if let event = nextPending() {
@@ -50,8 +70,8 @@ public final class HTTPServerStream {
             do {
                 count = try read(deadline: deadline)
             } catch {
-                guard started else { return nil }
-                throw error.code == .timedOut ? HTTPExchangeError(.headTimeout, "the request head is late") : error
+                guard started || (silenceIsLate && error.code == .timedOut) else { return nil }
+                throw error.code == .timedOut ? late : error
             }
             if count == 0 {
                 guard started else { return nil }
@@ -59,7 +79,7 @@ public final class HTTPServerStream {
             }
             if !started {
                 started = true
-                deadline = ContinuousClock.now.advanced(by: headTimeout)
+                deadline = headDeadline(ContinuousClock.now)
             }
             parse(count)
         }

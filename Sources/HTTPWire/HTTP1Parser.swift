@@ -98,6 +98,19 @@ public struct HTTP1Parser: Sendable {
         setSectionLimits()
     }
 
+    /// Whether the parser stands between messages: the last one ended (or none began) and no byte of the next one
+    /// has been fed. A server's idle time between requests is spent here.
+    public var isBetweenMessages: Bool {
+        guard case .head = state else { return false }
+        return sectionStart == streamOffset
+    }
+
+    /// Whether a head has begun (some of its bytes, or empty lines before it, were fed) and is not complete yet.
+    public var isInsideHead: Bool {
+        guard case .head = state else { return false }
+        return sectionStart < streamOffset
+    }
+
     /// Client role: the next response not yet expected answers a request with `method` (needed for HEAD and
     /// CONNECT framing). Call once per request sent, in order; a response with none expected is read as for GET.
     public mutating func expectResponse(to method: HTTPMethod) {
@@ -146,7 +159,7 @@ public struct HTTP1Parser: Sendable {
         case .opaque, .finished:
             state = .finished
             return []
-        case .head where sectionStart == streamOffset && expectedMethods.isEmpty:
+        case .head where isBetweenMessages && expectedMethods.isEmpty:
             state = .finished
             return []
         default:

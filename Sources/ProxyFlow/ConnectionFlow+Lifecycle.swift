@@ -6,9 +6,14 @@ import ProxyTranscript
 /// `ConnectionAction`s its driver carries out come out.
 ///
 /// ```
-///  opened ─▶ acceptClient ─legReady─▶ connectUpstream ─legReady─▶ relay ─(a cut, both ends, a failure)─▶ ending
-///     │             └─tlsFailed─▶ abort         └─unreachable─▶ relay as a gateway (http: 502) or abort (tcp)
+///  opened ─▶ acceptClient(by the head deadline) ─legReady─▶ awaitingRequest (relay: the client's bytes are held)
+///     │          └─tlsFailed─▶ abort               ├─ a whole head (http) or a first byte (tcp) ─▶ connectUpstream
+///     │                                            ├─ the head deadline ─▶ 408 (http) or close (tcp)
+///     │                                            └─ the client's FIN or RST ─▶ ending (no upstream was opened)
 ///     └─ refuse/reset/close at the opening ─▶ abort or close
+///  connectUpstream ─legReady─▶ relaying (the held bytes replayed first)
+///        └─unreachable─▶ gateway: a 502 answering the held head (http), or abort (tcp)
+///  relaying ─(a cut, both ends, a failure; http: a later head past its deadline: 408, idle past the idle timeout)─▶
 ///  ending: abort ─endSent─▶ release │ close ─endSent─▶ release │ finishWrites ─endSent─▶ drain ─drained─▶ close ─▶ …
 /// ```
 extension ConnectionFlow {
@@ -16,9 +21,12 @@ extension ConnectionFlow {
     enum Phase: Sendable {
         case opening
         case acceptingClient
+        /// The client leg is up, the upstream not yet: the client's bytes are held until they make a request (see
+        /// `holdFirstRequest`), so an idle client costs no upstream connection.
+        case awaitingRequest
         case connectingUpstream
         case relaying
-        /// The upstream could not be reached: the flow answers the client's first request with a 502.
+        /// The upstream could not be reached: the flow answered the client's request with a 502 and lets it close.
         case gateway
         case ending
     }
@@ -33,18 +41,6 @@ extension ConnectionFlow {
         var lingers = false
     }
 
-    /// The 502 a gateway answers with, and until when it waits for the request head.
-    struct Gateway: Sendable {
-        var reason: String
-        var deadline: Duration
-        var read = 0
-        var answered = false
-    }
-
-    /// How long an unreachable upstream's gateway waits for the request head, and how much of it it reads.
-    static let gatewayWait: Duration = .seconds(2)
-    static let gatewayHeadLimit = 64 * 1024
-
     /// Feeds one input at `now`; returns what the driver does next. What the connection's faults share
     /// with other connections is asked of `budget`.
     public mutating func handle(
@@ -52,13 +48,15 @@ extension ConnectionFlow {
     ) -> [ConnectionAction] {
         switch input {
         case .received(let bytes, let side):
-            if phase == .gateway { return gatewayReceived(bytes, at: now) }
+            if phase == .awaitingRequest { return holdFirstRequest(bytes) }
             guard phase == .relaying else { return [] }
             catchUpRules(budget: budget, at: now)
             received(bytes, from: side, at: now, budget: budget)
+            updateTimers(at: now)
             return endIfDecided()
         case .wrote:
             wrote(at: now)
+            updateTimers(at: now)
             return endIfDone(at: now)
         case .shutDown(let side):
             return [.capture(CaptureMark(side, .proxy, .fin))]
@@ -74,11 +72,15 @@ extension ConnectionFlow {
                         then: end == .reset ? .abort(waitForAcknowledgement: false) : .close)
             }
             phase = .acceptingClient
-            return [.acceptClient]
+            headDeadline = limits.headTimeout.map { now + $0 }
+            return [.acceptClient(deadline: headDeadline)]
         case .legReady(let side, let session):
             if let session { emit(.tlsEstablished(leg: side, session), at: now) }
-            phase = side == .client ? .connectingUpstream : .relaying
-            return [side == .client ? .connectUpstream : .relay]
+            guard side == .upstream else {
+                phase = .awaitingRequest
+                return [.relay]
+            }
+            return upstreamReady(at: now, budget: budget)
         case .tlsFailed(let side, let reason):
             emit(.tlsFailed(leg: side, reason: reason), at: now)
             guard side == .upstream else {
@@ -101,14 +103,12 @@ extension ConnectionFlow {
         case .waitFailed:
             return proxyEnds(.rst)
         case .tick:
-            if phase == .gateway {
-                return gateway.map { now >= $0.deadline && !$0.answered } == true ? answerGateway(nil, at: now) : []
-            }
-            guard phase == .relaying else { return [] }
+            guard phase == .relaying || phase == .awaitingRequest else { return [] }
             catchUpRules(budget: budget, at: now)
             let due = faults.outcome(.due(connection: id, time: now), budget: budget)
             for decision in due.decisions { apply(decision, at: now) }
-            return endIfDecided()
+            let decided = endIfDecided()
+            return decided.isEmpty ? timersDue(at: now) : decided
         case .message(let message):
             switch message {
             case .fire(let decision): apply(decision, at: now)
@@ -140,17 +140,13 @@ extension ConnectionFlow {
         for decision in decisions { apply(decision, at: now) }
     }
 
-    /// The next time the flow wants a `tick` of its own (a gateway waiting for the request head).
-    public var deadline: Duration? {
-        gateway.flatMap { $0.answered ? nil : $0.deadline }
-    }
-
     /// When the connection's next delayed trigger is due, while they reach it (not once the upstream failed).
-    public var faultsDue: Duration? { phase == .relaying ? faults.nextDue : nil }
+    public var faultsDue: Duration? { phase == .relaying || phase == .awaitingRequest ? faults.nextDue : nil }
 
     /// Whether the driver still reads `side` (it has not ended, and the flow is relaying).
     public func reads(_ side: FlowSide) -> Bool {
-        (phase == .relaying || (phase == .gateway && side == .client)) && !hasEnded(side)
+        let clientOnly = phase == .gateway || phase == .awaitingRequest
+        return (phase == .relaying || (clientOnly && side == .client)) && !hasEnded(side)
     }
 
     func hasEnded(_ side: FlowSide) -> Bool {
@@ -158,27 +154,28 @@ extension ConnectionFlow {
     }
 
     /// Enters the ending with `ending`, then does `action`.
-    private mutating func begin(_ ending: Ending, then action: ConnectionAction) -> [ConnectionAction] {
-        phase = .ending
+    mutating func begin(_ ending: Ending, then action: ConnectionAction) -> [ConnectionAction] {
         var ending = ending
         // A gateway's close is the upstream's failure, whatever ends the exchange with the client.
-        if gateway != nil {
+        if phase == .gateway {
             ending = Ending(side: .upstream, kind: .rst, recordsFaults: false, lingers: ending.lingers)
         }
+        phase = .ending
         self.ending = ending
+        held = []
         return [action]
     }
 
     /// A fault or answer decided to end the connection at once.
-    private mutating func endIfDecided() -> [ConnectionAction] {
-        guard let end = immediateEnd, phase == .relaying else { return [] }
+    mutating func endIfDecided() -> [ConnectionAction] {
+        guard let end = immediateEnd, phase == .relaying || phase == .awaitingRequest else { return [] }
         return proxyEnds(end == .reset ? .rst : .fin)
     }
 
     /// The proxy ends the connection: RSTs on both legs after the peers acknowledged what was written, or FINs on
     /// both and a drain.
-    private mutating func proxyEnds(_ kind: CloseKind) -> [ConnectionAction] {
-        guard phase == .relaying || phase == .gateway else { return [] }
+    mutating func proxyEnds(_ kind: CloseKind) -> [ConnectionAction] {
+        guard phase == .relaying || phase == .gateway || phase == .awaitingRequest else { return [] }
         if kind == .rst {
             return [.capture(CaptureMark(.client, .proxy, .rst)), .capture(CaptureMark(.upstream, .proxy, .rst))]
                 + begin(Ending(side: .proxy, kind: .rst), then: .abort(waitForAcknowledgement: true))
@@ -209,7 +206,12 @@ extension ConnectionFlow {
             return [mark]
         case .gateway:
             clientEnded = true
-            return [mark] + (gateway?.answered == false ? answerGateway(nil, at: now) : [])
+            return [mark]
+        case .awaitingRequest:
+            // Nothing was forwarded (no upstream yet): the connection just closes.
+            clientEnded = true
+            return [mark, .capture(CaptureMark(.client, .proxy, .fin))]
+                + begin(Ending(side: .client, kind: .fin), then: .close)
         case .relaying:
             if side == .client { clientEnded = true } else { upstreamEnded = true }
             if firstEnd == nil { firstEnd = side }
@@ -227,7 +229,7 @@ extension ConnectionFlow {
             markLingerFinished(side)
             return [.capture(CaptureMark(side, .peer, .rst))]
         }
-        guard phase == .relaying || phase == .gateway else { return [] }
+        guard phase == .relaying || phase == .gateway || phase == .awaitingRequest else { return [] }
         let other: FlowSide = side == .client ? .upstream : .client
         let marks: [CaptureMark] =
             abruptEOF
@@ -253,40 +255,31 @@ extension ConnectionFlow {
 
     /// The upstream could not be reached: an http-mode client gets a 502 naming the problem, a tcp one an RST.
     ///
-    /// As a gateway does, the flow reads the request head first (at most `gatewayHeadLimit` bytes, for at most
-    /// `gatewayWait`): the answer to a HEAD has no body (RFC 9110 §9.3.2), and a body a client did not ask for would
-    /// be read as the next response. What the client still sends is drained before the close.
+    /// The request head is in already (the upstream is connected for it): the answer to a HEAD has no body (RFC 9110
+    /// §9.3.2), and a body a client did not ask for would be read as the next response. What the client still sends
+    /// is read and dropped until the answer is written, then drained before the close.
     private mutating func unreachable(_ reason: String, at now: Duration) -> [ConnectionAction] {
         upstreamEnded = true
+        let first = held
+        held = []
         guard mode == .http else {
             return [.capture(CaptureMark(.client, .proxy, .rst))]
                 + begin(
                     Ending(side: .upstream, kind: .rst, recordsFaults: false),
                     then: .abort(waitForAcknowledgement: false))
         }
-        gateway = Gateway(reason: "upstream \(upstreamName) unreachable: \(reason)", deadline: now + Self.gatewayWait)
         phase = .gateway
-        return [.relay]
-    }
-
-    private mutating func gatewayReceived(_ bytes: ArraySlice<UInt8>, at now: Duration) -> [ConnectionAction] {
-        guard var gateway, !gateway.answered else { return [] }
-        gateway.read += bytes.count
-        self.gateway = gateway
-        guard let events = try? requestParser.feed(bytes) else { return answerGateway(nil, at: now) }
-        for case .requestHead(let head) in events {
+        var head: RequestHead?
+        for chunk in first where head == nil {
+            guard let events = try? requestParser.feed(chunk) else { break }
+            for case .requestHead(let found) in events where head == nil { head = found }
+        }
+        if let head {
             requests += 1
             emit(.requestHead(exchange: 1, head), at: now)
-            return answerGateway(head, at: now)
         }
-        return gateway.read >= Self.gatewayHeadLimit ? answerGateway(nil, at: now) : []
-    }
-
-    /// Answers the gateway's 502 (to `head` when one arrived); the lane's close then ends the connection.
-    private mutating func answerGateway(_ head: RequestHead?, at now: Duration) -> [ConnectionAction] {
-        guard let reason = gateway?.reason else { return [] }
-        gateway?.answered = true
-        answer(Self.proxyError(502, "squall proxy: \(reason)"), at: now, close: true, exchange: 1, method: head?.method)
-        return []
+        let message = "squall proxy: upstream \(upstreamName) unreachable: \(reason)"
+        answer(Self.proxyError(502, message), at: now, close: true, exchange: 1, method: head?.method)
+        return [.relay]
     }
 }

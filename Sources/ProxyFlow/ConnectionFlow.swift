@@ -46,6 +46,8 @@ public struct ConnectionFlow: Sendable {
     /// `forwardedProto`, the `Host` the client sent), so that the client comes back through the proxy
     /// (`locationRewritten`). Empty rewrites nothing.
     public var upstreamOrigins: Set<String> = []
+    /// The head and idle timeouts the client gets (`ConnectionLimits`). Default: none.
+    public var limits = ConnectionLimits()
     /// The `Host` of the last request, for a rewritten `Location`.
     var clientHost: String?
     /// Set when a fault ends the connection at once (not after queued bytes): the driver does it first.
@@ -64,7 +66,14 @@ public struct ConnectionFlow: Sendable {
     var endRecorded = false
     var lingerClientFinished = false
     var lingerUpstreamFinished = false
-    var gateway: Gateway?
+    /// The client's first bytes, read before the upstream was connected, replayed into the flow once it is.
+    var held: [ArraySlice<UInt8>] = []
+    /// Parses the held bytes only to learn when they hold a whole request head (http mode, before the upstream).
+    var headProbe: HTTP1Parser?
+    /// When the head being read must be whole: the first from the opening, a later one from its first byte.
+    var headDeadline: Duration?
+    /// Since when the connection has been idle between requests (nothing in flight, nothing queued).
+    var idleSince: Duration?
     var events: [TranscriptEvent] = []
     /// A body range still growing: consecutive reads of one body become one event (at most `bodyEventLimit`
     /// bytes), so a long upload costs a few thousand events, not one per read.

@@ -28,7 +28,8 @@ public enum ConnectionInput: Sendable {
     case reachedCut(FlowItem)
     /// Waiting failed (poll).
     case waitFailed
-    /// A deadline (`ConnectionFlow.deadline`, or the connection's next delayed trigger) has come.
+    /// A deadline (`ConnectionFlow.deadline`: a head or idle timeout; or the connection's next delayed trigger) has
+    /// come.
     case tick
     /// A message from another thread (the control API, a rule change, the listener stopping).
     case message(ConnectionMessage)
@@ -51,9 +52,11 @@ public enum ConnectionMessage: Sendable {
 /// What `ConnectionFlow.handle` asks its driver to do, in order. Writing the lanes' items is not listed: the driver
 /// writes what `Lane.next(at:)` hands it while relaying.
 public enum ConnectionAction: Sendable, Hashable {
-    /// Complete the client leg (its TLS handshake when the listener has TLS); answer `legReady` or `tlsFailed`.
-    case acceptClient
-    /// Connect the upstream (and its TLS); answer `legReady`, `tlsFailed` or `upstreamUnreachable`.
+    /// Complete the client leg (its TLS handshake when the listener has TLS) by `deadline` (the head deadline; nil for
+    /// none); answer `legReady` or `tlsFailed` (a handshake past the deadline is one).
+    case acceptClient(deadline: Duration?)
+    /// Connect the upstream (and its TLS), once the client's bytes make a request; answer `legReady`, `tlsFailed` or
+    /// `upstreamUnreachable`.
     case connectUpstream
     /// Run the poll loop over the legs there are, feeding reads, ends, writes, ticks and messages, until the flow
     /// asks for something else.

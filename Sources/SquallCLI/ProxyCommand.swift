@@ -31,7 +31,9 @@ enum ProxyCommand: Subcommand {
             .value(
                 "--pcap-wire", "FILE",
                 help: "Capture the real loopback traffic of the proxy's and upstream's ports (root or CAP_NET_RAW)."),
-        ],
+        ] + ListenerLimitsOption.specs(defaults: ChaosProxyConfiguration.defaultLimits)
+            + ListenerLimitsOption.specs(
+                prefix: "--api-", listener: "Control API", defaults: ControlServer.defaultLimits),
         discussion: """
             Prints the proxy's URL on the first line of stdout, the control API's URL on the second when --api is
             given, then the path of the CA certificate clients must trust (unless --plain). The control API serves
@@ -44,6 +46,15 @@ enum ProxyCommand: Subcommand {
             readable: open --pcap with 'tshark -r FILE -Y http', and --pcap-wire with '-o tls.keylog_file:KEYLOG'
             (give --keylog too). When live capture is not permitted, a one-line message says so on stderr and
             the proxy runs on (the --pcap capture still works).
+
+            Limits (every proxy listener, the Toxiproxy ones included): the upstream is connected only once a
+            client's bytes make a request (http mode: a whole request head; tcp mode: a first byte), so idle
+            clients cost no upstream connection. A client's first request head must be whole within
+            --head-timeout of the accept, its TLS handshake included (tcp mode: its first byte), else 408 (tcp
+            mode: the connection closes; an unfinished TLS handshake closes without a byte); a later head has as
+            long from its first byte. An http connection idle between requests for --idle-timeout closes. A
+            connection over --max-connections gets 503 with Connection: close (tcp mode: closed at once). The
+            control API has its own limits (--api-head-timeout, --api-idle-timeout, --api-max-connections).
             """
     )
 
@@ -56,18 +67,20 @@ enum ProxyCommand: Subcommand {
         pthread_sigmask(SIG_BLOCK, &signals, &previous)
         defer { pthread_sigmask(SIG_SETMASK, &previous, nil) }
         var configuration = try makeConfiguration(arguments, environment: context.environment)
+        let apiAddress = try apiAddress(arguments)
+        let apiLimits = try apiLimits(arguments)
         let console = context.console
         configuration.onUnresolvedFault = { fault in console.printError("squall proxy: \(unresolvedLine(fault))") }
         let proxy = try ChaosProxy(configuration: configuration)
         var api: ControlServer?
-        if let address = try apiAddress(arguments) {
+        if let address = apiAddress {
             let proxyReference = WeakProxy(proxy)
             let handler = ControlAPIHandler(configuration: ControlAPIConfiguration(token: arguments["--api-token"])) {
                 _ in proxyReference.proxy?.toxiproxyRulesChanged()
             }
             handler.attach(proxy)
             proxy.useToxiproxyRules(from: handler)
-            api = try ControlServer(address: address, handler: handler)
+            api = try ControlServer(address: address, handler: handler, limits: apiLimits)
         }
         let startProblems = proxy.captureProblems
         for problem in startProblems { context.console.printError("squall proxy: \(problem)") }
@@ -148,6 +161,8 @@ enum ProxyCommand: Subcommand {
         for flag in ["--pcap", "--pcap-wire"] where arguments[flag] == "-" {
             throw UsageError("\(flag) needs a file: standard output carries the proxy's URLs", command: path)
         }
+        configuration.limits = try ListenerLimitsOption.parse(
+            arguments, defaults: ChaosProxyConfiguration.defaultLimits, command: path)
         configuration.decryptedCapturePath = arguments["--pcap"]
         configuration.wireCapturePath = arguments["--pcap-wire"]
         return configuration
@@ -170,9 +185,18 @@ enum ProxyCommand: Subcommand {
         return insecure ? .insecure : .systemDefault
     }
 
+    /// The control API's limits (`--api-head-timeout`, `--api-idle-timeout`, `--api-max-connections`).
+    static func apiLimits(_ arguments: ParsedArguments) throws(UsageError) -> ListenerLimits {
+        try ListenerLimitsOption.parse(
+            arguments, prefix: "--api-", defaults: ControlServer.defaultLimits, command: path)
+    }
+
     private static func apiAddress(_ arguments: ParsedArguments) throws(UsageError) -> SocketAddress? {
         guard let text = arguments["--api"] else {
-            if arguments["--api-token"] != nil { throw UsageError("--api-token needs --api", command: path) }
+            let apiFlags = ["--api-token", "--api-head-timeout", "--api-idle-timeout", "--api-max-connections"]
+            if let flag = apiFlags.first(where: { arguments[$0] != nil }) {
+                throw UsageError("\(flag) needs --api", command: path)
+            }
             return nil
         }
         guard let address = try? SocketAddress(parsing: text), address.isLoopback else {

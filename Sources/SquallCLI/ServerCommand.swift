@@ -10,7 +10,9 @@ enum ServerCommand: Subcommand {
     static let spec = CommandSpec(
         path: ["server"],
         summary: "Run the reference resumable-upload server (interop 3 to 8) until SIGINT or SIGTERM.",
-        usage: "[--listen ADDR] [--tls [--ca DIR]] [--store DIR] [--log FILE] [--interop LIST] [--max-size SIZE] ...",
+        usage:
+            "[--listen ADDR] [--tls [--ca DIR]] [--store DIR] [--log FILE] [--interop LIST] [--max-size SIZE]"
+            + " [--head-timeout D] [--idle-timeout D] [--max-connections N] ...",
         options: [
             .value("--listen", "ADDR", help: "Address to listen on. Default 127.0.0.1:0 (a free port)."),
             .flag("--tls", help: "Serve HTTPS with leaves minted per SNI name by the local CA."),
@@ -37,7 +39,7 @@ enum ServerCommand: Subcommand {
             .value(
                 "--retention", "DURATION",
                 help: "How long completed and cancelled uploads stay answerable. Default 1d."),
-        ],
+        ] + ListenerLimitsOption.specs(defaults: UploadServerConfiguration.defaultLimits),
         discussion: """
             Prints the base URL (e.g. http://127.0.0.1:40123) on the first line of stdout and the store folder on
             the second. Creations go to /upload, upload resources live at /upload/<id>, and GET /_squall/uploads
@@ -53,7 +55,14 @@ enum ServerCommand: Subcommand {
             Without --auth requests are anonymous. With --auth, POST /_squall/token?principal=NAME answers a bearer
             token (JSON access_token); upload requests without a valid one get 401 with WWW-Authenticate, an upload
             belongs to the principal that created it (others get 404), and POST /_squall/expire-tokens expires every
-            token issued so far. SIGINT or SIGTERM stops the server cleanly (exit status 0).
+            token issued so far.
+
+            Limits: a connection's first request head must be whole within --head-timeout of the accept (the TLS
+            handshake included; a later head within as long of its first byte), else 408 and the connection closes
+            (a TLS handshake still unfinished closes without a byte); a connection silent for --idle-timeout
+            between requests closes, and a body silent as long counts as interrupted (its bytes stay); a
+            connection over --max-connections gets 503 with Connection: close. SIGINT or SIGTERM stops the server
+            cleanly (exit status 0).
             """
     )
 
@@ -100,6 +109,8 @@ enum ServerCommand: Subcommand {
             throw UsageError("--ca needs --tls", command: path)
         }
         configuration.uploadProtocol = try uploadProtocol(arguments)
+        configuration.limits = try ListenerLimitsOption.parse(
+            arguments, defaults: UploadServerConfiguration.defaultLimits, command: path)
         if let retention = arguments["--retention"] {
             configuration.completedRetention = try seconds(retention, option: "--retention")
         }

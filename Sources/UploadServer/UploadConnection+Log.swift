@@ -68,7 +68,7 @@ extension UploadConnection {
 
     /// The next part of the request's body, waiting at most `idleTimeout` for bytes; its bytes are counted.
     func nextBodyPart() throws(HTTPExchangeError) -> HTTPServerStream.BodyPart {
-        let part = try reader.nextBodyPart(timeout: configuration.idleTimeout)
+        let part = try reader.nextBodyPart(timeout: configuration.limits.idleTimeout)
         if case .data(let bytes) = part { bodyBytes += Int64(bytes.count) }
         return part
     }

@@ -2,6 +2,7 @@ import Glibc
 import HTTPExchange
 import HTTPWire
 import ResumableUpload
+import SquallCore
 import SquallNet
 import UploadStore
 
@@ -18,6 +19,10 @@ final class UploadConnection {
     let id: Int
     let socket: Socket
     let reader: HTTPServerStream
+    /// When the first request head must be whole: the head timeout counted from the accept.
+    private let firstHeadDeadline: ContinuousClock.Instant
+    /// Whether a request was read on this connection (later heads wait for the idle timeout, then the head timeout).
+    private var served = false
     /// Whether the connection ends after the current request.
     var closing = false
     /// The method of the request being answered (a response to HEAD carries no content).
@@ -29,11 +34,15 @@ final class UploadConnection {
     /// The body bytes read for the request being served (for the log).
     var bodyBytes: Int64 = 0
 
-    init(server: UploadServer, id: Int, socket: Socket, stream: any ByteStream) {
+    init(
+        server: UploadServer, id: Int, socket: Socket, stream: any ByteStream,
+        firstHeadDeadline: ContinuousClock.Instant
+    ) {
         self.server = server
         self.id = id
         self.socket = socket
         self.reader = HTTPServerStream(stream: stream)
+        self.firstHeadDeadline = firstHeadDeadline
     }
 
     var configuration: UploadServerConfiguration { server.configuration }
@@ -50,10 +59,19 @@ final class UploadConnection {
         while !closing {
             let head: RequestHead?
             do {
-                head = try reader.nextHead(
-                    idleTimeout: configuration.idleTimeout, headTimeout: configuration.headTimeout)
+                let limits = configuration.limits
+                head =
+                    served
+                    ? try reader.nextHead(idleTimeout: limits.idleTimeout, headTimeout: limits.headTimeout)
+                    : try reader.firstHead(by: firstHeadDeadline)
+                served = true
             } catch {
-                if error.code == .headTimeout { return sendStatusAndClose(408, "Request Timeout") }
+                if error.code == .headTimeout {
+                    let limit = DurationText.format(configuration.limits.headTimeout) ?? "its deadline"
+                    return sendStatusAndClose(
+                        408, "Request Timeout",
+                        detail: "the request head did not arrive whole within \(limit) (--head-timeout)")
+                }
                 guard let wireError = error.wireError else { return }
                 let (status, reason) = wireError.requestStatus
                 return sendStatusAndClose(status, reason, detail: "malformed request: \(wireError.detail)")
@@ -146,7 +164,7 @@ final class UploadConnection {
 
     func send(_ head: ResponseHead, body: [UInt8] = []) throws {
         logResponse(head)
-        try reader.send(head, body: body, timeout: configuration.idleTimeout)
+        try reader.send(head, body: body, timeout: configuration.limits.idleTimeout)
     }
 
     func send(_ response: UploadResponse) throws {

@@ -1,4 +1,5 @@
 import Glibc
+import HTTPExchange
 import SquallNet
 import Synchronization
 import TLSKit
@@ -64,8 +65,10 @@ public final class UploadServer: Sendable {
                 "listen": .string(listener.address.description), "store": .string(store.directory),
                 "recovered": .int(Int64(store.list().count)),
             ])
+        let limits = configuration.limits
         let acceptConfiguration = AcceptLoopConfiguration(
-            maximumConnections: configuration.maximumConnections, name: "upload-server")
+            maximumConnections: limits.maximumConnections, name: "upload-server",
+            shed: { socket in Self.shed(socket, tls: tls, limits: limits) })
         let loop = AcceptLoop(listener: listener, configuration: acceptConfiguration) { [weak self] socket in
             guard let self else { return socket.close() }
             self.serve(socket, tls: tls)
@@ -185,18 +188,40 @@ public final class UploadServer: Sendable {
             return sockets != nil
         }
         guard open else { return }
+        // The head timeout counts from here, right after the accept: the TLS handshake is part of it.
+        let headTimeout = configuration.limits.headTimeout
+        let deadline = ContinuousClock.now + headTimeout
         do {
             try? sweepIfDue()
             try socket.setNonBlocking(true)
             socket.setNoDelay()
             let stream: any ByteStream =
-                try tls.map { try TLSStream.accept(socket: socket, context: $0, timeout: configuration.headTimeout) }
+                try tls.map { try TLSStream.accept(socket: socket, context: $0, timeout: deadline - .now) }
                 ?? PlainStream(socket: socket)
             let id = connectionCount.add(1, ordering: .relaxed).newValue
-            UploadConnection(server: self, id: id, socket: socket, stream: stream).run()
+            UploadConnection(server: self, id: id, socket: socket, stream: stream, firstHeadDeadline: deadline).run()
         } catch {
             return
         }
+    }
+
+    /// Answers a connection over `limits.maximumConnections` with a 503 (after its TLS handshake, within the head
+    /// timeout and at most 2 s) and closes it.
+    private static func shed(_ socket: Socket, tls: TLSContext?, limits: ListenerLimits) {
+        defer { socket.close() }
+        guard (try? socket.setNonBlocking(true)) != nil else { return }
+        let handshake = min(limits.headTimeout, .seconds(2))
+        let stream: any ByteStream
+        if let tls {
+            guard let secure = try? TLSStream.accept(socket: socket, context: tls, timeout: handshake) else { return }
+            stream = secure
+        } else {
+            stream = PlainStream(socket: socket)
+        }
+        HTTPServerStream.shed(
+            stream,
+            message: "squall server: \(limits.maximumConnections) connections are open, the most it serves at once;"
+                + " try again later (--max-connections raises the limit)")
     }
 
     /// `host:port` of `address` as clients reach it: a wildcard listen address (`0.0.0.0`, `::`) becomes the

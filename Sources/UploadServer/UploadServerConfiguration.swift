@@ -15,14 +15,12 @@ public struct UploadServerConfiguration: Sendable {
     /// Default: `UploadProtocolConfiguration()` (every interop version 3 … 8, no limits, a progress 104 every MiB,
     /// at most 3 per request, at least 1 s apart).
     public var uploadProtocol: UploadProtocolConfiguration
-    /// How long a request head may take from its first byte (and a TLS handshake from the connection's start):
-    /// a slower head gets 408 and the connection closes. Default 10 s.
-    public var headTimeout: Duration
-    /// How long a connection may stay silent: between requests (the connection then closes quietly), and while
-    /// a body streams (the body then counts as interrupted; its bytes stay). Default 60 s.
-    public var idleTimeout: Duration
-    /// Most connections served at once; more wait in the listen queue. Default 256.
-    public var maximumConnections: Int
+    /// What the server allows its peers (`--head-timeout`, `--idle-timeout`, `--max-connections`). Default
+    /// `UploadServerConfiguration.defaultLimits`: a first head whole within 10 s of the accept (TLS included, then each
+    /// later head within 10 s of its first byte; else 408), 60 s of silence between requests (the connection then
+    /// closes quietly) and while a body streams (the body then counts as interrupted; its bytes stay), and 1024
+    /// connections at once (one more gets 503).
+    public var limits: ListenerLimits
     /// Bearer-token authentication (`--auth`). Default `nil`: every request is served anonymously.
     public var authentication: AuthenticationConfiguration?
     /// How long completed uploads and the tombstones of cancelled ones are kept, in seconds, so that a client that
@@ -37,9 +35,7 @@ public struct UploadServerConfiguration: Sendable {
         certificateAuthorityDirectory: String? = nil,
         storeDirectory: String? = nil,
         uploadProtocol: UploadProtocolConfiguration = UploadProtocolConfiguration(),
-        headTimeout: Duration = .seconds(10),
-        idleTimeout: Duration = .seconds(60),
-        maximumConnections: Int = 256,
+        limits: ListenerLimits = UploadServerConfiguration.defaultLimits,
         authentication: AuthenticationConfiguration? = nil,
         completedRetention: Int64 = 86_400,
         logPath: String? = nil
@@ -48,13 +44,20 @@ public struct UploadServerConfiguration: Sendable {
         self.certificateAuthorityDirectory = certificateAuthorityDirectory
         self.storeDirectory = storeDirectory
         self.uploadProtocol = uploadProtocol
-        self.headTimeout = headTimeout
-        self.idleTimeout = idleTimeout
-        self.maximumConnections = maximumConnections
+        self.limits = limits
         self.authentication = authentication
         self.completedRetention = completedRetention
         self.logPath = logPath
     }
+
+    /// The server's limits unless told otherwise. 10 s for a head: far more than any client on a working network
+    /// needs, and as long as a slow or silent peer may hold a connection before it is answered 408. 60 s idle:
+    /// a client that reuses a pooled connection within a minute finds it open, a body paused by a stalled network has
+    /// a minute to resume, and an abandoned connection goes within a minute. 1024 connections:
+    /// each costs a thread and about 100 KiB (its 64 KiB read buffer, TLS state), so about 100 MiB at the limit,
+    /// well within a `ulimit -n` of 20000; 4 times the old fixed 256, which 300 slow peers filled.
+    public static let defaultLimits = ListenerLimits(
+        headTimeout: .seconds(10), idleTimeout: .seconds(60), maximumConnections: 1024)
 
     /// `127.0.0.1:0`.
     static var loopbackAnyPort: SocketAddress {

@@ -252,6 +252,7 @@ struct ControlAPIHandlerNativeTests {
             state.metrics.bytesDownstream = 200
             state.metrics.connectionsAccepted = 3
             state.metrics.connectionsOpen = 1
+            state.metrics.connectionsShed = 7
             state.metrics.faultsFired = ["cut \"40\"\\\n": 2, "a": 1]
         }
         let reply = client.send(.get, "/metrics")
@@ -264,12 +265,14 @@ struct ControlAPIHandlerNativeTests {
         #expect(lines.contains("squall_proxy_connections_accepted_total 3"))
         #expect(lines.contains("# TYPE squall_proxy_connections_open gauge"))
         #expect(lines.contains("squall_proxy_connections_open 1"))
+        #expect(lines.contains("# TYPE squall_proxy_connections_shed_total counter"))
+        #expect(lines.contains("squall_proxy_connections_shed_total 7"))
         #expect(
             lines.suffix(2) == [
                 #"squall_proxy_faults_fired_total{rule="a"} 1"#,
                 #"squall_proxy_faults_fired_total{rule="cut \"40\"\\\n"} 2"#,
             ])
-        #expect(lines.filter { $0.hasPrefix("# HELP") }.count == 4)
+        #expect(lines.filter { $0.hasPrefix("# HELP") }.count == 5)
         #expect(client.send(.post, "/metrics").status == 405)
     }
 

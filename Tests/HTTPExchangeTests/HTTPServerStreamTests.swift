@@ -1,3 +1,4 @@
+import Glibc
 import HTTPExchange
 import HTTPWire
 import SquallNet
@@ -58,6 +59,36 @@ struct HTTPServerStreamTests {
         #expect(try server.nextHead(idleTimeout: .milliseconds(20), headTimeout: Self.patience) == nil)
         try pair.client.shutdownWrite(deadline: nil)
         #expect(try server.nextHead(idleTimeout: Self.patience, headTimeout: Self.patience) == nil)
+    }
+
+    /// The first head's deadline is fixed (counted from the accept by the caller): silence until it is late, and a
+    /// first byte that comes late does not move it; a close before any byte is the end of the connection.
+    @Test func theFirstHeadMustBeWholeByItsDeadlineHoweverLateItsFirstByte() throws {
+        let silent = try StreamPair()
+        let error = #expect(throws: HTTPExchangeError.self) {
+            try HTTPServerStream(stream: silent.server).firstHead(by: .now + .milliseconds(50))
+        }
+        #expect(error?.code == .headTimeout)
+
+        let late = try StreamPair()
+        let server = HTTPServerStream(stream: late.server)
+        let deadline = ContinuousClock.now + .milliseconds(400)
+        // The first byte 250 ms in, then one every 100 ms: from the first byte, the head would have until 650 ms.
+        let client = Handed(stream: late.client)
+        let trickle = Background {
+            for byte in Array("GET / ".utf8) {
+                usleep(byte == UInt8(ascii: "G") ? 250_000 : 100_000)
+                try client.stream.writeAll([byte], deadline: .now + Self.patience)
+            }
+        }
+        let cut = #expect(throws: HTTPExchangeError.self) { try server.firstHead(by: deadline) }
+        #expect(cut?.code == .headTimeout)
+        #expect(ContinuousClock.now - deadline < .milliseconds(200))
+        _ = try? trickle.wait()
+
+        let gone = try StreamPair()
+        try gone.client.shutdownWrite(deadline: nil)
+        #expect(try HTTPServerStream(stream: gone.server).firstHead(by: .now + Self.patience) == nil)
     }
 
     @Test func aCloseInsideABodyIsClosedWithReasonEOF() throws {

@@ -25,6 +25,21 @@ struct HTTP1ParserTests {
         #expect(head.fields["UPLOAD-COMPLETE"] == "?1")
     }
 
+    /// Where the parser stands between the messages of a kept-alive stream, byte by byte: between messages, inside a
+    /// head, or inside content (neither).
+    @Test func saysWhetherItIsBetweenMessagesOrInsideAHead() throws {
+        var parser = HTTP1Parser(role: .server)
+        #expect(parser.isBetweenMessages && !parser.isInsideHead)
+        _ = try parser.feed(wire("GET /a HT"))
+        #expect(!parser.isBetweenMessages && parser.isInsideHead)
+        _ = try parser.feed(wire("TP/1.1\r\nHost: h\r\nContent-Length: 3\r\n\r\nab"))
+        #expect(!parser.isBetweenMessages && !parser.isInsideHead)
+        _ = try parser.feed(wire("c"))
+        #expect(parser.isBetweenMessages && !parser.isInsideHead)
+        _ = try parser.feed(wire("GET /b HTTP/1.1\r\nHost: h\r\n\r\nP"))
+        #expect(!parser.isBetweenMessages && parser.isInsideHead)
+    }
+
     @Test func parsesTheRequestTargetForms() throws {
         let targets = [
             ("GET", "/where?q=now"), ("GET", "http://www.example.org/pub/WWW/TheProject.html"),

@@ -1,8 +1,12 @@
+import ChaosProxy
 import Foundation
 import Glibc
+import SquallNet
 import TLSKit
 import TestSupport
 import Testing
+
+@testable import SquallCLI
 
 /// `squall proxy` as a user runs it: spawned in front of a spawned `squall server`, with curl through it.
 @Suite struct ProxyCommandTests {
@@ -136,10 +140,55 @@ import Testing
         (["--upstream", "http://127.0.0.1:9", "--plain", "--upstream-insecure"], "need an https:// upstream"),
         (["--upstream", "http://127.0.0.1:9", "--plain", "--api", "10.0.0.1:80"], "--api must be a loopback"),
         (["--upstream", "http://127.0.0.1:9", "--plain", "--pcap", "-"], "--pcap needs a file"),
+        (
+            ["--upstream", "http://127.0.0.1:9", "--plain", "--head-timeout", "0ms"],
+            "--head-timeout must be more than 0"
+        ),
+        (["--upstream", "http://127.0.0.1:9", "--plain", "--idle-timeout", "1"], "--idle-timeout must be a duration"),
+        (["--upstream", "http://127.0.0.1:9", "--plain", "--max-connections", "-3"], "--max-connections must be a"),
+        (
+            ["--upstream", "http://127.0.0.1:9", "--plain", "--api-max-connections", "8"],
+            "--api-max-connections needs --api"
+        ),
+        (
+            ["--upstream", "http://127.0.0.1:9", "--plain", "--api", "127.0.0.1:0", "--api-head-timeout", "soon"],
+            "--api-head-timeout must be a duration"
+        ),
     ])
     func usageMistakesExitWithTwo(arguments: [String], message: String) throws {
         let result = try TLSFixtures.runTool(SquallBinaryTests.binary, ["proxy"] + arguments)
         #expect(result.status == 2)
         #expect(result.standardError.contains(message), "\(result.standardError)")
+    }
+}
+
+/// The limit flags of `squall proxy` in process: its listeners' and its control API's, over their defaults.
+struct ProxyLimitFlagsTests {
+    @Test func flagsBecomeTheLimits() throws {
+        let parsed = try CommandLineParser.parse(
+            [
+                "--upstream", "http://127.0.0.1:9", "--plain", "--head-timeout", "3s", "--idle-timeout", "1500ms",
+                "--max-connections", "5000", "--api", "127.0.0.1:0", "--api-head-timeout", "1s",
+                "--api-idle-timeout", "5m", "--api-max-connections", "8",
+            ], for: ProxyCommand.spec)
+        let configuration = try ProxyCommand.makeConfiguration(parsed, environment: [:])
+        #expect(
+            configuration.limits
+                == ListenerLimits(headTimeout: .seconds(3), idleTimeout: .milliseconds(1500), maximumConnections: 5000))
+        #expect(
+            try ProxyCommand.apiLimits(parsed)
+                == ListenerLimits(headTimeout: .seconds(1), idleTimeout: .seconds(300), maximumConnections: 8))
+
+        let plain = try CommandLineParser.parse(
+            ["--upstream", "http://127.0.0.1:9", "--plain"], for: ProxyCommand.spec)
+        #expect(
+            try ProxyCommand.makeConfiguration(plain, environment: [:]).limits == ChaosProxyConfiguration.defaultLimits)
+        #expect(try ProxyCommand.apiLimits(plain) == ControlServer.defaultLimits)
+        #expect(
+            ChaosProxyConfiguration.defaultLimits
+                == ListenerLimits(headTimeout: .seconds(10), idleTimeout: .seconds(90), maximumConnections: 4096))
+        #expect(
+            ControlServer.defaultLimits
+                == ListenerLimits(headTimeout: .seconds(10), idleTimeout: .seconds(60), maximumConnections: 64))
     }
 }

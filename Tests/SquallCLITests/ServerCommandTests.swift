@@ -1,4 +1,5 @@
 import Foundation
+import SquallNet
 import TLSKit
 import TestSupport
 import Testing
@@ -34,6 +35,11 @@ struct ServerCommandTests {
         (["--token-ttl", "10m"], "--token-ttl needs --auth"),
         (["--auth", "--token-ttl", "10"], "--token-ttl must be a duration"),
         (["--retention", "forever"], "--retention must be a duration"),
+        (["--head-timeout", "0s"], "--head-timeout must be more than 0"),
+        (["--head-timeout", "10"], "--head-timeout must be a duration"),
+        (["--idle-timeout", "1.5s"], "--idle-timeout must be a duration"),
+        (["--max-connections", "0"], "--max-connections must be a whole number of connections of 1 or more"),
+        (["--max-connections", "lots"], "--max-connections must be a whole number of connections of 1 or more"),
     ])
     func flagErrorsExitWithStatus2(arguments: [String], message: String) {
         let (status, out, err) = squall(["server"] + arguments)
@@ -52,7 +58,8 @@ struct ServerCommandTests {
                 "--log", "/tmp/squall-server.log",
                 "--interop", "6,8", "--max-size", "1GiB", "--max-append-size", "8MiB", "--max-age", "10m",
                 "--resumable", "off", "--progress-interval", "0", "--progress-limit", "none", "--progress-spacing",
-                "250ms", "--auth", "--token-ttl", "90s", "--retention", "2h",
+                "250ms", "--auth", "--token-ttl", "90s", "--retention", "2h", "--head-timeout", "2500ms",
+                "--idle-timeout", "2m", "--max-connections", "20",
             ], for: ServerCommand.spec)
         let configuration = try ServerCommand.makeConfiguration(parsed, environment: [:])
         #expect(configuration.listenAddress.description == "127.0.0.1:0")
@@ -76,6 +83,9 @@ struct ServerCommandTests {
         #expect(rules.progressSpacing == .milliseconds(250))
         #expect(configuration.authentication == AuthenticationConfiguration(tokenLifetime: 90))
         #expect(configuration.completedRetention == 7200)
+        #expect(
+            configuration.limits
+                == ListenerLimits(headTimeout: .milliseconds(2500), idleTimeout: .seconds(120), maximumConnections: 20))
 
         let defaults = try ServerCommand.makeConfiguration(
             CommandLineParser.parse([], for: ServerCommand.spec), environment: [:])
@@ -90,6 +100,9 @@ struct ServerCommandTests {
         #expect(defaults.uploadProtocol.progressSpacing == .seconds(1))
         #expect(defaults.authentication == nil)
         #expect(defaults.completedRetention == 86_400)
+        #expect(
+            defaults.limits
+                == ListenerLimits(headTimeout: .seconds(10), idleTimeout: .seconds(60), maximumConnections: 1024))
 
         let authDefaults = try ServerCommand.makeConfiguration(
             CommandLineParser.parse(["--auth"], for: ServerCommand.spec), environment: [:])

@@ -42,7 +42,8 @@ struct AcceptLoopTests {
         #expect(loop.peakConnections == 100)
     }
 
-    /// At the limit the loop stops accepting; the next connection is served once a handler returns.
+    /// At the limit (without a shedder) the loop stops accepting; the next connection is served once a handler
+    /// returns.
     @Test func neverRunsMoreThanTheMaximum() throws {
         let started = Mailbox<Int>()
         let loop = try LoopbackServer.start(configuration: AcceptLoopConfiguration(maximumConnections: 2)) { socket in
@@ -67,6 +68,42 @@ struct AcceptLoopTests {
         #expect(loop.waitUntilIdle(timeout: patience))
         #expect(loop.acceptedConnections == 3)
         #expect(loop.peakConnections == 2)
+    }
+
+    /// With a shedder, the loop goes on accepting at the limit and hands what comes over it to the shedder; a slot
+    /// that frees takes the next connection again.
+    @Test func atTheLimitConnectionsAreShedNotQueued() throws {
+        let served = Mailbox<Int>()
+        let shed = Mailbox<Int>()
+        let release = Mailbox<Bool>()
+        let configuration = AcceptLoopConfiguration(
+            maximumConnections: 1,
+            shed: { socket in
+                let stream = PlainStream(socket: socket)
+                try? stream.writeAll(Array("full".utf8), deadline: .now + patience)
+                stream.close()
+                shed.put(1)
+            })
+        let loop = try LoopbackServer.start(configuration: configuration) { socket in
+            served.put(1)
+            _ = release.take(timeout: patience)
+            socket.close()
+        }
+        defer { loop.stop() }
+        let first = PlainStream(socket: try TCPConnector.connect(to: loop.address))
+        #expect(served.take(timeout: patience) == 1)
+        let second = PlainStream(socket: try TCPConnector.connect(to: loop.address))
+        #expect(shed.take(timeout: patience) == 1)
+        #expect(try second.readToEnd(limit: 10, deadline: .now + patience) == Array("full".utf8))
+        #expect(loop.shedConnections == 1)
+        release.put(true)
+        #expect(try first.readToEnd(limit: 10, deadline: .now + patience) == [])
+        #expect(loop.waitUntilIdle(timeout: patience))
+        let third = PlainStream(socket: try TCPConnector.connect(to: loop.address))
+        #expect(served.take(timeout: patience) == 1)
+        release.put(true)
+        #expect(try third.readToEnd(limit: 10, deadline: .now + patience) == [])
+        #expect(loop.acceptedConnections == 2)
     }
 
     @Test func stopClosesTheListener() throws {

@@ -31,6 +31,7 @@ enum BenchMain {
             ProxyRateBench.self,
             ProxyHoldBench.self,
             ProxyUploadBench.self,
+            IdleLoadBench.self,
         ]
     }
 
