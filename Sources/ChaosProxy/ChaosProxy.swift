@@ -51,6 +51,7 @@ public final class ChaosProxy: ProxyRuntime, Sendable {
         var settings = ListenerSettings(
             name: Self.mainListenerName, upstream: configuration.upstream, mode: configuration.mode,
             seed: configuration.seed, limits: configuration.limits)
+        settings.upstreamAtAccept = configuration.upstreamAtAccept
         if let authority = configuration.authority {
             let fallbackName = configuration.listen.host
             var server = TLSServerConfiguration { serverName in try authority.leaf(for: serverName ?? fallbackName) }
@@ -279,9 +280,11 @@ public final class ChaosProxy: ProxyRuntime, Sendable {
                 throw ChaosProxyError(.badListen, "listen \(listen): only loopback addresses are allowed")
             }
             let target = try UpstreamTarget(parsing: upstream)
-            let settings = ListenerSettings(
+            // Toxiproxy connects its upstream at the accept; its users proxy protocols whose server speaks first.
+            var settings = ListenerSettings(
                 name: name, upstream: UpstreamTarget(host: target.host, port: target.port, tls: false), mode: .tcp,
                 seed: configuration.seed, limits: configuration.limits)
+            settings.upstreamAtAccept = true
             let rules = ruleSource.withLock { $0 }?.rules(for: name) ?? []
             let engine = EngineBox(rules: rules, seed: configuration.seed, metrics: shared.counters)
             let listener = try ProxyListener(address: address, settings: settings, engine: engine, shared: shared)

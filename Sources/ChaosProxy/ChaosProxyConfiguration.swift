@@ -94,6 +94,10 @@ public struct ChaosProxyConfiguration: Sendable {
     /// head has as long from its first byte. The idle timeout closes an http connection that sat between requests
     /// that long. One connection over the limit is shed (a 503 in http mode).
     public var limits = ChaosProxyConfiguration.defaultLimits
+    /// tcp mode: connect the upstream as soon as a client is accepted (`--upstream-at-accept`), for protocols whose
+    /// server speaks first; idle clients then hold upstream connections. The Toxiproxy-compatible listeners always
+    /// do. Default false: on the client's first byte.
+    public var upstreamAtAccept = false
     /// A pcap file of both legs' plaintext as synthesized TCP/IPv4 (created or truncated; flushed as it is
     /// written). Default nil: none.
     public var decryptedCapturePath: String?

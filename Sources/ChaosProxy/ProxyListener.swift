@@ -32,6 +32,8 @@ struct ListenerSettings: Sendable {
     var seed: UInt64
     /// The head and idle timeouts and the connection limit (`ChaosProxyConfiguration.limits`).
     var limits: ListenerLimits
+    /// tcp mode: connect the upstream at the accept rather than on the first byte (`ConnectionLimits`).
+    var upstreamAtAccept = false
 }
 
 /// One listening socket of the proxy and the connections it accepts, each on its own thread: accept, judge
@@ -110,7 +112,8 @@ final class ProxyListener: Sendable {
         flow.upstreamName = "\(settings.upstream)"
         flow.upstreamOrigins = settings.upstream.origins
         flow.limits = ConnectionLimits(
-            headTimeout: settings.limits.headTimeout, idleTimeout: settings.limits.idleTimeout)
+            headTimeout: settings.limits.headTimeout, idleTimeout: settings.limits.idleTimeout,
+            upstreamAtAccept: settings.upstreamAtAccept)
         ProxyConnection(socket: socket, handle: handle, flow: flow, settings: settings, engine: engine, shared: shared)
             .run(nth: nth, listener: address.description)
     }

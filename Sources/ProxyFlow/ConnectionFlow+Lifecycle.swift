@@ -77,6 +77,11 @@ extension ConnectionFlow {
         case .legReady(let side, let session):
             if let session { emit(.tlsEstablished(leg: side, session), at: now) }
             guard side == .upstream else {
+                if mode == .tcp && limits.upstreamAtAccept {
+                    headDeadline = nil
+                    phase = .connectingUpstream
+                    return [.connectUpstream]
+                }
                 phase = .awaitingRequest
                 return [.relay]
             }

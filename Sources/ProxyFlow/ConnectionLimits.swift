@@ -15,9 +15,14 @@ public struct ConnectionLimits: Sendable, Hashable {
     public var headTimeout: Duration?
     /// How long an http connection may sit between requests before the proxy closes it.
     public var idleTimeout: Duration?
+    /// tcp mode only: connect the upstream as soon as the client leg is up, as Toxiproxy does, so that a protocol whose
+    /// server speaks first (SMTP, MySQL) is heard; the head timeout then does not apply. Default false: on the first
+    /// byte.
+    public var upstreamAtAccept: Bool
 
-    public init(headTimeout: Duration? = nil, idleTimeout: Duration? = nil) {
+    public init(headTimeout: Duration? = nil, idleTimeout: Duration? = nil, upstreamAtAccept: Bool = false) {
         self.headTimeout = headTimeout
         self.idleTimeout = idleTimeout
+        self.upstreamAtAccept = upstreamAtAccept
     }
 }

@@ -21,6 +21,9 @@ enum ProxyCommand: Subcommand {
             .value("--upstream-ca", "FILE", help: "Verify an https upstream against these CA certificates (PEM)."),
             .flag("--upstream-insecure", help: "Accept any upstream certificate (tests only)."),
             .value("--mode", "http|tcp", help: "Parse HTTP/1.1 (all faults) or pass opaque bytes. Default http."),
+            .flag(
+                "--upstream-at-accept",
+                help: "tcp mode: connect upstream at the accept, for protocols whose server speaks first."),
             .value("--api", "ADDR", help: "Serve the control API on this loopback address, e.g. 127.0.0.1:8474."),
             .value("--api-token", "T", help: "Require 'Authorization: Bearer T' on the control API (needs --api)."),
             .value("--scenario", "FILE", help: "Load the faults (and seed) of a scenario file."),
@@ -49,7 +52,8 @@ enum ProxyCommand: Subcommand {
 
             Limits (every proxy listener, the Toxiproxy ones included): the upstream is connected only once a
             client's bytes make a request (http mode: a whole request head; tcp mode: a first byte), so idle
-            clients cost no upstream connection. A client's first request head must be whole within
+            clients cost no upstream connection; in tcp mode --upstream-at-accept connects at the accept instead,
+            for protocols whose server speaks first, as the Toxiproxy listeners always do. A client's first request head must be whole within
             --head-timeout of the accept, its TLS handshake included (tcp mode: its first byte), else 408 (tcp
             mode: the connection closes; an unfinished TLS handshake closes without a byte); a later head has as
             long from its first byte. An http connection idle between requests for --idle-timeout closes. A
@@ -144,6 +148,14 @@ enum ProxyCommand: Subcommand {
         case nil, "http": configuration.mode = .http
         case "tcp": configuration.mode = .tcp
         case let other?: throw UsageError("--mode must be http or tcp, not '\(other)'", command: path)
+        }
+        if arguments.has("--upstream-at-accept") {
+            guard configuration.mode == .tcp else {
+                throw UsageError(
+                    "--upstream-at-accept needs --mode tcp (in http mode the upstream is connected for a request)",
+                    command: path)
+            }
+            configuration.upstreamAtAccept = true
         }
         if let file = arguments["--scenario"] {
             let scenario = try loadScenario(file)

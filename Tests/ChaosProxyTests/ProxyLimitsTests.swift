@@ -71,6 +71,42 @@ import Testing
         #expect(upstream.connectionCount == 1)
     }
 
+    /// A server that speaks first (an SMTP-like greeting) is heard through a tcp listener that connects at the accept:
+    /// the main one with `upstreamAtAccept`, and a Toxiproxy one always. Without it (the negative control) the client
+    /// hears nothing and is closed at the head timeout.
+    @Test func aServerThatSpeaksFirstIsHeardWhenTheUpstreamIsConnectedAtTheAccept() throws {
+        let greeter = try LoopbackServer.start { socket in
+            let stream = PlainStream(socket: socket)
+            try? stream.writeAll(Array("220 hello\r\n".utf8), deadline: .now + LoopbackServer.patience)
+            try? stream.shutdownWrite(deadline: .now + LoopbackServer.patience)
+            _ = try? stream.readToEnd(limit: 1024, deadline: .now + LoopbackServer.patience)
+            stream.close()
+        }
+        defer { greeter.stop() }
+        func greeting(atAccept: Bool, toxiproxy: Bool = false) throws -> String {
+            var configuration = ChaosProxyConfiguration(
+                listen: try SocketAddress(parsing: "127.0.0.1:0"),
+                upstream: UpstreamTarget(host: "127.0.0.1", port: greeter.address.port, tls: false))
+            configuration.mode = .tcp
+            configuration.upstreamAtAccept = atAccept
+            configuration.limits.headTimeout = .milliseconds(300)
+            let proxy = try ChaosProxy(configuration: configuration)
+            defer { proxy.stop() }
+            var address = proxy.address
+            if toxiproxy {
+                let listen = try proxy.startListener(
+                    proxy: "smtp", listen: "127.0.0.1:0", upstream: "127.0.0.1:\(greeter.address.port)")
+                address = try SocketAddress(parsing: listen)
+            }
+            let client = PlainStream(socket: try TCPConnector.connect(to: address))
+            defer { client.close() }
+            return String(decoding: try client.readToEnd(limit: 1024, deadline: .now + .seconds(10)), as: UTF8.self)
+        }
+        #expect(try greeting(atAccept: true) == "220 hello\r\n")
+        #expect(try greeting(atAccept: false, toxiproxy: true) == "220 hello\r\n")
+        #expect(try greeting(atAccept: false) == "")
+    }
+
     /// One byte every 100 ms: the proxy answers 408 at its head timeout and never bothers the upstream.
     @Test func aSlowHeadIsCutByTheProxysHeadTimeout() throws {
         let proxy = try proxy(head: .milliseconds(500))

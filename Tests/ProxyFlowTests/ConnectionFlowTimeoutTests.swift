@@ -70,6 +70,23 @@ import Testing
         #expect(flow.deadline == nil)
     }
 
+    /// `--upstream-at-accept` (and every Toxiproxy listener): in tcp mode the upstream is connected once the client
+    /// leg is up, with no head deadline, so a server that speaks first is heard; http mode still waits for a head.
+    @Test func upstreamAtAcceptConnectsInTCPModeWithoutABytesDeadline() {
+        var flow = ConnectionFlow(id: 1, mode: .tcp, seed: 1)
+        flow.limits = ConnectionLimits(headTimeout: .seconds(10), upstreamAtAccept: true)
+        _ = flow.handle(.opened(client: "c", listener: "l", nth: 1), at: .zero, budget: BudgetCell())
+        #expect(flow.handle(.legReady(.client, tls: nil), at: .zero, budget: BudgetCell()) == [.connectUpstream])
+        #expect(flow.handle(.legReady(.upstream, tls: nil), at: .zero, budget: BudgetCell()) == [.relay])
+        #expect(flow.deadline == nil)
+        #expect(flow.handle(.tick, at: .seconds(60), budget: BudgetCell()) == [])
+
+        var http = ConnectionFlow(id: 2, mode: .http, seed: 1)
+        http.limits = flow.limits
+        _ = http.handle(.opened(client: "c", listener: "l", nth: 1), at: .zero, budget: BudgetCell())
+        #expect(http.handle(.legReady(.client, tls: nil), at: .zero, budget: BudgetCell()) == [.relay])
+    }
+
     /// The deadline counts from the opening: a client leg that came up late, or a first byte that came late, do
     /// not move it.
     @Test func theFirstHeadsDeadlineCountsFromTheOpeningAndIsAnswered408() {

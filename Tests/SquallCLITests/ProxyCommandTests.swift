@@ -138,6 +138,10 @@ import Testing
         (["--upstream", "ftp://x:1"], "the scheme must be http or https"),
         (["--upstream", "http://127.0.0.1:9", "--plain", "--mode", "udp"], "--mode must be http or tcp"),
         (["--upstream", "http://127.0.0.1:9", "--plain", "--upstream-insecure"], "need an https:// upstream"),
+        (
+            ["--upstream", "http://127.0.0.1:9", "--plain", "--upstream-at-accept"],
+            "--upstream-at-accept needs --mode tcp"
+        ),
         (["--upstream", "http://127.0.0.1:9", "--plain", "--api", "10.0.0.1:80"], "--api must be a loopback"),
         (["--upstream", "http://127.0.0.1:9", "--plain", "--pcap", "-"], "--pcap needs a file"),
         (
