@@ -183,7 +183,7 @@ let package = Package(
             name: "HarnessTests",
             dependencies: [
                 "Harness", "Scenario", "ScenarioReports", "FaultEngine", "ProxyTranscript", "HTTPWire", "TestSupport",
-                "SquallCore",
+                "SquallCore", "SquallNet",
             ]),
         .testTarget(
             name: "ServerCheckTests",
@@ -194,7 +194,7 @@ let package = Package(
             name: "SquallCLITests",
             dependencies: [
                 "SquallCLI", "UploadServer", "SquallNet", "TLSKit", "ControlAPI", "ChaosProxy", "FaultEngine",
-                "TestSupport", "SquallCore", "UploadClient", "HTTPWire",
+                "TestSupport", "SquallCore", "UploadClient", "HTTPWire", "Scenario",
             ]),
     ]
 )

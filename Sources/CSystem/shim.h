@@ -30,4 +30,9 @@ static inline int squall_allowed_cpus(void) {
 }
 /* O_DIRECT, which glibc's headers name only under _GNU_SOURCE (its value is always __O_DIRECT). */
 static inline int squall_o_direct(void) { return __O_DIRECT; }
+#include <sys/syscall.h>
+#include <unistd.h>
+/* A descriptor that polls readable once process `pid` (any process, not only a child) has ended: pidfd_open
+   (Linux 5.3), which glibc 2.36 does not wrap; -1 with errno set when it fails (ESRCH: no such process). */
+static inline int squall_pidfd_open(int pid) { return (int)syscall(SYS_pidfd_open, pid, 0); }
 #endif

@@ -1,6 +1,7 @@
 import Foundation
 import Scenario
 import ScenarioReports
+import SquallNet
 
 /// Which debug bundles a catalog run keeps (`squall run --capture`): none, the failing scenarios' only, or all.
 public enum BundleCapture: String, Sendable, CaseIterable {
@@ -36,15 +37,21 @@ public enum CatalogRun {
         return sorted.enumerated().filter { $0.offset % shard.count == shard.index - 1 }.map(\.element)
     }
 
-    /// Runs `scenario` `options.repeats` times; flaky when the runs' verdicts (or outcomes) differ.
-    public static func run(_ scenario: Scenario, options: CatalogRunOptions) -> ScenarioRuns {
+    /// Runs `scenario` `options.repeats` times; flaky when the runs' verdicts (or outcomes) differ. Nil when the
+    /// run was stopped (`runner.stop`) before every repeat was judged: a scenario cut short has no verdict.
+    public static func run(_ scenario: Scenario, options: CatalogRunOptions) -> ScenarioRuns? {
         var runs: [ScenarioResult] = []
         for run in 1...options.repeats {
             var runner = options.runner
             runner.bundleCapture = options.capture
             // Each repeat keeps its own bundle (DIR/run-K/<name>), so a flaky run's is not overwritten.
             if options.repeats > 1 { runner.keepFolder = runner.keepFolder.map { $0 + "/run-\(run)" } }
-            runs.append(discardBundle(of: ScenarioRunner.run(scenario, options: runner), capture: options.capture))
+            let result = ScenarioRunner.run(scenario, options: runner)
+            if let stop = runner.stop, stop.isRequested {
+                stop.noteStopped("scenario \(scenario.name)" + (options.repeats > 1 ? " (run \(run))" : ""))
+                return nil
+            }
+            runs.append(discardBundle(of: result, capture: options.capture))
         }
         let flaky = Set(runs.map { $0.verdicts.map(\.status) + [$0.passed ? .passed : .failed] }).count > 1
         return ScenarioRuns(runs: runs, flaky: flaky)
@@ -71,8 +78,12 @@ public enum CatalogRun {
         groups.allSatisfy { $0.representative.passed && !$0.flaky }
     }
 
-    /// Writes the `--json` report (every run) and the JUnit report (each scenario's representative run).
-    public static func writeReports(_ groups: [ScenarioRuns], elapsed: Duration, json: String?, junit: String?) throws {
+    /// Writes the `--json` report (every run) and the JUnit report (each scenario's representative run). After a
+    /// stop they hold the scenarios that finished (of `total`), and the stop's line says so.
+    public static func writeReports(
+        _ groups: [ScenarioRuns], elapsed: Duration, json: String?, junit: String?, total: Int? = nil,
+        stop: ProcessStop? = nil
+    ) throws {
         if let json {
             try JSONReport.render(groups, elapsed: elapsed).write(toFile: json, atomically: true, encoding: .utf8)
         }
@@ -80,5 +91,8 @@ public enum CatalogRun {
             try JUnitReport.render(groups.map(\.representative), suiteName: "squall").write(
                 toFile: junit, atomically: true, encoding: .utf8)
         }
+        guard let stop, stop.isRequested else { return }
+        let finished = "\(groups.count) of \(total ?? groups.count) scenarios"
+        for file in [json, junit].compactMap({ $0 }) { stop.noteKept("the partial report \(file) (\(finished))") }
     }
 }

@@ -4,12 +4,14 @@ import Scenario
 /// Scenario files on disk: the harness's edge of `ScenarioLoader`, which reads bytes and names the file only in
 /// its errors (file, JSON path, line and column). This reads the files and walks the folders.
 public enum ScenarioFiles {
-    /// The scenario in the file at `path`, or every mistake in it.
-    public static func loadFile(_ path: String) -> Result<Scenario, ScenarioErrors> {
+    /// The scenario in the file at `path`, or every mistake in it (passing one of `limits` included).
+    public static func loadFile(
+        _ path: String, limits: ScenarioLimits = ScenarioLimits()
+    ) -> Result<Scenario, ScenarioErrors> {
         guard let data = FileManager.default.contents(atPath: path) else {
             return .failure(ScenarioErrors([ScenarioError(.unreadable, file: path, path: "", "cannot read the file")]))
         }
-        return ScenarioLoader.load([UInt8](data), file: path)
+        return ScenarioLoader.load([UInt8](data), file: path, limits: limits)
     }
 
     /// The server profile in the file at `path` (`--server-profile FILE`), or every mistake in it.
@@ -21,14 +23,16 @@ public enum ScenarioFiles {
     }
 
     /// Every scenario in `paths` (files, or folders searched recursively for `*.json` other than the schemas,
-    /// `schema.json` and `*.schema.json`, in path order), and every mistake in them; a scenario name used by two
-    /// files is a mistake in the second.
-    public static func loadCatalog(paths: [String]) -> ([Scenario], [ScenarioError]) {
+    /// `schema.json` and `*.schema.json`, in path order), and every mistake in them (passing one of `limits`
+    /// included); a scenario name used by two files is a mistake in the second.
+    public static func loadCatalog(
+        paths: [String], limits: ScenarioLimits = ScenarioLimits()
+    ) -> ([Scenario], [ScenarioError]) {
         var scenarios: [Scenario] = []
         var errors: [ScenarioError] = []
         var owners: [String: String] = [:]
         for file in scenarioFiles(paths, errors: &errors) {
-            switch loadFile(file) {
+            switch loadFile(file, limits: limits) {
             case .failure(let failure):
                 errors += failure.errors
             case .success(let scenario):

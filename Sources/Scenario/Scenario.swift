@@ -42,10 +42,20 @@ public struct Scenario: Sendable, Hashable {
 
     /// How many jobs the scenario's assets make (assets added by events included): what `"all"` counts.
     public var assetCount: Int {
-        assets.reduce(0) { $0 + $1.count }
-            + events.reduce(0) { sum, event in
-                if case .addAssets(let spec) = event.action { return sum + spec.count }
-                return sum
+        allAssets.reduce(0) { $0 + $1.count }
+    }
+
+    /// The bytes of every asset file the scenario makes (assets added by events included), at most `Int64.max`.
+    public var assetBytes: Int64 {
+        allAssets.bytes
+    }
+
+    /// The assets, then those `add-assets` events add, in file order.
+    public var allAssets: [AssetSpec] {
+        assets
+            + events.compactMap { event in
+                if case .addAssets(let spec) = event.action { return spec }
+                return nil
             }
     }
 }
@@ -123,8 +133,29 @@ public struct AssetSpec: Sendable, Hashable {
         self.count = count
     }
 
+    /// The bytes of its files: `size` × `count`, at most `Int64.max`.
+    public var bytes: Int64 {
+        let (product, overflow) = size.multipliedReportingOverflow(by: Int64(count))
+        return overflow ? .max : product
+    }
+
     /// The asset names this spec makes: `name` when count is 1, else `name-1` … `name-N`.
     public var names: [String] {
         count == 1 ? [name] : (1...max(count, 1)).map { "\(name)-\($0)" }
+    }
+}
+
+extension Sequence<AssetSpec> {
+    /// The bytes of every file the specs make, at most `Int64.max`.
+    public var bytes: Int64 {
+        reduce(0) { $0.addingSize($1.bytes) }
+    }
+}
+
+extension Int64 {
+    /// `self + size`, or `Int64.max` when the sum does not fit: sizes add up without wrapping.
+    func addingSize(_ size: Int64) -> Int64 {
+        let (sum, overflow) = addingReportingOverflow(size)
+        return overflow ? .max : sum
     }
 }

@@ -20,6 +20,9 @@ public struct ScenarioError: Error, Sendable, Hashable, CustomStringConvertible 
         case duplicate
         /// A fault the fault engine rejected for another reason (a trigger that does not apply, …).
         case invalidFault
+        /// A value over one of the loader's limits (`ScenarioLimits`: an asset's size, the scenario's asset bytes or
+        /// files, its faults, events or timeout); a flag of `squall run` and `squall validate` raises it.
+        case overLimit
     }
 
     public var code: Code

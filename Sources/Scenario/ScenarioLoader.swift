@@ -17,8 +17,11 @@ public enum ScenarioLoader {
         "name", "description", "seed", "timeout", "server", "client", "assets", "faults", "events", "expect",
     ]
 
-    /// The scenario in `bytes` (the contents of `file`, which only names it in errors), or every mistake in it.
-    public static func load(_ bytes: [UInt8], file: String?) -> Result<Scenario, ScenarioErrors> {
+    /// The scenario in `bytes` (the contents of `file`, which only names it in errors), or every mistake in it;
+    /// a scenario that passes one of `limits` is a mistake too.
+    public static func load(
+        _ bytes: [UInt8], file: String?, limits: ScenarioLimits = ScenarioLimits()
+    ) -> Result<Scenario, ScenarioErrors> {
         var diagnostics = Diagnostics(file: file)
         let document: JSONDocument
         do {
@@ -27,7 +30,7 @@ public enum ScenarioLoader {
             diagnostics.report(ScenarioError(error))
             return .failure(ScenarioErrors(diagnostics.errors))
         }
-        let scenario = read(document.value, into: &diagnostics)
+        let scenario = read(document.value, limits: limits, into: &diagnostics)
         guard var scenario, diagnostics.errors.isEmpty else {
             return .failure(ScenarioErrors(diagnostics.errors.map { located($0, in: document) }))
         }
@@ -44,7 +47,9 @@ public enum ScenarioLoader {
         return located
     }
 
-    private static func read(_ document: JSONValue, into diagnostics: inout Diagnostics) -> Scenario? {
+    private static func read(
+        _ document: JSONValue, limits: ScenarioLimits, into diagnostics: inout Diagnostics
+    ) -> Scenario? {
         guard let top = ObjectReader(document, path: "", expected: "a scenario object", into: &diagnostics) else {
             return nil
         }
@@ -67,11 +72,23 @@ public enum ScenarioLoader {
             readEvents($0, path: "events", assets: assets ?? [], into: &diagnostics)
         }
         let expect = top.fields["expect"].flatMap { readExpectations($0, path: "expect", into: &diagnostics) }
+        // What was read is checked against the limits even when other keys have mistakes.
+        var checked = Scenario(name: "", description: "", assets: assets ?? [], events: events ?? [], expect: [])
+        checked.timeout = timeout ?? checked.timeout
+        checkLimits(
+            checked, faultCount: entries(top.fields["faults"]), eventCount: entries(top.fields["events"]),
+            limits: limits, into: &diagnostics)
         guard let name, let description, let assets, let expect else { return nil }
         return Scenario(
-            name: name, description: description, seed: seed ?? 1, timeout: timeout ?? .seconds(30),
+            name: name, description: description, seed: seed ?? 1, timeout: timeout ?? checked.timeout,
             server: server ?? ServerSpec(), client: client ?? ClientSpec(), assets: assets, faults: faults ?? [],
             events: events ?? [], expect: expect)
+    }
+
+    /// The entries of an array (0 for anything else).
+    private static func entries(_ value: JSONValue?) -> Int {
+        if case .array(let items)? = value { return items.count }
+        return 0
     }
 
     /// A scenario or asset name: `[a-z0-9][a-z0-9-]*`.

@@ -24,9 +24,9 @@ final class CaseDeadline: Sendable {
         }
     }
 
-    /// What is left of the case's time (zero once it is up).
+    /// What is left of the case's time (zero once it is up, or cut short).
     var remaining: Duration {
-        max(.zero, instant - .now)
+        passed.load(ordering: .acquiring) ? .zero : max(.zero, instant - .now)
     }
 
     /// Whether the time ran out.
@@ -56,6 +56,11 @@ final class CaseDeadline: Sendable {
     /// The case is over: its sockets are the connections' own again.
     func end() {
         sockets.withLock { $0 = nil }
+    }
+
+    /// Ends the case's time now (the check is stopped): its sockets are shut down and every wait returns.
+    func cutShort() {
+        expire()
     }
 
     private func expire() {

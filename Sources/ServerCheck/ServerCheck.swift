@@ -2,6 +2,8 @@ import Foundation
 import ResumableUpload
 import Scenario
 import ScenarioReports
+import SquallNet
+import Synchronization
 import TLSKit
 import UploadClient
 
@@ -43,9 +45,12 @@ public enum ServerCheck {
         }
     }
 
-    /// Runs every case at every version of `configuration`; `onResult` sees each result as it is made.
+    /// Runs every case at every version of `configuration`; `onResult` sees each result as it is made. A `stop`
+    /// ends the check early: the case under way is cut short (its connections shut down, as when its time runs
+    /// out) and left out of the results, no other case starts, and the cases that finished are returned.
     public static func run(
-        _ configuration: ServerCheckConfiguration, onResult: (ServerCheckResult) -> Void = { _ in }
+        _ configuration: ServerCheckConfiguration, stop: ProcessStop? = nil,
+        onResult: (ServerCheckResult) -> Void = { _ in }
     ) throws(ServerCheckError) -> [ServerCheckResult] {
         let url: HTTPURL
         do {
@@ -62,19 +67,31 @@ public enum ServerCheck {
                 throw ServerCheckError(.token, "no token from the profile's auth: \(error)")
             }
         }
+        let current = CurrentCase()
+        let registration = stop?.whenRequested { current.deadline.withLock { $0 }?.cutShort() }
+        defer { if let registration { stop?.withdraw(registration) } }
         var results: [ServerCheckResult] = []
         for version in configuration.checkedVersions {
             for check in CheckCatalog.cases {
                 let result = run(check, version: version, configuration: configuration) { deadline in
-                    CheckSession(
+                    current.deadline.withLock { $0 = deadline }
+                    if stop?.isRequested == true { deadline.cutShort() }
+                    return CheckSession(
                         version: version, creationURL: url, profile: configuration.profile, token: token, tls: tls,
                         deadline: deadline)
                 }
+                current.deadline.withLock { $0 = nil }
+                guard stop?.isRequested != true else { return results }
                 results.append(result)
                 onResult(result)
             }
         }
         return results
+    }
+
+    /// How many cases `configuration` runs in all (skipped ones included).
+    public static func caseCount(_ configuration: ServerCheckConfiguration) -> Int {
+        configuration.checkedVersions.count * CheckCatalog.cases.count
     }
 
     /// Writes the `--json` and `--junit` reports of `results` (checked at `server`) where asked.
@@ -137,6 +154,11 @@ public enum ServerCheck {
             throw ServerCheckError(.tls, "cannot set up TLS: \(error)")
         }
     }
+}
+
+/// The deadline of the case under way, which a stop cuts short.
+private final class CurrentCase: Sendable {
+    let deadline = Mutex<CaseDeadline?>(nil)
 }
 
 /// Why the check could not start: compare on `code`.

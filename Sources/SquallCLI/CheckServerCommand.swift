@@ -38,8 +38,10 @@ enum CheckServerCommand: Subcommand {
             define, or what the profile does not say the server has (max-size, completed uploads kept), are
             skipped with the reason. Each case fails rather than waits past --timeout. Prints a table per version
             and a summary. Exit status 0 when every case passed or was skipped, 1 when one failed, 2 for a usage
-            mistake (an unreadable or invalid profile: each error is printed).
-            """
+            mistake (an unreadable or invalid profile: each error is printed). Stopped by a signal, the case under
+            way is cut short and left out, and the reports hold the cases that finished.
+            """,
+        stopsOnSignal: true
     )
 
     static func run(_ arguments: ParsedArguments, context: CommandContext) throws -> Int32 {
@@ -58,7 +60,7 @@ enum CheckServerCommand: Subcommand {
         let width = ServerCheck.cases.map(\.name.count).max() ?? 0
         var version: Int?
         let started = ContinuousClock.now
-        let results = try ServerCheck.run(configuration) { result in
+        let results = try ServerCheck.run(configuration, stop: context.stop) { result in
             if result.version != version { console.print(ServerCheckReport.header(result.version)) }
             version = result.version
             console.print(ServerCheckReport.row(result, nameWidth: width, color: console.usesColor))
@@ -68,6 +70,13 @@ enum CheckServerCommand: Subcommand {
             results, server: configuration.url, elapsed: elapsed, json: arguments["--json"], junit: arguments["--junit"]
         )
         console.print(ServerCheckReport.summary(results, elapsed: elapsed))
+        if context.stop.isRequested {
+            context.stop.noteStopped(
+                "the check after \(results.count) of \(ServerCheck.caseCount(configuration)) cases")
+            for flag in ["--json", "--junit"] {
+                if let file = arguments[flag] { context.stop.noteKept("\(flag) \(file) (the finished cases)") }
+            }
+        }
         return ServerCheckResult.allPassed(results) ? 0 : 1
     }
 

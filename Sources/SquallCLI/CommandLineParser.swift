@@ -26,10 +26,14 @@ public struct CommandSpec: Sendable {
     /// The most positional arguments the command takes (0 when none).
     public var maxPositionals: Int
     public var discussion: String
+    /// Whether SIGINT and SIGTERM stop the command the shared way (`ProcessStop`): a long-running command's work
+    /// returns early, what it made is removed, one line on stderr says so, the exit status is 130 or 143, and a
+    /// second signal exits at once.
+    public var stopsOnSignal: Bool
 
     public init(
         path: [String], summary: String, usage: String = "", options: [OptionSpec] = [],
-        maxPositionals: Int = 0, discussion: String = ""
+        maxPositionals: Int = 0, discussion: String = "", stopsOnSignal: Bool = false
     ) {
         self.path = path
         self.summary = summary
@@ -37,7 +41,16 @@ public struct CommandSpec: Sendable {
         self.options = options
         self.maxPositionals = maxPositionals
         self.discussion = discussion
+        self.stopsOnSignal = stopsOnSignal
     }
+
+    /// The paragraph every command that `stopsOnSignal` adds to its help.
+    static let stopHelp = """
+        SIGINT (Ctrl-C) or SIGTERM stops it: what it started is stopped, what it made for itself is removed (what
+        you named is kept), one line on stderr says what was stopped, removed and kept, and the exit status is
+        130 (SIGINT) or 143 (SIGTERM). A second signal exits at once, killing its child processes and naming the
+        temporary folders it leaves.
+        """
 
     /// The `--help` text.
     public var helpText: String {
@@ -56,6 +69,7 @@ public struct CommandSpec: Sendable {
             }
         }
         if !discussion.isEmpty { text += "\n\(discussion)\n" }
+        if stopsOnSignal { text += "\n\(Self.stopHelp)\n" }
         return text
     }
 }

@@ -2,7 +2,6 @@ import ChaosProxy
 import ControlAPI
 import FaultEngine
 import Foundation
-import Glibc
 import ProxyFlow
 import SquallNet
 import TLSKit
@@ -44,8 +43,8 @@ enum ProxyCommand: Subcommand {
             (connections, faults, fire, scenario, transcript) and /metrics; 'squall fault' is its command-line
             client. A fault that meets a request it cannot fire in (a percentage of an upload whose length the
             proxy never learned) is reported at once on stderr (and in the transcript as fault_unresolved). On
-            SIGINT or SIGTERM the proxy stops, flushes the transcript, lists on stderr the faults that never fired
-            (with the reason, when one is known), and exits 0. The capture files are flushed as they are written, so a crash leaves them
+            SIGINT or SIGTERM the proxy stops, flushes the transcript and lists on stderr the faults that never fired
+            (with the reason, when one is known). The capture files are flushed as they are written, so a crash leaves them
             readable: open --pcap with 'tshark -r FILE -Y http', and --pcap-wire with '-o tls.keylog_file:KEYLOG'
             (give --keylog too). When live capture is not permitted, a one-line message says so on stderr and
             the proxy runs on (the --pcap capture still works).
@@ -59,17 +58,11 @@ enum ProxyCommand: Subcommand {
             long from its first byte. An http connection idle between requests for --idle-timeout closes. A
             connection over --max-connections gets 503 with Connection: close (tcp mode: closed at once). The
             control API has its own limits (--api-head-timeout, --api-idle-timeout, --api-max-connections).
-            """
+            """,
+        stopsOnSignal: true
     )
 
     static func run(_ arguments: ParsedArguments, context: CommandContext) throws -> Int32 {
-        var signals = sigset_t()
-        sigemptyset(&signals)
-        sigaddset(&signals, SIGINT)
-        sigaddset(&signals, SIGTERM)
-        var previous = sigset_t()
-        pthread_sigmask(SIG_BLOCK, &signals, &previous)
-        defer { pthread_sigmask(SIG_SETMASK, &previous, nil) }
         var configuration = try makeConfiguration(arguments, environment: context.environment)
         let apiAddress = try apiAddress(arguments)
         let apiLimits = try apiLimits(arguments)
@@ -94,8 +87,7 @@ enum ProxyCommand: Subcommand {
             context.console.print(authority.certificatePath)
             if let warning = authority.keyExposure { context.console.printError("squall proxy: warning: \(warning)") }
         }
-        var received: Int32 = 0
-        sigwait(&signals, &received)
+        context.stop.waitUntilRequested()
         api?.stop()
         let silent = proxy.neverFired
         let reasons = proxy.neverFiredReasons
@@ -106,6 +98,11 @@ enum ProxyCommand: Subcommand {
         if !silent.isEmpty {
             let names = silent.map { name in reasons[name].map { "\(name) (\($0))" } ?? name }
             context.console.printError("squall proxy: faults that never fired: \(names.joined(separator: ", "))")
+        }
+        context.stop.noteStopped(
+            "the proxy at \(proxy.url)" + (api.map { " and its control API at http://\($0.address)" } ?? ""))
+        for flag in ["--transcript", "--pcap", "--pcap-wire", "--keylog"] {
+            if let file = arguments[flag] { context.stop.noteKept("\(flag) \(file)") }
         }
         return 0
     }

@@ -1,5 +1,6 @@
 import Foundation
 import Harness
+import Scenario
 import ScenarioReports
 
 /// `squall run`: runs scenario files (default `Scenarios/`) against the embedded reference server (or
@@ -27,7 +28,7 @@ enum RunCommand: Subcommand {
             .value("--out", "DIR", help: "Write debug bundles here, a folder per scenario (pcaps, keylog, logs)."),
             .value(
                 "--capture", "MODE", help: "Keep bundles never, on-failure (default with --out) or always."),
-        ],
+        ] + ScenarioLimitOptions.options,
         maxPositionals: Int.max,
         discussion: """
             Each scenario starts the reference server, the chaos proxy and the reference client on loopback
@@ -36,20 +37,26 @@ enum RunCommand: Subcommand {
             and its time); each failure lists the unmet expectations with expected vs observed and the evidence.
             Exit status 0 only when no scenario failed (and, with --repeat, every run agreed); 1 otherwise; 2
             for a usage mistake or an invalid scenario or profile file (every error is listed, as by 'squall
-            validate'). Against --upstream, a scenario that needs what the server's profile does not give (auth, a
-            size limit, a restart, retention, an interop version) is reported 'SKIP name: needs …', never run; the
-            server's answers are judged against the draft (server-conformance).
+            validate'); a scenario over a limit (asset size, asset bytes or files, faults, events, timeout) is an
+            error naming the flag that raises it. Against --upstream, a scenario that needs what the server's
+            profile does not give (auth, a size limit, a restart, retention, an interop version) is reported 'SKIP
+            name: needs …', never run; the server's answers are judged against the draft (server-conformance).
             With --out DIR each failed scenario (every scenario with --capture always) leaves a debug bundle in
             DIR/<name>/: decrypted.pcap (both legs' plaintext, no key needed), wire.pcap (the real loopback
             traffic, when live capture is permitted) with keylog.txt, transcript.jsonl, ledger.json, server.log,
             report.json and a README.txt; the console prints where it is and the tshark command that opens it.
-            """
+            Stopped by a signal, the scenario under way is not judged: its child processes are stopped, its folder
+            (CA key, store, journal, assets) removed, or kept as a bundle with --out; the reports hold the scenarios
+            that finished.
+            """,
+        stopsOnSignal: true
     )
 
     static func run(_ arguments: ParsedArguments, context: CommandContext) throws -> Int32 {
-        let options = try RunOptions(arguments)
+        var options = try RunOptions(arguments)
+        options.catalog.runner.stop = context.stop
         let (loaded, errors) = ScenarioFiles.loadCatalog(
-            paths: arguments.positionals.isEmpty ? ["Scenarios"] : arguments.positionals)
+            paths: arguments.positionals.isEmpty ? ["Scenarios"] : arguments.positionals, limits: options.limits)
         guard errors.isEmpty else {
             for error in errors { context.console.printError("\(error)") }
             context.console.printError("squall run: \(errors.count) errors in the scenario files; nothing was run")
@@ -63,7 +70,7 @@ enum RunCommand: Subcommand {
         let started = ContinuousClock.now
         var groups: [ScenarioRuns] = []
         for (index, scenario) in scenarios.enumerated() {
-            let group = CatalogRun.run(scenario, options: options.catalog)
+            guard let group = CatalogRun.run(scenario, options: options.catalog) else { break }
             groups.append(group)
             // The first failing run speaks for the scenario (its bundle is the one worth opening).
             let result = group.representative
@@ -77,7 +84,9 @@ enum RunCommand: Subcommand {
         let results = groups.map(\.representative)
         if context.console.isTerminal { context.console.redraw("") }
         let elapsed = ContinuousClock.now - started
-        try CatalogRun.writeReports(groups, elapsed: elapsed, json: options.json, junit: options.junit)
+        try CatalogRun.writeReports(
+            groups, elapsed: elapsed, json: options.json, junit: options.junit, total: scenarios.count,
+            stop: context.stop)
         // Runner notes (e.g. a live capture not permitted) once each, not once per scenario.
         for note in CatalogRun.notes(results) { context.console.printError("squall run: note: \(note)") }
         context.console.print(ConsoleReport.summary(results, elapsed: elapsed))
@@ -93,9 +102,11 @@ struct RunOptions {
     var junit: String?
     var json: String?
     var catalog = CatalogRunOptions()
+    var limits: ScenarioLimits
 
     init(_ arguments: ParsedArguments) throws(UsageError) {
         let path = RunCommand.spec.path
+        limits = try ScenarioLimitOptions.parse(arguments, command: path)
         catalog.filter = arguments["--filter"]
         catalog.runner.seed = try arguments["--seed"].map(Self.seed)
         if let text = arguments["--repeat"] {

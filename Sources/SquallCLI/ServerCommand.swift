@@ -1,4 +1,3 @@
-import Glibc
 import ResumableUpload
 import SquallCore
 import SquallNet
@@ -55,26 +54,28 @@ enum ServerCommand: Subcommand {
             Without --auth requests are anonymous. With --auth, POST /_squall/token?principal=NAME answers a bearer
             token (JSON access_token); upload requests without a valid one get 401 with WWW-Authenticate, an upload
             belongs to the principal that created it (others get 404), and POST /_squall/expire-tokens expires every
-            token issued so far.
+            token issued so far. Without --store the store is a temporary folder, removed when the server stops
+            (or fails to start); a --store folder is never removed. On SIGINT or SIGTERM the open connections are
+            shut down (every byte a body delivered is synced and stays resumable) before the server exits.
 
             Limits: a connection's first request head must be whole within --head-timeout of the accept (the TLS
             handshake included; a later head within as long of its first byte), else 408 and the connection closes
             (a TLS handshake still unfinished closes without a byte); a connection silent for --idle-timeout
             between requests closes, and a body silent as long counts as interrupted (its bytes stay); a
-            connection over --max-connections gets 503 with Connection: close. SIGINT or SIGTERM stops the server
-            cleanly (exit status 0).
-            """
+            connection over --max-connections gets 503 with Connection: close.
+            """,
+        stopsOnSignal: true
     )
 
     static func run(_ arguments: ParsedArguments, context: CommandContext) throws -> Int32 {
-        let configuration = try makeConfiguration(arguments, environment: context.environment)
-        var signals = sigset_t()
-        sigemptyset(&signals)
-        sigaddset(&signals, SIGINT)
-        sigaddset(&signals, SIGTERM)
-        var previous = sigset_t()
-        pthread_sigmask(SIG_BLOCK, &signals, &previous)
-        defer { pthread_sigmask(SIG_SETMASK, &previous, nil) }
+        var configuration = try makeConfiguration(arguments, environment: context.environment)
+        let stop = context.stop
+        // Without --store, a store of its own that goes with the server: after a stop and after a failed start.
+        let temporary =
+            try configuration.storeDirectory == nil
+            ? TemporaryFolder(prefix: "squall-store-", what: "temporary store", stop: stop) : nil
+        defer { temporary?.remove() }
+        configuration.storeDirectory = configuration.storeDirectory ?? temporary?.path
         let server = try UploadServer(configuration: configuration)
         context.console.print(server.url)
         context.console.print(server.storeDirectory)
@@ -83,9 +84,11 @@ enum ServerCommand: Subcommand {
         {
             context.console.printError("squall server: warning: \(warning)")
         }
-        var received: Int32 = 0
-        sigwait(&signals, &received)
+        stop.waitUntilRequested()
         server.stop()
+        stop.noteStopped("the server at \(server.url)")
+        if temporary == nil { stop.noteKept("the store \(server.storeDirectory)") }
+        if let log = configuration.logPath { stop.noteKept("the log \(log)") }
         return 0
     }
 

@@ -7,14 +7,20 @@ protocol Subcommand: Sendable {
     static func run(_ arguments: ParsedArguments, context: CommandContext) throws -> Int32
 }
 
-/// What a command runs with: where its output goes and the environment it reads defaults from.
+/// What a command runs with: where its output goes, the environment it reads defaults from, and its stop.
 public struct CommandContext: Sendable {
     public var console: Console
     public var environment: [String: String]
+    /// Whether a command that `stopsOnSignal` takes SIGINT and SIGTERM (the process's own run; tests that run
+    /// commands in process leave the test runner's signals alone).
+    public var watchesSignals: Bool
+    /// The running command's stop (`ProcessStop`): set by `SquallCommand.run` for each command.
+    var stop = ProcessStop(command: "squall")
 
-    public init(console: Console, environment: [String: String]) {
+    public init(console: Console, environment: [String: String], watchesSignals: Bool = false) {
         self.console = console
         self.environment = environment
+        self.watchesSignals = watchesSignals
     }
 }
 
@@ -42,7 +48,8 @@ public enum SquallCommand {
     /// Runs the command with the process's stdout and stderr and returns the exit status.
     public static func main(arguments: [String], environment: [String: String]) -> Int32 {
         ProcessSetup.ignoreBrokenPipe()
-        let context = CommandContext(console: .standard(environment: environment), environment: environment)
+        let context = CommandContext(
+            console: .standard(environment: environment), environment: environment, watchesSignals: true)
         return run(arguments: arguments, context: context)
     }
 
@@ -70,7 +77,7 @@ public enum SquallCommand {
                 console.print(command.spec.helpText)
                 return 0
             }
-            return try command.run(parsed, context: context)
+            return try runStoppable(command, parsed, context: context)
         } catch let error as UsageError {
             let hint = "Run 'squall \(error.command.joined(separator: " ")) --help' for usage."
             return usageFailure("\(error.message)\n\(hint)", command: error.command, console: console)
@@ -78,6 +85,32 @@ public enum SquallCommand {
             console.printError("squall \(command.spec.path.joined(separator: " ")): error: \(error)")
             return 1
         }
+    }
+
+    /// Runs `command` with a stop of its own: for a command that `stopsOnSignal`, SIGINT and SIGTERM are taken while
+    /// it runs, and once it returned (or threw) after a stop, the stop's line goes to stderr and the exit status is
+    /// the signal's (130, 143).
+    private static func runStoppable(
+        _ command: any Subcommand.Type, _ arguments: ParsedArguments, context: CommandContext
+    ) throws -> Int32 {
+        var context = context
+        let name = "squall " + command.spec.path.joined(separator: " ")
+        context.stop = ProcessStop(command: name)
+        let watcher = command.spec.stopsOnSignal && context.watchesSignals ? StopSignalWatcher(context.stop) : nil
+        let status: Int32
+        do {
+            status = try command.run(arguments, context: context)
+            watcher?.finish()
+        } catch {
+            watcher?.finish()
+            // An error after a stop (often caused by it) is printed, then the stop's line and status follow.
+            guard context.stop.isRequested, !(error is UsageError) else { throw error }
+            context.console.printError("\(name): error: \(error)")
+            status = 1
+        }
+        guard let signal = context.stop.signal else { return status }
+        context.console.printError(context.stop.summary.line(command: name))
+        return signal.exitStatus
     }
 
     /// The top-level help: every command with its summary.

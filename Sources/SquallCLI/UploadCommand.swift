@@ -1,11 +1,10 @@
 import FaultEngine
 import Foundation
-import Glibc
 import Harness
 import ResumableUpload
 import Scenario
 import SquallCore
-import Synchronization
+import SquallNet
 import UploadClient
 import UploadJobs
 
@@ -77,9 +76,10 @@ enum UploadCommand: Subcommand {
             before each resume and each retry. Progress shows as a bar on a terminal and as plain lines
             otherwise; a summary per file follows. Exit status 0 only when every file was uploaded. With
             --journal, running the same command again after a crash or Ctrl-C continues where it stopped: jobs in
-            flight resume from the server's offset, uploaded files are not sent again. SIGINT or SIGTERM stops the
-            run (exit status 1).
-            """
+            flight resume from the server's offset, uploaded files are not sent again; without it the journal is a
+            temporary folder, removed when the command ends.
+            """,
+        stopsOnSignal: true
     )
 
     static func run(_ arguments: ParsedArguments, context: CommandContext) throws -> Int32 {
@@ -90,9 +90,12 @@ enum UploadCommand: Subcommand {
         } catch let error as AssetError {
             throw UsageError(error.description, command: spec.path)
         }
-        let temporary = options.journal == nil
-        let journal = try options.journal ?? makeTemporaryFolder()
-        defer { if temporary { try? FileManager.default.removeItem(atPath: journal) } }
+        let stop = context.stop
+        let temporary =
+            try options.journal == nil
+            ? TemporaryFolder(prefix: "squall-upload-", what: "temporary journal", stop: stop) : nil
+        defer { temporary?.remove() }
+        let journal = options.journal ?? temporary!.path
         let policy = try DefaultUploadPolicy(
             assets: assets.map(\.id),
             destination: UploadDestinationTemplate(url: options.url, tokens: options.tokens),
@@ -103,11 +106,17 @@ enum UploadCommand: Subcommand {
             journalFolder: journal, configuration: options.system, extension: policy,
             observer: { event in progress.handle(event) })
         defer { system.close() }
-        let watcher = SignalWatcher { system.terminate() }
+        let registration = stop.whenRequested { system.terminate() }
+        defer { stop.withdraw(registration) }
         let summary = try system.run()
-        watcher.stop()
         progress.finish()
-        return report(assets, policy.outcomes, summary, context.console)
+        let status = report(assets, policy.outcomes, summary, context.console)
+        if stop.isRequested {
+            let uploaded = assets.filter { policy.outcomes.uploaded[$0.id] != nil }.count
+            stop.noteStopped("the upload of \(assets.count) file\(assets.count == 1 ? "" : "s") (\(uploaded) uploaded)")
+            if let kept = options.journal { stop.noteKept("the journal \(kept) (the same command continues)") }
+        }
+        return status
     }
 
     /// Prints a line per file and the totals; 0 when every file was uploaded.
@@ -129,14 +138,6 @@ enum UploadCommand: Subcommand {
         console.print("upload: \(uploaded) of \(assets.count) files uploaded")
         if let reason = summary.stoppedEarly { console.printError("squall upload: stopped early: \(reason)") }
         return uploaded == assets.count ? 0 : 1
-    }
-
-    private static func makeTemporaryFolder() throws -> String {
-        var template = Array((NSTemporaryDirectory() + "squall-upload-XXXXXX").utf8CString)
-        guard let made = mkdtemp(&template) else {
-            throw UploadCommandError("cannot make a temporary journal folder: errno \(errno)")
-        }
-        return String(cString: made)
     }
 }
 
@@ -279,59 +280,5 @@ struct UploadOptions {
                 command: UploadCommand.spec.path)
         }
         return value
-    }
-}
-
-/// Calls `action` when the process gets SIGINT or SIGTERM, until `stop()`; a second signal ends the process at
-/// once (status 1), for when stopping cleanly takes too long. The signals are blocked for the calling thread (and
-/// the threads it starts afterwards) and taken with `sigtimedwait` on a thread of its own.
-final class SignalWatcher: Sendable {
-    private let stopped = Mutex<Bool>(false)
-    private let done = DispatchSemaphore(value: 0)
-
-    init(_ action: @escaping @Sendable () -> Void) {
-        var signals = Self.signals
-        pthread_sigmask(SIG_BLOCK, &signals, nil)
-        let thread = Thread { [self] in
-            var set = Self.signals
-            var wait = timespec(tv_sec: 0, tv_nsec: 100_000_000)
-            var received = 0
-            while !stopped.withLock({ $0 }) {
-                guard sigtimedwait(&set, nil, &wait) > 0 else { continue }
-                received += 1
-                if received > 1 { exit(1) }
-                action()
-            }
-            done.signal()
-        }
-        thread.start()
-    }
-
-    /// Stops watching: takes any signal still pending (the run is over anyway), then unblocks the signals for the
-    /// calling thread.
-    func stop() {
-        stopped.withLock { $0 = true }
-        done.wait()
-        var set = Self.signals
-        var none = timespec(tv_sec: 0, tv_nsec: 0)
-        while sigtimedwait(&set, nil, &none) > 0 {}
-        pthread_sigmask(SIG_UNBLOCK, &set, nil)
-    }
-
-    private static var signals: sigset_t {
-        var set = sigset_t()
-        sigemptyset(&set)
-        sigaddset(&set, SIGINT)
-        sigaddset(&set, SIGTERM)
-        return set
-    }
-}
-
-/// A failure of `squall upload` outside the transfers (exit status 1).
-struct UploadCommandError: Error, CustomStringConvertible {
-    let description: String
-
-    init(_ description: String) {
-        self.description = description
     }
 }

@@ -6,12 +6,15 @@ enum ValidateCommand: Subcommand {
     static let spec = CommandSpec(
         path: ["validate"],
         summary: "Check scenario files (or folders of them) without running them.",
-        usage: "PATH…",
+        usage: "PATH… [--max-asset-size SIZE] [--max-total-size SIZE] [--max-assets N] [--max-faults N] "
+            + "[--max-events N] [--max-timeout DURATION]",
+        options: ScenarioLimitOptions.options,
         maxPositionals: .max,
         discussion: """
             A folder stands for every *.json file in it and below it, except the schemas (schema.json and
             *.schema.json). Every mistake in every file is printed on stderr as `file: path: message` (unknown keys, wrong types, bad units, unknown fault,
-            event or expectation names, scenario names used twice), then `M errors in K files`; when there is none,
+            event or expectation names, scenario names used twice, a value over a limit with the flag that raises
+            it), then `M errors in K files`; when there is none,
             `N scenarios valid` is printed on stdout. Exit status 0 when every file is valid, 1 otherwise, 2 for a
             usage mistake.
             """
@@ -21,7 +24,8 @@ enum ValidateCommand: Subcommand {
         guard !arguments.positionals.isEmpty else {
             throw UsageError("name at least one scenario file or folder", command: spec.path)
         }
-        let (scenarios, errors) = ScenarioFiles.loadCatalog(paths: arguments.positionals)
+        let limits = try ScenarioLimitOptions.parse(arguments, command: spec.path)
+        let (scenarios, errors) = ScenarioFiles.loadCatalog(paths: arguments.positionals, limits: limits)
         let console = context.console
         guard !errors.isEmpty else {
             console.print(counted(scenarios.count, "scenario") + " valid")

@@ -55,4 +55,16 @@ public enum ByteSize {
         guard bytes > 0, let unit = largestFirst.first(where: { bytes % $0.factor == 0 }) else { return nil }
         return "\(bytes / unit.factor)\(unit.suffix)"
     }
+
+    /// A size in messages, exact and readable: `"2147483648 bytes (2GiB)"`, `"80079441920 bytes (about 74.6GiB)"`
+    /// (the largest binary unit not above it, one decimal), `"1000 bytes"` under 1 KiB.
+    public static func description(_ bytes: Int64) -> String {
+        let units: [(suffix: String, factor: Int64)] = [
+            ("TiB", 1 << 40), ("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10),
+        ]
+        guard let unit = units.first(where: { bytes >= $0.factor }) else { return "\(bytes) bytes" }
+        if bytes % unit.factor == 0 { return "\(bytes) bytes (\(bytes / unit.factor)\(unit.suffix))" }
+        let tenths = (bytes / (unit.factor / 1024) * 10 + 512) / 1024
+        return "\(bytes) bytes (about \(tenths / 10).\(tenths % 10)\(unit.suffix))"
+    }
 }

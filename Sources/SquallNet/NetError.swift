@@ -24,6 +24,8 @@ public struct NetError: Error, Equatable, Sendable, CustomStringConvertible {
         case closed
         /// A command could not be started (`CommandRun`).
         case spawn
+        /// A temporary folder could not be made (`TemporaryFolder`).
+        case folder
     }
 
     public var code: Code

@@ -82,7 +82,7 @@ struct CatalogRunTests {
         options.repeats = 2
         options.capture = .onFailure
         options.runner.keepFolder = folder
-        let runs = CatalogRun.run(Self.scenario("twice", size: 1000), options: options)
+        let runs = try #require(CatalogRun.run(Self.scenario("twice", size: 1000), options: options))
         #expect(runs.runs.count == 2)
         #expect(runs.runs.allSatisfy { $0.passed }, "\(runs.runs.map(\.verdicts))")
         #expect(!runs.flaky)

@@ -85,10 +85,11 @@ struct ScenarioSchemaTests {
     }
 
     /// What a schema cannot say (min ≤ max, unique fault names, an existing asset, variation below size, a window's
-    /// order): the schema accepts these files and only the loader rejects them, each for its one reason.
+    /// order, and the limits on sizes written with units, on sums over assets and on durations): the schema accepts
+    /// these files and only the loader rejects them, each for its one reason.
     @Test func theLoaderAloneChecksWhatASchemaCannotSay() throws {
         let files = Self.files(Self.fixtures + "/loader-only")
-        #expect(files.count == 6)
+        #expect(files.count == 11)
         let verdicts = try Self.schemaVerdicts(files)
         for file in files {
             #expect(verdicts[file] == true, "the schema rejects \(file)")
@@ -116,6 +117,9 @@ struct ScenarioSchemaTests {
         #expect(rules == ConformanceDeviation.Rule.allCases.map(\.rawValue))
         let top = try #require(schema["properties"] as? [String: Any])
         #expect(top.keys.sorted() == ScenarioLoader.topKeys.sorted())
+        // The limits the schema can say are the loader's defaults.
+        #expect((top["faults"] as? [String: Any])?["maxItems"] as? Int == ScenarioLimits().faults)
+        #expect((top["events"] as? [String: Any])?["maxItems"] as? Int == ScenarioLimits().events)
         let fault = try #require(definitions["fault"] as? [String: Any])
         let actions = ((fault["properties"] as? [String: Any])?["action"] as? [String: Any])?["enum"] as? [String]
         #expect(Set(actions ?? []) == Set(FaultAction.keysByName.keys))

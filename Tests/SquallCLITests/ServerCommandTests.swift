@@ -143,8 +143,8 @@ struct ServerCommandTests {
         #expect(try ServerCommand.seconds(text, option: "--max-age") == seconds)
     }
 
-    /// The built binary prints the URL and the store folder, then stops cleanly on SIGTERM with status 0; its log
-    /// has the start and the stop.
+    /// The built binary prints the URL and the store folder, then stops cleanly on SIGTERM with status 143; its
+    /// log has the start and the stop.
     @Test func theBinaryServesUntilSIGTERM() throws {
         let store = NSTemporaryDirectory() + "squall-server-test-\(UUID().uuidString)"
         let log = store + ".log"
@@ -173,7 +173,7 @@ struct ServerCommandTests {
         #expect(lines.first.flatMap { Int($0.split(separator: ":").last ?? "") }.map { $0 > 0 } == true)
         #expect(lines.last == store)
         #expect(process.terminationReason == .exit)
-        #expect(process.terminationStatus == 0)
+        #expect(process.terminationStatus == 143)
         let events = try String(contentsOfFile: log, encoding: .utf8).split(separator: "\n")
         #expect(events.count == 2)
         #expect(events.first?.contains(#""event":"start","listen":"127.0.0.1:"#) == true)

@@ -246,9 +246,9 @@ struct UploadCommandTests {
         #expect(out.contains("upload: 0 of 1 files uploaded"))
     }
 
-    /// The spawned client is killed (SIGKILL) or interrupted (SIGINT: it stops cleanly, exit status 1) mid-upload,
-    /// then run again with the same journal: it resumes the upload it left in flight, and the server ends with one
-    /// complete, byte-exact upload.
+    /// The spawned client is killed (SIGKILL) or interrupted (SIGINT: it stops cleanly, exit status 130, and says
+    /// it kept the journal) mid-upload, then run again with the same journal: it resumes the upload it left in
+    /// flight, and the server ends with one complete, byte-exact upload.
     @Test(arguments: [SIGKILL, SIGINT])
     func aClientStoppedMidUploadResumesWithoutADuplicate(signal: Int32) throws {
         let folder = try TLSFixtures.TemporaryDirectory()
@@ -264,15 +264,22 @@ struct UploadCommandTests {
         first.arguments = arguments
         let output = Pipe()
         first.standardOutput = output
-        first.standardError = FileHandle.nullDevice
+        let errors = Pipe()
+        first.standardError = errors
         try first.run()
         while try !ServerProcess.nextLine(of: output.fileHandleForReading.fileDescriptor).hasSuffix("25%") {}
         kill(first.processIdentifier, signal)
+        _ = output.fileHandleForReading.readDataToEndOfFile()
+        let said = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         first.waitUntilExit()
         if signal == SIGKILL {
             #expect(first.terminationReason == .uncaughtSignal)
         } else {
-            #expect(first.terminationReason == .exit && first.terminationStatus == 1)
+            #expect(first.terminationReason == .exit && first.terminationStatus == 130)
+            #expect(
+                said.hasSuffix(
+                    "squall upload: SIGINT: stopped the upload of 1 file (0 uploaded); kept the journal "
+                        + "\(folder.file("journal")) (the same command continues)\n"), "\(said)")
         }
         #expect(server.waitUntilIdle(timeout: .seconds(10)))
         #expect(server.uploads().count == 1)

@@ -1,4 +1,5 @@
 import Foundation
+import Scenario
 import Testing
 
 @testable import SquallCLI
@@ -88,5 +89,51 @@ struct ValidateCommandTests {
         let (help, helpOut, _) = squall(["validate", "--help"])
         #expect(help == 0)
         #expect(helpOut.contains("Usage: squall validate PATH…"))
+    }
+
+    /// A scenario over a loader limit is an error naming the place and the flag; the flag raises the limit, and a
+    /// bad value for it is a usage mistake naming it.
+    @Test func aLimitNamesItsFlagAndTheFlagRaisesIt() throws {
+        let path = try folder([
+            "big.json":
+                #"{"name": "big", "description": "d", "assets": [{"name": "a", "size": "3GiB"}], "expect": {"attempts": 1}}"#
+        ])
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let (status, _, err) = squall(["validate", path])
+        #expect(status == 1)
+        #expect(
+            err.contains(
+                "big.json: assets[0].size (line 1, column 70): the asset is 3221225472 bytes (3GiB), over the limit of 1073741824 bytes (1GiB) per asset; raise it with --max-asset-size"
+            ), "\(err)")
+        #expect(err.contains("raise it with --max-total-size"))
+        let (raised, out, raisedErr) = squall(["validate", path, "--max-asset-size", "3GiB", "--max-total-size", "4GB"])
+        #expect(raised == 0, "\(raisedErr)")
+        #expect(out == "1 scenario valid\n")
+        let (bad, _, badErr) = squall(["validate", path, "--max-asset-size", "3gib"])
+        #expect(bad == 2)
+        #expect(badErr.hasPrefix("squall validate: --max-asset-size must be a size such as"))
+    }
+
+    /// Each limit flag sets its own limit, in the size, duration or count grammar.
+    @Test func everyLimitFlagSetsItsLimit() throws {
+        let arguments = try CommandLineParser.parse(
+            [
+                "--max-asset-size", "2GiB", "--max-total-size", "5GB", "--max-assets", "7", "--max-faults", "8",
+                "--max-events", "9", "--max-timeout", "1h",
+            ], for: ValidateCommand.spec)
+        let limits = try ScenarioLimitOptions.parse(arguments, command: ["validate"])
+        var expected = ScenarioLimits()
+        expected.assetSize = 2 << 30
+        expected.totalSize = 5_000_000_000
+        expected.assetCount = 7
+        expected.faults = 8
+        expected.events = 9
+        expected.timeout = .seconds(3600)
+        #expect(limits == expected)
+        #expect(Set(RunCommand.spec.options.map(\.name)).isSuperset(of: ScenarioLimits.Limit.allCases.map(\.flag)))
+        #expect(throws: UsageError.self) {
+            try ScenarioLimitOptions.parse(
+                try CommandLineParser.parse(["--max-faults", "-1"], for: ValidateCommand.spec), command: ["validate"])
+        }
     }
 }

@@ -41,4 +41,16 @@ struct ByteSizeTests {
         #expect(ByteSize.binaryText(1000) == nil)
         #expect(ByteSize.binaryText(0) == nil)
     }
+
+    /// Sizes in messages: the exact bytes, and the largest binary unit not above them (rounded to a tenth when
+    /// it does not divide them).
+    @Test(arguments: [
+        (Int64(0), "0 bytes"), (1023, "1023 bytes"), (1024, "1024 bytes (1KiB)"), (1536, "1536 bytes (about 1.5KiB)"),
+        (2 << 30, "2147483648 bytes (2GiB)"), (80_079_441_920, "80079441920 bytes (about 74.6GiB)"),
+        (2_097_152_000_000, "2097152000000 bytes (about 1.9TiB)"), (1_073_741_825, "1073741825 bytes (about 1.0GiB)"),
+        (.max, "9223372036854775807 bytes (about 8388608.0TiB)"),
+    ])
+    func describesSizesExactlyAndReadably(bytes: Int64, text: String) {
+        #expect(ByteSize.description(bytes) == text)
+    }
 }

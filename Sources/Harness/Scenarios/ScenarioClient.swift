@@ -4,6 +4,7 @@ import JobJournal
 import ResumableUpload
 import Scenario
 import SquallCore
+import SquallNet
 import Synchronization
 import UploadClient
 import UploadJobs
@@ -28,10 +29,12 @@ final class ScenarioClient: @unchecked Sendable {
     private let state = Mutex(SessionState())
     private var assetIDs: [String]
     private let onEnd: @Sendable () -> Void
+    /// The run's stop, which stops a child client too.
+    private let stop: ProcessStop?
 
     private struct SessionState {
         var system: UploadSystem?
-        var child: Process?
+        var child: ChildProcess?
         var running = false
         var results: [String] = []
         var failure: String?
@@ -39,8 +42,9 @@ final class ScenarioClient: @unchecked Sendable {
 
     init(
         spec: ClientSpec, target: ClientTarget, assetIDs: [String], asChildOf binary: String?,
-        onEnd: @escaping @Sendable () -> Void
+        stop: ProcessStop? = nil, onEnd: @escaping @Sendable () -> Void
     ) throws {
+        self.stop = stop
         self.spec = spec
         self.target = target
         self.binary = binary
@@ -75,7 +79,7 @@ final class ScenarioClient: @unchecked Sendable {
 
     /// The child's pid, when a child session runs.
     private var childPID: Int32? {
-        state.withLock { $0.child.map(\.processIdentifier) }
+        state.withLock { $0.child.map(\.pid) }
     }
 
     /// Each `processJobs()` result so far (in-process sessions only).
@@ -123,8 +127,8 @@ final class ScenarioClient: @unchecked Sendable {
         let (system, child) = state.withLock { ($0.system, $0.child) }
         system?.terminate()
         if let child, child.isRunning {
-            Glibc.kill(child.processIdentifier, SIGTERM)
-            return "SIGTERM to client pid \(child.processIdentifier)"
+            Glibc.kill(child.pid, SIGTERM)
+            return "SIGTERM to client pid \(child.pid)"
         }
         return system == nil ? "no client session was running" : "willTerminate, then the in-process session stopped"
     }
@@ -135,8 +139,8 @@ final class ScenarioClient: @unchecked Sendable {
         let (system, child) = state.withLock { ($0.system, $0.child) }
         var did = "no client session was running"
         if let child, child.isRunning {
-            Glibc.kill(child.processIdentifier, SIGKILL)
-            did = "SIGKILL to client pid \(child.processIdentifier)"
+            Glibc.kill(child.pid, SIGKILL)
+            did = "SIGKILL to client pid \(child.pid)"
         }
         if let system {
             system.terminate()
@@ -228,7 +232,7 @@ final class ScenarioClient: @unchecked Sendable {
         return "\(seconds * 1_000_000 + attoseconds / 1_000_000_000_000)us"
     }
 
-    private func spawn(_ binary: String) throws -> Process {
+    private func spawn(_ binary: String) throws -> ChildProcess {
         var arguments = [
             "upload", "--journal", target.journal, "--to", target.creationURL, "--ca", target.caFile, "--interop",
             spec.interop.map(String.init) ?? "none", "--retry-limit", String(spec.retryLimit), "--inflight-limit",
@@ -250,7 +254,6 @@ final class ScenarioClient: @unchecked Sendable {
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         process.standardInput = FileHandle.nullDevice
-        try process.run()
-        return process
+        return try ChildProcess(process, what: "squall upload", stop: stop)
     }
 }

@@ -32,6 +32,9 @@ public struct ScenarioRunOptions: Sendable {
     /// per connection, see `DecryptedCapture`) written only for a scenario that does not pass, so that a passing
     /// run's capture never touches the disk; otherwise it is written as the traffic flows. Default `.always`.
     public var bundleCapture = BundleCapture.always
+    /// The command's stop (`squall run`'s SIGINT or SIGTERM): the scenario under way ends early without being
+    /// judged, its child processes are stopped and its folder removed (kept, as a bundle, with `keepFolder`).
+    public var stop: ProcessStop?
 
     public init(squallBinary: String? = nil, upstream: String? = nil, seed: UInt64? = nil, keepFolder: String? = nil) {
         self.squallBinary = squallBinary
@@ -65,12 +68,16 @@ public enum ScenarioRunner {
             }
         }
         let folder: String
+        let temporary: TemporaryFolder?
         do {
-            folder = try makeFolder(scenario.name, in: options.keepFolder)
+            (folder, temporary) = try makeFolder(
+                scenario.name, in: options.keepFolder, stop: options.stop,
+                holding: options.upstream ?? scenario.server.upstream == nil
+                    ? "CA key, store, journal and assets" : "CA key, journal and assets")
         } catch {
             return failed(scenario, "\(error)", since: started)
         }
-        defer { if options.keepFolder == nil { try? FileManager.default.removeItem(atPath: folder) } }
+        defer { temporary?.remove() }
         var run: ScenarioRun?
         var result: ScenarioResult
         do {
@@ -95,6 +102,7 @@ public enum ScenarioRunner {
             result.bundle = folder
             result.notes = run?.proxy.captureProblems ?? []
             BundleFiles.write(result, into: folder)
+            if options.stop?.isRequested == true { options.stop?.noteKept("the stopped scenario's bundle \(folder)") }
         }
         return result
     }
@@ -155,16 +163,19 @@ public enum ScenarioRunner {
         return (try? encoder.encode(ledger)).map { String(decoding: $0, as: UTF8.self) }
     }
 
-    private static func makeFolder(_ name: String, in parent: String?) throws -> String {
+    /// The scenario's folder: `parent/name` (a bundle), or a temporary folder removed after the run.
+    private static func makeFolder(
+        _ name: String, in parent: String?, stop: ProcessStop?, holding: String
+    ) throws -> (String, TemporaryFolder?) {
         if let parent {
             let path = parent + "/" + name
             try? FileManager.default.removeItem(atPath: path)
             try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-            return path
+            return (path, nil)
         }
-        var template = Array((NSTemporaryDirectory() + "squall-run-\(name)-XXXXXX").utf8CString)
-        guard let made = mkdtemp(&template) else { throw HarnessError("cannot make a scenario folder") }
-        return String(cString: made)
+        let folder = try TemporaryFolder(
+            prefix: "squall-run-\(name)-", what: "scenario \(name)'s \(holding)", stop: stop)
+        return (folder.path, folder)
     }
 }
 
@@ -194,22 +205,30 @@ struct ScenarioRun {
     let progress = UploadProgressIndex()
     /// When the client's first session started: the origin of `at`.
     var origin = ContinuousClock.now
+    /// The command's stop: `play` ends early when it is asked for.
+    let runStop: ProcessStop?
 
     init(_ scenario: Scenario, folder: String, options: ScenarioRunOptions) throws {
         self.scenario = scenario
         self.folder = folder
+        self.runStop = options.stop
         self.pending = scenario.events.enumerated().map { ($0.offset, $0.element) }
         self.records = scenario.events.enumerated().map {
             EventRecord(index: $0.offset, event: $0.element.action.name, trigger: $0.element.trigger.text)
         }
+        let upstreamURL = options.upstream ?? scenario.server.upstream
+        // Before anything is written: room for every asset (added ones too) and the reference server's copies.
+        let (copies, overflow) = scenario.assetBytes.multipliedReportingOverflow(by: 2)
+        try AssetFiles.ensureSpace(
+            upstreamURL == nil ? (overflow ? .max : copies) : scenario.assetBytes, in: folder,
+            for: upstreamURL == nil ? "the scenario's assets and the server's copy of them" : "the scenario's assets")
         let authority = try CertificateAuthority.loadOrCreate(directory: folder + "/ca")
-        assets = try AssetFiles.write(scenario.assets, seed: scenario.seed, into: folder + "/assets")
+        assets = try AssetFiles.write(scenario.assets, seed: scenario.seed, into: folder + "/assets", stop: runStop)
         let killsServer = scenario.events.contains { $0.action.killsServer }
         let killsClient = scenario.events.contains { $0.action.killsClient }
         if (killsServer || killsClient) && options.squallBinary == nil {
             throw HarnessError("this scenario kills a process: it needs the squall binary for child processes")
         }
-        let upstreamURL = options.upstream ?? scenario.server.upstream
         outside = upstreamURL.map {
             OutsideServer(url: $0, profile: scenario.server.profile ?? options.profile ?? ServerProfile(), caFile: nil)
         }
@@ -218,7 +237,7 @@ struct ScenarioRun {
             ? try ScenarioServer(
                 spec: scenario.server, store: folder + "/store",
                 log: options.keepFolder == nil ? nil : folder + "/" + DebugBundle.serverLog,
-                asChildOf: killsServer ? options.squallBinary : nil)
+                asChildOf: killsServer ? options.squallBinary : nil, stop: runStop)
             : nil
         var configuration = ChaosProxyConfiguration(
             listen: try SocketAddress(parsing: "127.0.0.1:0"),
@@ -246,7 +265,7 @@ struct ScenarioRun {
         let proxyReference = proxy
         client = try ScenarioClient(
             spec: scenario.client, target: target, assetIDs: assets.map(\.assetID),
-            asChildOf: killsClient ? options.squallBinary : nil,
+            asChildOf: killsClient ? options.squallBinary : nil, stop: runStop,
             onEnd: { proxyReference.wakeTranscriptWaiters() })
     }
 
@@ -267,10 +286,20 @@ struct ScenarioRun {
     /// Runs the client through its sessions while playing the events; returns what was observed.
     mutating func play(started: ContinuousClock.Instant) throws -> RunObservation {
         let deadline = started + scenario.timeout
+        let proxy = self.proxy
+        let registration = runStop?.whenRequested { proxy.wakeTranscriptWaiters() }
+        defer { if let registration { runStop?.withdraw(registration) } }
         try client.start()
         origin = .now
         var timedOut = false
         while true {
+            if let signal = runStop?.signal {
+                // Not judged: the client stops as it would on willTerminate (a child got SIGTERM from the stop).
+                client.finish()
+                client.terminate()
+                waitForClientEnd()
+                throw HarnessError("stopped by \(signal.name) before it was judged")
+            }
             fireDueEvents()
             // A relaunch waits for the session to stop; a session that has settled (monitoring the library with
             // nothing to do) is ended for it.
@@ -299,8 +328,10 @@ struct ScenarioRun {
             }
             let client = self.client
             let progress = self.progress
+            let stop = runStop
             _ = proxy.waitForTranscript(timeout: max(.zero, next - .now)) { transcript in
-                client.isSettled || progressEvents.contains { progress.reached($0, in: transcript) }
+                client.isSettled || stop?.isRequested == true
+                    || progressEvents.contains { progress.reached($0, in: transcript) }
             }
         }
         client.finish()

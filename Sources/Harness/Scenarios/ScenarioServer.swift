@@ -17,21 +17,27 @@ final class ScenarioServer {
     private let store: String
     private let spec: ServerSpec
     private var inProcess: UploadServer?
-    private var child: Process?
+    private var child: ChildProcess?
     private let binary: String?
     /// The server's request log (JSON Lines), appended to across restarts; nil keeps none.
     private let log: String?
+    /// The run's stop, which stops the child server too.
+    private let runStop: ProcessStop?
 
-    init(spec: ServerSpec, store: String, log: String? = nil, asChildOf binary: String?) throws {
+    init(
+        spec: ServerSpec, store: String, log: String? = nil, asChildOf binary: String?, stop: ProcessStop? = nil
+    ) throws {
         self.spec = spec
         self.store = store
         self.binary = binary
         self.log = log
+        self.runStop = stop
         if let binary {
             self.url = ""
             self.child = nil
             self.inProcess = nil
-            let (process, url) = try Self.spawn(binary, spec: spec, store: store, log: log, listen: "127.0.0.1:0")
+            let (process, url) = try Self.spawn(
+                binary, spec: spec, store: store, log: log, listen: "127.0.0.1:0", stop: stop)
             self.child = process
             self.url = url
         } else {
@@ -68,23 +74,19 @@ final class ScenarioServer {
     /// SIGKILL to the child server, then a restart from its store on the same port; says what it did.
     func restart() throws -> [String] {
         guard let binary, let child else { throw HarnessError("restart-server needs the server in a child process") }
-        kill(child.processIdentifier, SIGKILL)
-        child.waitUntilExit()
-        let (process, _) = try Self.spawn(binary, spec: spec, store: store, log: log, listen: address)
+        child.end(with: SIGKILL)
+        let (process, _) = try Self.spawn(binary, spec: spec, store: store, log: log, listen: address, stop: runStop)
         self.child = process
         return [
-            "SIGKILL to server pid \(child.processIdentifier)",
-            "server restarted from its store on \(address) as pid \(process.processIdentifier)",
+            "SIGKILL to server pid \(child.pid)",
+            "server restarted from its store on \(address) as pid \(process.pid)",
         ]
     }
 
     func stop() {
         inProcess?.stop()
         inProcess = nil
-        if let child, child.isRunning {
-            kill(child.processIdentifier, SIGTERM)
-            child.waitUntilExit()
-        }
+        child?.end(with: SIGTERM)
         child = nil
     }
 
@@ -112,8 +114,8 @@ final class ScenarioServer {
 
     /// `squall server` with the spec's flags; returns the process and the URL it printed.
     private static func spawn(
-        _ binary: String, spec: ServerSpec, store: String, log: String?, listen: String
-    ) throws -> (Process, String) {
+        _ binary: String, spec: ServerSpec, store: String, log: String?, listen: String, stop: ProcessStop?
+    ) throws -> (ChildProcess, String) {
         var arguments = [
             "server", "--listen", listen, "--store", store, "--interop",
             spec.interop.map(String.init).joined(separator: ","),
@@ -134,15 +136,14 @@ final class ScenarioServer {
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice
         process.standardInput = FileHandle.nullDevice
-        try process.run()
+        let child = try ChildProcess(process, what: "squall server", stop: stop)
         guard let line = ChildOutput.firstLine(of: output.fileHandleForReading, within: .seconds(10)),
             line.hasPrefix("http://")
         else {
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
+            child.end(with: SIGKILL)
             throw HarnessError("squall server did not print its URL")
         }
-        return (process, line)
+        return (child, line)
     }
 }
 
