@@ -1,3 +1,4 @@
+import Glibc
 import HTTPExchange
 import HTTPWire
 import SquallNet
@@ -26,16 +27,26 @@ public final class ScriptedServer: Sendable {
     private let recorded = Mutex<[RecordedRequest]>([])
     private let steps: [ScriptedStep]
 
-    /// Starts the server on 127.0.0.1, port 0; TLS with `tls` (a server context) when given.
-    public convenience init(steps: [ScriptedStep], tls: TLSContext? = nil) throws {
-        try self.init(tls: tls) { _ in steps }
+    /// Starts the server on 127.0.0.1, port 0; TLS with `tls` (a server context) when given. With
+    /// `receiveBuffer`, each accepted socket gets a receive buffer of that many bytes, so that the client's
+    /// segments are not limited by how fast this server reads (`SO_RCVBUFFORCE` where permitted, else `SO_RCVBUF`).
+    public convenience init(steps: [ScriptedStep], tls: TLSContext? = nil, receiveBuffer: Int32? = nil) throws {
+        try self.init(tls: tls, receiveBuffer: receiveBuffer) { _ in steps }
     }
 
     /// Starts the server with the steps `script` makes from the server's URL (for `Location` values).
-    public init(tls: TLSContext? = nil, script: (_ url: String) -> [ScriptedStep]) throws {
+    public init(
+        tls: TLSContext? = nil, receiveBuffer: Int32? = nil, script: (_ url: String) -> [ScriptedStep]
+    ) throws {
         let box = Mutex<ScriptedServer?>(nil)
         loop = try LoopbackServer.start { socket in
             guard let server = box.withLock({ $0 }) else { return socket.close() }
+            if let receiveBuffer {
+                let level = Int32(SOL_SOCKET)
+                if (try? socket.setOption(level: level, name: SO_RCVBUFFORCE, value: receiveBuffer)) == nil {
+                    try? socket.setOption(level: level, name: SO_RCVBUF, value: receiveBuffer)
+                }
+            }
             server.serve(socket, tls: tls)
         }
         url = (tls == nil ? "http://" : "https://") + loop.address.description

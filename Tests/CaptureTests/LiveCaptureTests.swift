@@ -52,11 +52,13 @@ struct LiveCaptureTests {
     }
 
     /// Loopback's frames reach 65,549 bytes: with a snapshot length of 65,535 they lose their last 14 bytes and a
-    /// large request cannot be rebuilt. A 5 MiB PATCH is captured whole and tshark finds it.
+    /// large request cannot be rebuilt. A 5 MiB PATCH is captured whole and tshark finds it. The server's receive
+    /// buffer holds the whole body, so that the client's segments reach the loopback MSS however slowly the server
+    /// reads (with the default buffer, a busy machine shrinks the window and no frame passes 64 KiB).
     @Test(.enabled(if: canCapture, "live capture needs root or CAP_NET_RAW"))
     func aFiveMiBPatchIsCapturedWholeAndTsharkRebuildsIt() throws {
         let folder = try TLSFixtures.TemporaryDirectory()
-        let server = try ScriptedServer(steps: [ScriptedStep(respond: 204)])
+        let server = try ScriptedServer(steps: [ScriptedStep(respond: 204)], receiveBuffer: 16 << 20)
         defer { server.stop() }
         let address = try SocketAddress(parsing: String(server.url.dropFirst("http://".count)))
         let capture = try LiveCapture.start(
