@@ -50,7 +50,7 @@ let package = Package(
         // I/O.
         .target(name: "SquallNet", dependencies: ["CSystem"]),
         .target(name: "TLSKit", dependencies: ["COpenSSL", "SquallNet"]),
-        .target(name: "Capture", dependencies: ["CPcap", "CSystem", "PacketSynthesis"]),
+        .target(name: "Capture", dependencies: ["CPcap", "CSystem", "PacketSynthesis", "SquallNet"]),
         .target(name: "UploadStore", dependencies: ["SquallCore", "SquallNet", "TLSKit"]),
         .target(name: "JobJournal", dependencies: ["UploadJobs", "SquallCore", "SquallNet"]),
         .target(name: "HTTPExchange", dependencies: ["HTTPWire", "SquallNet"]),

@@ -2,6 +2,7 @@ import CPcap
 import CSystem
 import Dispatch
 import Glibc
+import SquallNet
 
 /// The libpcap handle, dump file and stop signal of one `LiveCapture`, and the loop its thread runs.
 ///
@@ -137,7 +138,7 @@ final class LiveCaptureSession: @unchecked Sendable {
             throw CaptureError(.open, "cannot open capture file '\(path)': \(String(cString: pcap_geterr(pcap)))")
         }
         // Private like the decrypted capture and the key log that decrypts it.
-        fchmod(fileno(pcap_dump_file(dumper)), 0o600)
+        PrivateFile.restrict(fileno(pcap_dump_file(dumper)))
         return dumper
     }
 }

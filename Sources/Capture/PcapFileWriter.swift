@@ -1,5 +1,6 @@
 import Glibc
 import PacketSynthesis
+import SquallNet
 import Synchronization
 
 /// Writes IPv4 packets to a pcap file (the classic format libpcap reads: microsecond timestamps, host byte order),
@@ -29,7 +30,7 @@ public final class PcapFileWriter: Sendable {
 
     /// Creates (or truncates) the capture file at `path`; its header is staged with the first records.
     public init(path: String) throws(CaptureError) {
-        let descriptor = Glibc.open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        let descriptor = PrivateFile.open(path, flags: O_WRONLY | O_TRUNC)
         guard descriptor >= 0 else {
             throw CaptureError(.open, "cannot open capture file '\(path)': \(String(cString: strerror(errno)))")
         }

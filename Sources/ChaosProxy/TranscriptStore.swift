@@ -1,6 +1,7 @@
 import Dispatch
 import Glibc
 import ProxyTranscript
+import SquallNet
 import Synchronization
 
 /// The proxy's transcript: kept in memory (bounded) for the harness and the control API, and, with a path,
@@ -21,7 +22,7 @@ final class TranscriptStore: Sendable {
         var initial = State(transcript: Transcript(cap: cap))
         if let path {
             // 0600: request heads carry bearer tokens (`Authorization`) and the proxy's view of private uploads.
-            let fd = Glibc.open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+            let fd = PrivateFile.open(path, flags: O_WRONLY | O_TRUNC)
             guard fd >= 0 else {
                 throw ChaosProxyError(.transcriptFile, "--transcript \(path): \(String(cString: strerror(errno)))")
             }

@@ -1,4 +1,5 @@
 import Glibc
+import SquallNet
 import Synchronization
 
 /// A sink for TLS secrets in the NSS key log format (`SSLKEYLOGFILE`), which Wireshark uses to decrypt
@@ -12,9 +13,9 @@ public final class KeyLog: Sendable {
     public let path: String
     private let descriptor: Mutex<Int32>
 
-    /// Opens (creating with mode 0600: the secrets decrypt traffic) `path` for appending.
+    /// Opens `path` for appending, mode 0600 (`PrivateFile`: the secrets decrypt traffic).
     public init(path: String) throws {
-        let fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o600)
+        let fd = PrivateFile.open(path, flags: O_WRONLY | O_APPEND)
         guard fd >= 0 else { throw TLSError.system(.io, "open key log \(path)") }
         self.path = path
         self.descriptor = Mutex(fd)
