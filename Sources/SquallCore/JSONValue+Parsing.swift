@@ -118,8 +118,24 @@ private struct JSONParser {
         case UInt8(ascii: "f"): return try literal("false", .bool(false))
         case UInt8(ascii: "n"): return try literal("null", .null)
         default:
-            throw syntax("unexpected character; expected a value (object, array, string, number, true, false, null)")
+            throw syntax(Self.unexpected(byte, at: index, in: bytes))
         }
+    }
+
+    /// Why `byte` cannot start a value: a byte order mark or a byte outside ASCII (an encoding other than UTF-8, or
+    /// text outside a string) said as such, any other character as unexpected.
+    static func unexpected(_ byte: UInt8, at index: Int, in bytes: [UInt8]) -> String {
+        if index == 0 && bytes.starts(with: [0xEF, 0xBB, 0xBF]) {
+            return "a UTF-8 byte order mark; save the file as UTF-8 without one"
+        }
+        if index == 0 && (bytes.starts(with: [0xFF, 0xFE]) || bytes.starts(with: [0xFE, 0xFF])) {
+            return "a UTF-16 byte order mark; save the file as UTF-8"
+        }
+        if byte >= 0x80 {
+            return "a byte outside ASCII (0x\(String(byte, radix: 16, uppercase: true))) where a value must start; "
+                + "text belongs in a string, and the file must be UTF-8"
+        }
+        return "unexpected character; expected a value (object, array, string, number, true, false, null)"
     }
 
     private mutating func parseObject() throws(JSONError) -> JSONValue {

@@ -112,6 +112,32 @@ struct JSONValueParsingTests {
         #expect(throws: JSONError.self) { try JSONValue.parse([0x22, 0xC3, 0x28, 0x22]) }
     }
 
+    /// A file saved with a byte order mark or in UTF-16, or a word outside quotes, says so instead of
+    /// "unexpected character".
+    @Test(
+        arguments: [
+            ([0xEF, 0xBB, 0xBF, 0x7B, 0x7D], 1, "a UTF-8 byte order mark; save the file as UTF-8 without one"),
+            ([0xFF, 0xFE, 0x7B, 0x00], 1, "a UTF-16 byte order mark; save the file as UTF-8"),
+            (
+                Array("{\"a\": ".utf8) + [0xC3, 0xA9, 0x7D], 7,
+                "a byte outside ASCII (0xC3) where a value must start; text belongs in a string, and the file must be UTF-8"
+            ),
+            (
+                Array("{\"a\": *}".utf8), 7,
+                "unexpected character; expected a value (object, array, string, number, true, false, null)"
+            ),
+        ] as [([UInt8], Int, String)])
+    func aBadFirstByteSaysWhatItIs(bytes: [UInt8], column: Int, detail: String) {
+        do {
+            _ = try JSONValue.parse(bytes)
+            Issue.record("parsed \(bytes)")
+        } catch {
+            #expect(error.code == .syntax)
+            #expect(error.column == column)
+            #expect(error.detail == detail)
+        }
+    }
+
     @Test func nestingDeeperThanTheLimitIsRefused() throws {
         let options = JSONValue.ParseOptions(maxDepth: 4)
         #expect(
