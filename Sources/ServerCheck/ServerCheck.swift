@@ -62,7 +62,8 @@ public enum ServerCheck {
         var token = configuration.token
         if token == nil, let recipe = configuration.profile?.auth {
             do {
-                token = try TokenSources.source(recipe, trustedCAFile: configuration.trustedCAFile).token(refresh: true)
+                token = try TokenSources.source(recipe, trustedCAFile: configuration.trustedCAFile, stop: stop)
+                    .token(refresh: true)
             } catch {
                 throw ServerCheckError(.token, "no token from the profile's auth: \(error)")
             }

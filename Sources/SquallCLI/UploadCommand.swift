@@ -83,7 +83,7 @@ enum UploadCommand: Subcommand {
     )
 
     static func run(_ arguments: ParsedArguments, context: CommandContext) throws -> Int32 {
-        let options = try UploadOptions(arguments)
+        let options = try UploadOptions(arguments, stop: context.stop)
         let assets: [UploadAsset]
         do {
             assets = try UploadAsset.collect(arguments.positionals)
@@ -149,7 +149,7 @@ struct UploadOptions {
     var system: UploadSystemConfiguration
     var policy: UploadPolicyConfiguration
 
-    init(_ arguments: ParsedArguments) throws(UsageError) {
+    init(_ arguments: ParsedArguments, stop: ProcessStop? = nil) throws(UsageError) {
         let path = UploadCommand.spec.path
         guard let url = arguments["--to"] else { throw UsageError("--to URL is required", command: path) }
         guard (try? HTTPURL(url)) != nil else {
@@ -180,7 +180,7 @@ struct UploadOptions {
         jobs.retryLimit = try Self.count(arguments, "--retry-limit", minimum: 0) ?? jobs.retryLimit
         jobs.inFlightLimit = try Self.count(arguments, "--inflight-limit", minimum: 1) ?? jobs.inFlightLimit
         let profile = try Self.profile(arguments)
-        tokens = try Self.tokens(arguments, profile: profile)
+        tokens = try Self.tokens(arguments, profile: profile, stop: stop)
         if arguments["--interop"] == nil, let newest = profile?.newestInterop {
             transfer.interopVersion = InteropVersion(rawValue: newest)
         }
@@ -204,7 +204,7 @@ struct UploadOptions {
 
     /// The token source the flags name (one of `--token`, `--token-url`, `--token-command`), else the profile's.
     private static func tokens(
-        _ arguments: ParsedArguments, profile: ServerProfile?
+        _ arguments: ParsedArguments, profile: ServerProfile?, stop: ProcessStop?
     ) throws(UsageError) -> (any TokenSource)? {
         let path = UploadCommand.spec.path
         let given = ["--token", "--token-url", "--token-command"].filter { arguments[$0] != nil }
@@ -216,9 +216,11 @@ struct UploadOptions {
             throw UsageError("\(detail) shapes the request of --token-url, which is missing", command: path)
         }
         if let token = arguments["--token"] { return StaticToken(token) }
-        if let command = arguments["--token-command"] { return CommandToken(arguments: ["sh", "-c", command]) }
+        if let command = arguments["--token-command"] {
+            return CommandToken(arguments: ["sh", "-c", command], stop: stop)
+        }
         guard let url = arguments["--token-url"] else {
-            return profile?.auth.map { TokenSources.source($0, trustedCAFile: arguments["--ca"]) }
+            return profile?.auth.map { TokenSources.source($0, trustedCAFile: arguments["--ca"], stop: stop) }
         }
         guard (try? HTTPURL(url)) != nil else {
             throw UsageError("--token-url must be an http or https URL, not '\(url)'", command: path)

@@ -1,9 +1,12 @@
 import Glibc
+import Synchronization
 
 /// One run of a command without a shell (`posix_spawnp`, the program found on `PATH`): its exit status and what
 /// it printed, bounded in time. Past `timeout` it gets SIGTERM, and SIGKILL a second later. A program that leaves
 /// a process behind holding its output (a daemon it started without redirecting it) does not hold the run: once
-/// the program exited, output that does not come within `drainGrace` is not waited for.
+/// the program exited, output that does not come within `drainGrace` is not waited for. With a `ProcessStop`, the
+/// program is one of the command's children: SIGINT or SIGTERM to the command sends it SIGTERM (a second one
+/// SIGKILL) and names it in the stop's line.
 public struct CommandRun: Sendable {
     /// The exit status, or 128 + the signal that ended it; -1 when it could not be started.
     public var status: Int32
@@ -13,7 +16,7 @@ public struct CommandRun: Sendable {
     /// How long output is still read after the program exited.
     public static let drainGrace = Duration.milliseconds(500)
 
-    public init(_ arguments: [String], timeout: Duration) throws(NetError) {
+    public init(_ arguments: [String], timeout: Duration, stop: ProcessStop? = nil) throws(NetError) {
         precondition(!arguments.isEmpty, "a command needs a program")
         var out: [Int32] = [-1, -1]
         var err: [Int32] = [-1, -1]
@@ -53,16 +56,23 @@ public struct CommandRun: Sendable {
         guard spawned == 0 else {
             throw NetError.system(.spawn, "cannot run \(arguments[0])", errno: spawned)
         }
+        let running = Running()
+        let registration = stop?.track(child: pid, what: "command \(arguments[0])") { running.value }
         var collected: ([UInt8], [UInt8]) = ([], [])
-        status = Self.wait(pid, reading: (out[0], err[0]), into: &collected, timeout: timeout)
+        status = Self.wait(pid, reading: (out[0], err[0]), into: &collected, timeout: timeout) {
+            // Before the reap: once reaped, the pid may belong to another process that a stop must not signal.
+            running.value = false
+            if let stop, let registration { stop.withdraw(registration) }
+        }
         output = String(decoding: collected.0, as: UTF8.self)
         errors = String(decoding: collected.1, as: UTF8.self)
     }
 
     /// Reads both pipes until the program exited and its output ended (or `drainGrace` passed), terminating it
-    /// past `timeout`; returns its status.
+    /// past `timeout`; calls `exiting` once it exited and before it is reaped; returns its status.
     private static func wait(
-        _ pid: pid_t, reading pipes: (Int32, Int32), into collected: inout ([UInt8], [UInt8]), timeout: Duration
+        _ pid: pid_t, reading pipes: (Int32, Int32), into collected: inout ([UInt8], [UInt8]), timeout: Duration,
+        exiting: () -> Void
     ) -> Int32 {
         let start = ContinuousClock.now
         var exitStatus: Int32?
@@ -72,8 +82,13 @@ public struct CommandRun: Sendable {
         var buffer = [UInt8](repeating: 0, count: 16 * 1024)
         while true {
             if exitStatus == nil {
+                var info = siginfo_t()
                 var raw: Int32 = 0
-                if waitpid(pid, &raw, WNOHANG) == pid {
+                if waitid(P_PID, id_t(pid), &info, WEXITED | WNOHANG | WNOWAIT) == 0,
+                    info._sifields._sigchld.si_pid == pid
+                {
+                    exiting()
+                    _ = waitpid(pid, &raw, 0)
                     exitStatus = (raw & 0x7f) == 0 ? (raw >> 8) & 0xff : 128 + (raw & 0x7f)
                     exitedAt = .now
                 }
@@ -100,5 +115,15 @@ public struct CommandRun: Sendable {
                 }
             }
         }
+    }
+}
+
+/// Whether a command's program still runs, as its stop's tracking asks from another thread.
+private final class Running: Sendable {
+    private let flag = Atomic<Bool>(true)
+
+    var value: Bool {
+        get { flag.load(ordering: .acquiring) }
+        set { flag.store(newValue, ordering: .releasing) }
     }
 }

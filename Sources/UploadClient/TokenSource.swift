@@ -99,19 +99,22 @@ public final class TokenEndpoint: FetchingTokenSource {
 
 /// Tokens printed by a command (an argument vector, run without a shell; `--token-command` runs its text with
 /// `/bin/sh -c`): its standard output, trimmed, is the token; it runs again for each refresh. A command that
-/// exits non-zero, prints nothing, or runs longer than `timeout` fails with its standard error.
+/// exits non-zero, prints nothing, or runs longer than `timeout` fails with its standard error. With a `stop`, a
+/// command still running when the process is asked to stop is stopped with it.
 public final class CommandToken: FetchingTokenSource {
     public let arguments: [String]
     private let timeout: Duration
+    private let stop: ProcessStop?
     public let current = Mutex<String?>(nil)
 
-    public init(arguments: [String], timeout: Duration = .seconds(30)) {
+    public init(arguments: [String], timeout: Duration = .seconds(30), stop: ProcessStop? = nil) {
         self.arguments = arguments
         self.timeout = timeout
+        self.stop = stop
     }
 
     public func fetch() throws -> String {
-        let run = try CommandRun(arguments, timeout: timeout)
+        let run = try CommandRun(arguments, timeout: timeout, stop: stop)
         let token = run.output.trimmingCharacters(in: .whitespacesAndNewlines)
         guard run.status == 0, !token.isEmpty else {
             let reason = run.status == 0 ? "printed no token" : "exited with status \(run.status)"

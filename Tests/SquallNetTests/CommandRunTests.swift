@@ -1,5 +1,6 @@
 import Foundation
 import SquallNet
+import Synchronization
 import Testing
 
 /// Commands a server profile runs (restart, expire tokens, print a token): status and output, bounded in time, and
@@ -28,6 +29,43 @@ struct CommandRunTests {
         #expect(run.status == 0)
         #expect(run.output == "started\n")
         #expect(ContinuousClock.now - started < .seconds(10))
+    }
+
+    /// A profile's command (a token or restart script) is a child of the command running it: SIGTERM or SIGINT
+    /// to that command stops it too, named in the stop's line, instead of leaving it to its own timeout.
+    @Test func aStopEndsTheCommandAndNamesIt() throws {
+        let folder = NSTemporaryDirectory() + "squall-command-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let stop = ProcessStop(command: "squall run")
+        let started = ContinuousClock.now
+        let ended = DispatchSemaphore(value: 0)
+        let status = Mutex<Int32?>(nil)
+        DispatchQueue.global().async {
+            let run = try? CommandRun(
+                ["sh", "-c", "touch \(folder)/ready; exec sleep 30"], timeout: .seconds(60), stop: stop)
+            status.withLock { $0 = run?.status }
+            ended.signal()
+        }
+        // The readiness signal: the script has started (its file exists); nothing is timed.
+        while !FileManager.default.fileExists(atPath: folder + "/ready") {
+            #expect(ContinuousClock.now - started < .seconds(20), "the command never started")
+            if ContinuousClock.now - started > .seconds(20) { return }
+            usleep(5_000)
+        }
+        stop.request(.terminate)
+        #expect(ended.wait(timeout: .now() + 20) == .success)
+        #expect(status.withLock { $0 } == 128 + SIGTERM)
+        #expect(ContinuousClock.now - started < .seconds(20), "ended by the stop, not by sleep 30")
+        #expect(stop.summary.children.contains { $0.contains("command sh") })
+    }
+
+    /// Once the command ended, the stop no longer tracks it (its pid may be another process's by then).
+    @Test func aFinishedCommandIsNoLongerTracked() throws {
+        let stop = ProcessStop(command: "squall run")
+        #expect(try CommandRun(["true"], timeout: .seconds(10), stop: stop).status == 0)
+        stop.request(.terminate)
+        #expect(stop.summary.children.isEmpty)
     }
 
     @Test func aMissingProgramIsAnErrorNamingIt() {

@@ -18,6 +18,8 @@ struct OutsideServer {
     let profile: ServerProfile
     /// The CA file the client trusts for an https token URL that does not go through the proxy.
     let caFile: String?
+    /// The run's stop: a profile's command still running when it is asked for is stopped with the run.
+    var stop: ProcessStop? = nil
 
     /// How long a restart may take before the upstream accepts connections again.
     static let restartReadiness = Duration.seconds(60)
@@ -86,7 +88,7 @@ struct OutsideServer {
     private func perform(_ action: ProfileAction) throws -> String {
         switch action {
         case .command(let arguments):
-            let run = try CommandRun(arguments, timeout: Self.commandTimeout)
+            let run = try CommandRun(arguments, timeout: Self.commandTimeout, stop: stop)
             guard run.status == 0 else {
                 throw HarnessError(
                     "\(arguments.joined(separator: " ")) exited with status \(run.status): \(run.errors.prefix(500))")

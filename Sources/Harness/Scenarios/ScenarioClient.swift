@@ -54,7 +54,7 @@ final class ScenarioClient: @unchecked Sendable {
         if binary == nil {
             var configuration = UploadPolicyConfiguration(refreshAuthentication: spec.refreshAuth)
             configuration.permanentErrors = Set(spec.permanentErrors.compactMap(JobError.init(rawValue:)))
-            let tokens = target.tokens.map { TokenSources.source($0, trustedCAFile: target.caFile) }
+            let tokens = target.tokens.map { TokenSources.source($0, trustedCAFile: target.caFile, stop: stop) }
             policy = try DefaultUploadPolicy(
                 library: library, destination: UploadDestinationTemplate(url: target.creationURL, tokens: tokens),
                 statePath: target.journal + "/extension.json", configuration: configuration)

@@ -229,8 +229,11 @@ struct ScenarioRun {
         if (killsServer || killsClient) && options.squallBinary == nil {
             throw HarnessError("this scenario kills a process: it needs the squall binary for child processes")
         }
+        let runStop = runStop
         outside = upstreamURL.map {
-            OutsideServer(url: $0, profile: scenario.server.profile ?? options.profile ?? ServerProfile(), caFile: nil)
+            OutsideServer(
+                url: $0, profile: scenario.server.profile ?? options.profile ?? ServerProfile(), caFile: nil,
+                stop: runStop)
         }
         server =
             upstreamURL == nil
