@@ -7,7 +7,7 @@
 //   layer cli:        squall SquallCLI                  — maps flags to configuration, prints
 //   layer harness:    Harness ServerCheck               — runs the pieces together, reads scenario files, reports
 //   layer components: UploadServer UploadClient         — servers, clients and the proxy built from I/O and pure
-//   layer components: ControlAPI ChaosProxy
+//   layer components: ControlAPI ChaosProxy SquallPhotos
 //   layer io:         SquallNet TLSKit Capture          — sockets, OpenSSL, libpcap, files; the only code that
 //   layer io:         UploadStore JobJournal HTTPExchange — reads clocks
 //   layer pure:       SquallCore HTTPWire StructuredFields ResumableUpload UploadJobs FaultEngine
@@ -19,7 +19,9 @@ import PackageDescription
 let package = Package(
     name: "Squall",
     products: [
-        .executable(name: "squall", targets: ["squall"])
+        .executable(name: "squall", targets: ["squall"]),
+        // PhotoKit's background upload extension API over the reference client, for an app's own extension.
+        .library(name: "SquallPhotos", targets: ["SquallPhotos"]),
     ],
     targets: [
         // C shims: static inline wrappers for what Swift cannot import.
@@ -98,6 +100,8 @@ let package = Package(
             ]
         ),
 
+        .target(name: "SquallPhotos", dependencies: ["UploadClient", "UploadJobs", "SquallNet"]),
+
         // CLI.
         .target(
             name: "SquallCLI",
@@ -127,6 +131,12 @@ let package = Package(
             ]
         ),
         .testTarget(name: "HTTPWireTests", dependencies: ["HTTPWire", "TestSupport"]),
+        .testTarget(
+            name: "SquallPhotosTests",
+            dependencies: [
+                "SquallPhotos", "UploadClient", "UploadJobs", "UploadServer", "SquallCore", "TestSupport", "TLSKit",
+                "HTTPWire",
+            ]),
         .testTarget(name: "PacketSynthesisTests", dependencies: ["PacketSynthesis", "TestSupport"]),
         .testTarget(
             name: "CaptureTests",

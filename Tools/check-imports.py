@@ -25,6 +25,8 @@ import tempfile
 SYSTEM_MODULES = {
     "Swift", "_Concurrency", "Glibc", "Musl", "Foundation", "FoundationEssentials", "FoundationNetworking",
     "Dispatch", "Synchronization", "XCTest", "Testing", "PackageDescription",
+    # Apple's own, imported only under `#if canImport(Photos)` by code written for PhotoKit and SquallPhotos alike.
+    "Photos",
 }
 PURE_FORBIDDEN = {"Glibc", "Musl", "Foundation", "FoundationEssentials", "FoundationNetworking", "Dispatch"}
 PURE_LAYER = "pure"

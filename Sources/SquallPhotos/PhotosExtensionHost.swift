@@ -1,0 +1,96 @@
+import Dispatch
+import Synchronization
+import UploadClient
+import UploadJobs
+
+/// Runs an app's `PHBackgroundResourceUploadJobExtension` as the reference client's extension: the
+/// `UploadSystem` calls the host, the host calls the app's `processJobs()` with `PHPhotoLibrary.shared()` bound
+/// to the system's job store for the invocation, and maps its result. One model: the jobs, journal, limits and
+/// transfers are the system's own, as for the built-in `DefaultUploadPolicy`.
+///
+/// `processJobs()` and `willTerminate()` run as tasks; the system's thread waits for each. As on a phone,
+/// `willTerminate()` may come while `processJobs()` runs; the extension must then return promptly. While the
+/// extension is disabled (`setUploadJobExtensionEnabled(false)`), it is not called and the invocation completes.
+/// `PHPhotoLibrary.shared()` reaches the host whose extension calls it (a task-local binding), so hosts can run
+/// side by side in one process.
+public final class PhotosExtensionHost: UploadExtension {
+    private let instance: ExtensionInstance
+    private let binding: LibraryBinding
+
+    /// Creates the app's extension with `init()`; `assets` is the library it sees, `destinations` how the URLs it
+    /// builds reach the server under test, `enabledPath` where its enabled flag is kept (in memory when nil).
+    public init(
+        _ type: any PHBackgroundResourceUploadJobExtension.Type, assets: any AssetLibrary,
+        destinations: DestinationRule, enabledPath: String? = nil
+    ) throws {
+        binding = try LibraryBinding(assets: assets, destinations: destinations, enabledPath: enabledPath)
+        instance = ExtensionInstance(type.init())
+    }
+
+    /// Whether the extension is enabled (`PHPhotoLibrary.uploadJobExtensionEnabled`).
+    public var isEnabled: Bool { binding.enabled }
+
+    /// Enables or disables the extension, as the host app would (`setUploadJobExtensionEnabled(_:)`).
+    public func setEnabled(_ enabled: Bool) throws {
+        try binding.setEnabled(enabled)
+    }
+
+    public func processJobs(_ context: ExtensionContext) -> ProcessJobsResult {
+        guard binding.enabled else { return .completed }
+        binding.enter(context)
+        defer { binding.leave() }
+        switch instance.run(binding, { await $0.processJobs() }) {
+        case nil: return .failure
+        case .completed: return .completed
+        case .processing: return .processing
+        case .failure: return .failure
+        }
+    }
+
+    /// How long the system waits for `willTerminate()` before it stops the transfers anyway (model choice: the
+    /// seed gives no figure; an extension's clean-up is short).
+    public static let terminationGrace = Duration.seconds(5)
+
+    public func willTerminate() {
+        instance.run(binding, terminating: true, waitingAtMost: Self.terminationGrace) { await $0.willTerminate() }
+    }
+}
+
+/// The app's extension object. The system calls it from its own threads, `willTerminate()` concurrently with
+/// `processJobs()`, as PhotoKit does: the extension is written for that (the seed's `Atomic<Bool>` flag), which
+/// the compiler cannot see in a type that is not `Sendable`.
+private final class ExtensionInstance: @unchecked Sendable {
+    private let object: any PHBackgroundResourceUploadJobExtension
+    /// `processJobs()` on one thread, `willTerminate()` on another: termination must reach an invocation that is
+    /// busy, not wait for it.
+    private let processing = ExtensionExecutor()
+    private let terminating = ExtensionExecutor()
+
+    init(_ object: any PHBackgroundResourceUploadJobExtension) {
+        self.object = object
+    }
+
+    /// Runs `call` on the extension as a task on the extension's own thread (`ExtensionExecutor`) with `binding`
+    /// as its library, and waits for its result on this thread (nil when `waitingAtMost` passed first).
+    @discardableResult
+    func run<Result: Sendable>(
+        _ binding: LibraryBinding, terminating: Bool = false, waitingAtMost limit: Duration? = nil,
+        _ call: @escaping @Sendable (any PHBackgroundResourceUploadJobExtension) async -> Result
+    ) -> Result? {
+        let executor = terminating ? self.terminating : processing
+        let result = Mutex<Result?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        Task.detached(executorPreference: executor) {
+            let value = await LibraryBinding.$current.withValue(binding) { await call(self.object) }
+            result.withLock { $0 = value }
+            done.signal()
+        }
+        if let limit {
+            let nanoseconds = limit.components.seconds * 1_000_000_000 + limit.components.attoseconds / 1_000_000_000
+            guard done.wait(timeout: .now() + .nanoseconds(Int(nanoseconds))) == .success else { return nil }
+        } else {
+            done.wait()
+        }
+        return result.withLock { $0 }
+    }
+}
