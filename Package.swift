@@ -22,6 +22,8 @@ let package = Package(
         .executable(name: "squall", targets: ["squall"]),
         // PhotoKit's background upload extension API over the reference client, for an app's own extension.
         .library(name: "SquallPhotos", targets: ["SquallPhotos"]),
+        // The whole squall command, for an app's executable that runs it with its own extension (`Squall.main`).
+        .library(name: "SquallCLI", targets: ["SquallCLI"]),
     ],
     targets: [
         // C shims: static inline wrappers for what Swift cannot import.
@@ -87,7 +89,7 @@ let package = Package(
             dependencies: [
                 "SquallCore", "HTTPWire", "SquallNet", "TLSKit", "Scenario", "ScenarioOracle", "ScenarioReports",
                 "ChaosProxy", "FaultEngine", "ProxyTranscript", "UploadServer", "UploadClient", "UploadJobs",
-                "JobJournal", "ResumableUpload", "HTTPExchange", "Capture",
+                "JobJournal", "ResumableUpload", "HTTPExchange", "Capture", "SquallPhotos",
             ]
         ),
 
@@ -108,7 +110,7 @@ let package = Package(
             dependencies: [
                 "SquallCore", "Harness", "SquallNet", "TLSKit", "Capture", "UploadServer", "UploadClient", "UploadJobs",
                 "ResumableUpload", "ChaosProxy", "ControlAPI", "FaultEngine", "ProxyTranscript", "HTTPWire", "Scenario",
-                "ScenarioReports", "ProxyFlow", "HTTPExchange", "ServerCheck",
+                "ScenarioReports", "ProxyFlow", "HTTPExchange", "ServerCheck", "SquallPhotos",
             ]),
         .executableTarget(name: "squall", dependencies: ["SquallCLI"]),
 
@@ -135,7 +137,7 @@ let package = Package(
             name: "SquallPhotosTests",
             dependencies: [
                 "SquallPhotos", "UploadClient", "UploadJobs", "UploadServer", "SquallCore", "TestSupport", "TLSKit",
-                "HTTPWire",
+                "HTTPWire", "Harness", "Scenario",
             ]),
         .testTarget(name: "PacketSynthesisTests", dependencies: ["PacketSynthesis", "TestSupport"]),
         .testTarget(

@@ -72,6 +72,31 @@ public enum ScenarioNeeds {
     /// expiring them, or refreshes counted. Such a scenario's token requests go through the proxy (its faults and
     /// counts include them); any other scenario's go straight to the token endpoint, so that its faults and counts
     /// see only upload requests whatever auth the outside server needs.
+    /// What a scenario needs of the built-in policy, which an app's own extension does not have: its knobs
+    /// (`client.permanent-errors`, `client.refresh-auth`) and the run's tokens (an extension brings its own way to
+    /// authenticate). Empty when the scenario asks nothing of it.
+    public static func builtInPolicy(_ scenario: Scenario) -> [String] {
+        var needs: [String] = []
+        let defaults = ClientSpec()
+        if scenario.client.permanentErrors != defaults.permanentErrors {
+            needs.append("the built-in policy's permanent errors (client.permanent-errors)")
+        }
+        if scenario.client.refreshAuth != defaults.refreshAuth {
+            needs.append("the built-in policy's auth refresh setting (client.refresh-auth)")
+        }
+        if involvesAuth(scenario) || scenario.server.tokenTTL != nil {
+            needs.append("bearer tokens from the run (the extension sends its own Authorization)")
+        }
+        // Disabled to the end: the built-in policy still acknowledges finished jobs (model choice); a disabled app
+        // extension is not called, so its finished jobs wait, unacknowledged, for it to be enabled.
+        if let disabled = scenario.events.lastIndex(where: { $0.action == .disableExtension }),
+            !scenario.events[disabled...].contains(where: { $0.action == .enableExtension })
+        {
+            needs.append("the built-in policy's sign-out (it acknowledges finished jobs while disabled)")
+        }
+        return needs
+    }
+
     public static func involvesAuth(_ scenario: Scenario) -> Bool {
         scenario.server.tokenTTL != nil
             || scenario.faults.contains { if case .expireAuth = $0.action { true } else { false } }

@@ -55,6 +55,7 @@ enum RunCommand: Subcommand {
     static func run(_ arguments: ParsedArguments, context: CommandContext) throws -> Int32 {
         var options = try RunOptions(arguments)
         options.catalog.runner.stop = context.stop
+        options.catalog.runner.clientExtension = context.clientExtension
         let (loaded, errors) = ScenarioFiles.loadCatalog(
             paths: arguments.positionals.isEmpty ? ["Scenarios"] : arguments.positionals, limits: options.limits)
         guard errors.isEmpty else {
@@ -66,6 +67,10 @@ enum RunCommand: Subcommand {
         guard !scenarios.isEmpty else {
             context.console.printError("squall run: no scenario matches")
             return 1
+        }
+        if let hosted = context.clientExtension {
+            context.console.printError(
+                "squall run: the client runs the extension \(hosted.name) (BackgroundUploadURLBase \(hosted.urlBase))")
         }
         let started = ContinuousClock.now
         var groups: [ScenarioRuns] = []

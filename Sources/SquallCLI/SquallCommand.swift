@@ -1,4 +1,6 @@
+import Foundation
 import SquallNet
+import SquallPhotos
 
 /// A subcommand: its spec (options, help) and what it does with parsed arguments.
 protocol Subcommand: Sendable {
@@ -16,11 +18,37 @@ public struct CommandContext: Sendable {
     public var watchesSignals: Bool
     /// The running command's stop (`ProcessStop`): set by `SquallCommand.run` for each command.
     var stop = ProcessStop(command: "squall")
+    /// The app's extension the client runs in place of its built-in policy (`Squall.main(extension:urlBase:)`).
+    public var clientExtension: HostedExtension?
 
-    public init(console: Console, environment: [String: String], watchesSignals: Bool = false) {
+    public init(
+        console: Console, environment: [String: String], watchesSignals: Bool = false,
+        clientExtension: HostedExtension? = nil
+    ) {
         self.console = console
         self.environment = environment
         self.watchesSignals = watchesSignals
+        self.clientExtension = clientExtension
+    }
+}
+
+/// The `squall` command for an app's own extension. An executable of the app's package whose `main.swift` is
+///
+///     import SquallCLI
+///     Squall.main(extension: BackgroundUploadExtension.self, urlBase: "https://api.example.com")
+///
+/// is a whole `squall` (run, upload, validate, …) whose client runs that extension instead of the built-in
+/// policy, in every scenario and in the child processes of kill and relaunch scenarios (the same executable, run
+/// again). `urlBase` is the extension's `BackgroundUploadURLBase`: its destinations under it go to the server
+/// under test.
+public enum Squall {
+    public static func main(
+        extension type: any PHBackgroundResourceUploadJobExtension.Type, urlBase: String
+    ) -> Never {
+        exit(
+            SquallCommand.main(
+                arguments: Array(CommandLine.arguments.dropFirst()), environment: ProcessInfo.processInfo.environment,
+                clientExtension: HostedExtension(type, urlBase: urlBase)))
     }
 }
 
@@ -46,10 +74,13 @@ public enum SquallCommand {
     ]
 
     /// Runs the command with the process's stdout and stderr and returns the exit status.
-    public static func main(arguments: [String], environment: [String: String]) -> Int32 {
+    public static func main(
+        arguments: [String], environment: [String: String], clientExtension: HostedExtension? = nil
+    ) -> Int32 {
         ProcessSetup.ignoreBrokenPipe()
         let context = CommandContext(
-            console: .standard(environment: environment), environment: environment, watchesSignals: true)
+            console: .standard(environment: environment), environment: environment, watchesSignals: true,
+            clientExtension: clientExtension)
         return run(arguments: arguments, context: context)
     }
 

@@ -5,6 +5,7 @@ import ResumableUpload
 import Scenario
 import SquallCore
 import SquallNet
+import SquallPhotos
 import UploadClient
 import UploadJobs
 
@@ -96,23 +97,20 @@ enum UploadCommand: Subcommand {
             ? TemporaryFolder(prefix: "squall-upload-", what: "temporary journal", stop: stop) : nil
         defer { temporary?.remove() }
         let journal = options.journal ?? temporary!.path
-        let policy = try DefaultUploadPolicy(
-            assets: assets.map(\.id),
-            destination: UploadDestinationTemplate(url: options.url, tokens: options.tokens),
-            statePath: journal + "/extension.json", configuration: options.policy)
-        let finished = Set(policy.outcomes.uploaded.keys).union(policy.outcomes.failed.keys)
-        let progress = UploadProgress(console: context.console, assets: assets, done: finished)
+        let client = try Client(assets: assets, options: options, journal: journal, hosted: context.clientExtension)
+        let progress = UploadProgress(console: context.console, assets: assets, done: client.finished)
         let system = try UploadSystem(
-            journalFolder: journal, configuration: options.system, extension: policy,
+            journalFolder: journal, configuration: options.system, extension: client.handler,
             observer: { event in progress.handle(event) })
         defer { system.close() }
         let registration = stop.whenRequested { system.terminate() }
         defer { stop.withdraw(registration) }
         let summary = try system.run()
         progress.finish()
-        let status = report(assets, policy.outcomes, summary, context.console)
+        let outcomes = client.outcomes(system.ledger)
+        let status = report(assets, outcomes, summary, context.console)
         if stop.isRequested {
-            let uploaded = assets.filter { policy.outcomes.uploaded[$0.id] != nil }.count
+            let uploaded = assets.filter { outcomes.uploaded[$0.id] != nil }.count
             stop.noteStopped("the upload of \(assets.count) file\(assets.count == 1 ? "" : "s") (\(uploaded) uploaded)")
             if let kept = options.journal { stop.noteKept("the journal \(kept) (the same command continues)") }
         }
@@ -138,6 +136,53 @@ enum UploadCommand: Subcommand {
         console.print("upload: \(uploaded) of \(assets.count) files uploaded")
         if let reason = summary.stoppedEarly { console.printError("squall upload: stopped early: \(reason)") }
         return uploaded == assets.count ? 0 : 1
+    }
+}
+
+/// What runs the client's side: the built-in policy with the flags' settings, or the app's extension
+/// (`Squall.main(extension:urlBase:)`), whose outcomes are read from the ledger since it keeps its own records.
+private struct Client {
+    let handler: any UploadExtension
+    private let policy: DefaultUploadPolicy?
+
+    init(assets: [UploadAsset], options: UploadOptions, journal: String, hosted: HostedExtension?) throws {
+        if let hosted {
+            handler = try hosted.host(
+                assets: MutableAssetLibrary(assetIDs: assets.map(\.id)), uploadURL: options.url, journal: journal)
+            policy = nil
+        } else {
+            let policy = try DefaultUploadPolicy(
+                assets: assets.map(\.id),
+                destination: UploadDestinationTemplate(url: options.url, tokens: options.tokens),
+                statePath: journal + "/extension.json", configuration: options.policy)
+            handler = policy
+            self.policy = policy
+        }
+    }
+
+    /// The assets already done before this run (the built-in policy's records; an extension's are its own).
+    var finished: Set<String> {
+        guard let outcomes = policy?.outcomes else { return [] }
+        return Set(outcomes.uploaded.keys).union(outcomes.failed.keys)
+    }
+
+    /// Each asset's outcome: the policy's records, or the ledger's (a succeeded job with its server id, a failed
+    /// one with its error; the latest job of an asset decides).
+    func outcomes(_ ledger: JobLedger) -> ExtensionState {
+        if let policy { return policy.outcomes }
+        var outcomes = ExtensionState()
+        for history in ledger.all {
+            switch history.state {
+            case .succeeded:
+                outcomes.uploaded[history.assetID] = history.serverResourceID ?? ""
+                outcomes.failed[history.assetID] = nil
+            case .failed:
+                outcomes.failed[history.assetID] = history.errors.last ?? .badServerResponse
+                outcomes.uploaded[history.assetID] = nil
+            default: break
+            }
+        }
+        return outcomes
     }
 }
 

@@ -14,17 +14,22 @@ import UploadJobs
 /// `PHPhotoLibrary.shared()` reaches the host whose extension calls it (a task-local binding), so hosts can run
 /// side by side in one process.
 public final class PhotosExtensionHost: UploadExtension {
-    private let instance: ExtensionInstance
+    private let type: any PHBackgroundResourceUploadJobExtension.Type
+    /// The running extension; nil once it was terminated: the next invocation launches a new one with `init()`, as
+    /// the system relaunches a terminated extension.
+    private let instance: Mutex<ExtensionInstance?>
     private let binding: LibraryBinding
 
-    /// Creates the app's extension with `init()`; `assets` is the library it sees, `destinations` how the URLs it
-    /// builds reach the server under test, `enabledPath` where its enabled flag is kept (in memory when nil).
+    /// A host for the app's extension `type`, created with `init()` at the first invocation and again at the first
+    /// one after `willTerminate()`; `assets` is the library it sees, `destinations` how the URLs it builds reach the
+    /// server under test, `enabledPath` where its enabled flag is kept (in memory when nil).
     public init(
         _ type: any PHBackgroundResourceUploadJobExtension.Type, assets: any AssetLibrary,
         destinations: DestinationRule, enabledPath: String? = nil
     ) throws {
         binding = try LibraryBinding(assets: assets, destinations: destinations, enabledPath: enabledPath)
-        instance = ExtensionInstance(type.init())
+        self.type = type
+        instance = Mutex(nil)
     }
 
     /// Whether the extension is enabled (`PHPhotoLibrary.uploadJobExtensionEnabled`).
@@ -36,10 +41,22 @@ public final class PhotosExtensionHost: UploadExtension {
     }
 
     public func processJobs(_ context: ExtensionContext) -> ProcessJobsResult {
-        guard binding.enabled else { return .completed }
+        guard binding.enabled else {
+            // The system stops a disabled extension's uploads (model choice, as the built-in policy does):
+            // registered and pending jobs are cancelled; finished ones wait for it to be enabled again.
+            _ = try? context.performChanges { block in
+                for job in block.fetch(.process) { try block.cancel(job.localID) }
+            }
+            return .completed
+        }
+        let type = self.type
+        let running = instance.withLock { current in
+            if current == nil { current = ExtensionInstance(type.init()) }
+            return current!
+        }
         binding.enter(context)
         defer { binding.leave() }
-        switch instance.run(binding, { await $0.processJobs() }) {
+        switch running.run(binding, { await $0.processJobs() }) {
         case nil: return .failure
         case .completed: return .completed
         case .processing: return .processing
@@ -52,7 +69,13 @@ public final class PhotosExtensionHost: UploadExtension {
     public static let terminationGrace = Duration.seconds(5)
 
     public func willTerminate() {
-        instance.run(binding, terminating: true, waitingAtMost: Self.terminationGrace) { await $0.willTerminate() }
+        guard
+            let running = instance.withLock({ current in
+                defer { current = nil }
+                return current
+            })
+        else { return }
+        running.run(binding, terminating: true, waitingAtMost: Self.terminationGrace) { await $0.willTerminate() }
     }
 }
 

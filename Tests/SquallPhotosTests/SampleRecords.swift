@@ -42,6 +42,11 @@ enum SampleRecords {
         state.withLock { $0.tracked[asset] = jobID }
     }
 
+    /// Stops tracking jobs other than `held` (cancelled ones; acknowledged ones are uploaded or failed).
+    static func forgetJobs(notIn held: Set<String>) {
+        state.withLock { $0.tracked = $0.tracked.filter { held.contains($0.value) } }
+    }
+
     static func isAlreadyUploaded(_ asset: String) -> Bool {
         state.withLock { $0.uploaded[asset] != nil }
     }

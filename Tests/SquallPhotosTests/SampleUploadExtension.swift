@@ -120,6 +120,14 @@ final class SampleUploadExtension: PHBackgroundResourceUploadJobExtension {
     /// The library's assets not yet uploaded, given up on or tracked by a job: from the persistent changes since
     /// the saved token, or every asset when there is none.
     private func getUnprocessedResources(from library: PHPhotoLibrary) throws -> [PHAssetResource] {
+        // A tracked job the system no longer holds was cancelled (acknowledged ones are recorded): its asset is
+        // unprocessed again.
+        var held: Set<String> = []
+        for action in [PHAssetResourceUploadJob.Action.retry, .acknowledge, .process] {
+            let jobs = PHAssetResourceUploadJob.fetchJobs(action: action, options: nil)
+            for i in 0..<jobs.count { held.insert(jobs.object(at: i).localIdentifier) }
+        }
+        SampleRecords.forgetJobs(notIn: held)
         var identifiers: [String] = []
         if let token = SampleRecords.changeToken {
             for change in try library.fetchPersistentChanges(since: token) {

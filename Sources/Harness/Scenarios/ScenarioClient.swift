@@ -5,6 +5,7 @@ import ResumableUpload
 import Scenario
 import SquallCore
 import SquallNet
+import SquallPhotos
 import Synchronization
 import UploadClient
 import UploadJobs
@@ -26,6 +27,8 @@ final class ScenarioClient: @unchecked Sendable {
     private let binary: String?
     private let library: MutableAssetLibrary
     private let policy: DefaultUploadPolicy?
+    /// The app's extension in place of `policy`, when the run was given one (`HostedExtension`).
+    private let host: PhotosExtensionHost?
     private let state = Mutex(SessionState())
     private var assetIDs: [String]
     private let onEnd: @Sendable () -> Void
@@ -42,7 +45,7 @@ final class ScenarioClient: @unchecked Sendable {
 
     init(
         spec: ClientSpec, target: ClientTarget, assetIDs: [String], asChildOf binary: String?,
-        stop: ProcessStop? = nil, onEnd: @escaping @Sendable () -> Void
+        hosted: HostedExtension? = nil, stop: ProcessStop? = nil, onEnd: @escaping @Sendable () -> Void
     ) throws {
         self.stop = stop
         self.spec = spec
@@ -51,7 +54,11 @@ final class ScenarioClient: @unchecked Sendable {
         self.assetIDs = assetIDs
         self.onEnd = onEnd
         self.library = MutableAssetLibrary(assetIDs: assetIDs)
-        if binary == nil {
+        if binary == nil, let hosted {
+            host = try hosted.host(assets: library, uploadURL: target.creationURL, journal: target.journal)
+            policy = nil
+        } else if binary == nil {
+            host = nil
             var configuration = UploadPolicyConfiguration(refreshAuthentication: spec.refreshAuth)
             configuration.permanentErrors = Set(spec.permanentErrors.compactMap(JobError.init(rawValue:)))
             let tokens = target.tokens.map { TokenSources.source($0, trustedCAFile: target.caFile, stop: stop) }
@@ -59,6 +66,7 @@ final class ScenarioClient: @unchecked Sendable {
                 library: library, destination: UploadDestinationTemplate(url: target.creationURL, tokens: tokens),
                 statePath: target.journal + "/extension.json", configuration: configuration)
         } else {
+            host = nil
             policy = nil
         }
     }
@@ -155,8 +163,15 @@ final class ScenarioClient: @unchecked Sendable {
             ?? "client relaunched in process from its journal"
     }
 
-    func disableExtension() throws { try policy?.disable() }
-    func enableExtension() throws { try policy?.enable(authorized: true) }
+    func disableExtension() throws {
+        try policy?.disable()
+        try host?.setEnabled(false)
+    }
+
+    func enableExtension() throws {
+        try policy?.enable(authorized: true)
+        try host?.setEnabled(true)
+    }
     func expireChangeToken() { library.expireChangeTokens() }
 
     /// New assets in the library; a monitoring session's extension is woken (a child's library is fixed at
@@ -179,7 +194,7 @@ final class ScenarioClient: @unchecked Sendable {
     }
 
     private func makeSystem() throws -> UploadSystem {
-        guard let policy else { throw HarnessError("no in-process policy") }
+        guard let handler: any UploadExtension = host ?? policy else { throw HarnessError("no in-process policy") }
         let transfer = TransferConfiguration(
             interopVersion: spec.interop.flatMap(InteropVersion.init(rawValue:)), appendSize: spec.appendSize,
             maximumResumeAttempts: spec.resumeAttempts, backoffBase: .milliseconds(50),
@@ -192,7 +207,7 @@ final class ScenarioClient: @unchecked Sendable {
         // The system keeps monitoring the library after the extension completes: an added asset wakes it.
         configuration.monitorsLibrary = true
         return try UploadSystem(
-            journalFolder: target.journal, configuration: configuration, extension: policy,
+            journalFolder: target.journal, configuration: configuration, extension: handler,
             observer: { [self] event in
                 switch event {
                 case .invocation(_, let result): state.withLock { $0.results.append(result.rawValue) }

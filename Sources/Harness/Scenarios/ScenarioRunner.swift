@@ -7,6 +7,7 @@ import Scenario
 import ScenarioOracle
 import SquallCore
 import SquallNet
+import SquallPhotos
 import Synchronization
 import TLSKit
 import UploadJobs
@@ -35,6 +36,9 @@ public struct ScenarioRunOptions: Sendable {
     /// The command's stop (`squall run`'s SIGINT or SIGTERM): the scenario under way ends early without being
     /// judged, its child processes are stopped and its folder removed (kept, as a bundle, with `keepFolder`).
     public var stop: ProcessStop?
+    /// The app's extension the client runs in place of its built-in policy (`Squall.main(extension:urlBase:)`);
+    /// the scenario's policy knobs (`permanent-errors`, `refresh-auth`) are then the extension's own business.
+    public var clientExtension: HostedExtension?
 
     public init(squallBinary: String? = nil, upstream: String? = nil, seed: UInt64? = nil, keepFolder: String? = nil) {
         self.squallBinary = squallBinary
@@ -57,6 +61,10 @@ public enum ScenarioRunner {
         let started = ContinuousClock.now
         var scenario = scenario
         if let seed = options.seed { scenario.seed = seed }
+        if options.clientExtension != nil {
+            let unmet = ScenarioNeeds.builtInPolicy(scenario)
+            guard unmet.isEmpty else { return skipped(scenario, needs: unmet, since: started) }
+        }
         if options.upstream ?? scenario.server.upstream != nil {
             let profile = scenario.server.profile ?? options.profile ?? ServerProfile()
             let unmet = ScenarioNeeds.unmet(scenario, profile: profile)
@@ -268,7 +276,7 @@ struct ScenarioRun {
         let proxyReference = proxy
         client = try ScenarioClient(
             spec: scenario.client, target: target, assetIDs: assets.map(\.assetID),
-            asChildOf: killsClient ? options.squallBinary : nil, stop: runStop,
+            asChildOf: killsClient ? options.squallBinary : nil, hosted: options.clientExtension, stop: runStop,
             onEnd: { proxyReference.wakeTranscriptWaiters() })
     }
 
