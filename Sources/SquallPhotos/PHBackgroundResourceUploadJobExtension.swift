@@ -3,7 +3,8 @@
 ///
 /// Under Squall the "system" is `PhotosExtensionHost` over the reference client's `UploadSystem`: the same job
 /// model, journal and transfers as every scenario's client, with this extension in place of the built-in policy.
-public protocol PHBackgroundResourceUploadJobExtension: AnyObject {
+/// Its type is handed across threads (`SendableMetatype`): the host creates the extension on its own thread.
+public protocol PHBackgroundResourceUploadJobExtension: AnyObject, SendableMetatype {
     init()
     func processJobs() async -> PHBackgroundResourceUploadProcessingResult
     func willTerminate() async
