@@ -3,16 +3,16 @@
 # -sanitize=fuzzer,address, in .build-fuzz so that .build is never touched) and runs each in turn, one process at a
 # time, for a bounded time or number of runs.
 #
-#   Tools/fuzz.sh [--seconds N | --runs N] [--merge] [--keep] [--build-only] [TARGET...]   (default: all, 10 s each)
+#   Tools/fuzz.sh [--seconds N] [--runs N] [--merge] [--keep] [--build-only] [TARGET...]   (default: all, 10 s each)
 #   Tools/fuzz.sh --list
 #
-# Each run reads Tests/Fuzz/Corpus/TARGET as its seed (never written to) and Tests/Fuzz/Dictionaries/TARGET.dict
-# when there is one; what it finds goes to a working corpus in a temporary folder. --merge then minimises the finds
-# into the seed folder (only inputs that add coverage). Every input gets at most 10 s (-timeout) and the process
-# 2 GiB (-rss_limit_mb). Exits non-zero when any target crashed, leaked, timed out or ran out of memory, naming the
-# saved input; the temporary folder (logs, working corpora, crash artifacts) is kept then, or with --keep, and
-# removed otherwise. With SQUALL_BUILD_LOCK set (a file, such as /tmp/squall-build.lock), every build holds that lock
-# (flock), so that builds sharing a machine take turns; the fuzzing itself does not.
+# With both limits a run stops at the first one reached. Each run reads Tests/Fuzz/Corpus/TARGET as its seed (never
+# written to) and Tests/Fuzz/Dictionaries/TARGET.dict when there is one; what it finds goes to a working corpus in a
+# temporary folder. --merge then minimises the finds into the seed folder (only inputs that add coverage). Every
+# input gets at most 10 s (-timeout) and the process 2 GiB (-rss_limit_mb). Exits non-zero when any target crashed,
+# leaked, timed out or ran out of memory, naming the saved input; the temporary folder (logs, working corpora, crash
+# artifacts) is kept then, or with --keep, and removed otherwise. With SQUALL_BUILD_LOCK set (a file, such as
+# /tmp/squall-build.lock), every build holds that lock (flock), so that builds sharing a machine take turns.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="/opt/swift/usr/bin:$PATH"
@@ -38,7 +38,7 @@ for file in "$targets_dir"/*.swift; do
     all_targets+=("$name")
 done
 
-limit=(-max_total_time=10)
+limit=()
 merge=false
 keep=false
 build_only=false
@@ -47,12 +47,12 @@ while (($# > 0)); do
     case "$1" in
     --seconds)
         [[ "${2:-}" =~ ^[0-9]+$ ]] || usage
-        limit=(-max_total_time="$2")
+        limit+=(-max_total_time="$2")
         shift 2
         ;;
     --runs)
         [[ "${2:-}" =~ ^[0-9]+$ ]] || usage
-        limit=(-runs="$2")
+        limit+=(-runs="$2")
         shift 2
         ;;
     --merge)
@@ -87,6 +87,7 @@ while (($# > 0)); do
     esac
 done
 ((${#targets[@]} > 0)) || targets=("${all_targets[@]}")
+((${#limit[@]} > 0)) || limit=(-max_total_time=10)
 
 # The library modules the targets import (their dependencies come along), built once, instrumented. TestSupport
 # brings the shared test doubles (FakeRuntime, BudgetCell) and, with them, HTTPExchange, ControlAPI and TLSKit.
