@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The whole test suite: set-up, format lint, module boundaries (Tools/check-imports.py), warnings-as-errors build,
-# every test, then the scenario catalog: 5 runs in which every scenario must pass and the runs must agree
-# (Tools/determinism.sh), and once under two CPU hogs and once on one core (Tools/load-check.sh). It fails when
-# any catalog scenario fails. CI runs exactly this.
+# every test, 12 s of every fuzz target (Tools/fuzz.sh: fails on any crash), then the scenario catalog: 5 runs in
+# which every scenario must pass and the runs must agree (Tools/determinism.sh), and once under two CPU hogs and once
+# on one core (Tools/load-check.sh). It fails when any catalog scenario fails. CI runs exactly this.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -19,6 +19,9 @@ Tools/check-imports.py
 echo "== build (warnings are errors) and test"
 swift build --build-tests -Xswiftc -warnings-as-errors
 swift test --skip-build
+
+echo "== fuzzing: every target of Tests/Fuzz for 12 s from its seed corpus (instrumented build in .build-fuzz)"
+Tools/fuzz.sh --seconds 12
 
 echo "== the scenario catalog, run 5 times: every scenario passes, reports follow their schema, the runs agree"
 Tools/determinism.sh .build/debug/squall

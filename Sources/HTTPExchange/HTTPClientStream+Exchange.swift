@@ -82,34 +82,39 @@ extension HTTPClientStream {
             }
         }
 
-        /// Reads what is there and feeds the parser.
+        /// Reads what is there and feeds the parser. The events up to the end of the exchange are handled; what
+        /// follows them in the same read is not this exchange's, even when it fails to parse (a server sending a body
+        /// after its answer to a HEAD, say): the exchange ends as it would have with that read cut after the end.
         mutating func read(_ client: HTTPClientStream, onInterim: (ResponseHead) -> Bool) throws(HTTPExchangeError) {
-            let events: [HTTP1Event]
+            var events: [HTTP1Event] = []
+            var failure: HTTPExchangeError?
+            var atEnd = false
             do {
                 switch try client.stream.read(into: client.readBuffer) {
                 case .done(let count):
                     lastProgress = .now
                     readInterest = .read
-                    events = try client.parser.feed(
-                        Array(UnsafeRawBufferPointer(rebasing: client.readBuffer[..<count])))
+                    let bytes = Array(UnsafeRawBufferPointer(rebasing: client.readBuffer[..<count]))
+                    try client.parser.feed(bytes[...], into: &events)
                 case .wouldBlock(let interest):
                     readInterest = interest
                     return
                 case .endOfStream:
+                    atEnd = true
                     events = try client.parser.finish()
-                    guard ended || events.contains(where: { if case .end = $0 { true } else { false } }) else {
-                        throw sendFailure ?? HTTPExchangeError(.closed, "the server closed the connection")
-                    }
                 }
             } catch let error as HTTPWireError where error.code == .truncated {
-                throw sendFailure
-                    ?? HTTPExchangeError(.closed, "the response was cut short: \(error)", wireError: error)
+                failure =
+                    sendFailure ?? HTTPExchangeError(.closed, "the response was cut short: \(error)", wireError: error)
             } catch let error as HTTPWireError {
-                throw sendFailure ?? .malformed(error)
+                failure = sendFailure ?? .malformed(error)
             } catch {
-                throw sendFailure ?? .stream(error)
+                failure = sendFailure ?? .stream(error)
             }
-            for event in events { try handle(event, onInterim: onInterim) }
+            for event in events where !ended { try handle(event, onInterim: onInterim) }
+            guard !ended else { return }
+            if let failure { throw failure }
+            if atEnd { throw sendFailure ?? HTTPExchangeError(.closed, "the server closed the connection") }
         }
 
         mutating func handle(_ event: HTTP1Event, onInterim: (ResponseHead) -> Bool) throws(HTTPExchangeError) {

@@ -38,13 +38,15 @@ public final class HTTPServerStream {
 
     /// The first request head of a connection, which must be whole by `deadline` (the caller counts it from the
     /// accept, so a TLS handshake is included): silence or a trickle past it throws `headTimeout`, however late
-    /// the first byte came. Nil when the peer closes or fails before sending a byte.
+    /// the first byte came. Nil when the peer closes before sending any of it (empty lines before a head are none of
+    /// it) or fails before sending a byte.
     public func firstHead(by deadline: ContinuousClock.Instant) throws(HTTPExchangeError) -> RequestHead? {
         try readHead(silentUntil: deadline) { _ in deadline }
     }
 
     /// The next request head; nil when the peer closes, fails or stays silent for `idleTimeout` before sending any
-    /// of it. Once its first byte arrived, the head must be complete within `headTimeout` (else `headTimeout`).
+    /// of it. Once its first byte arrived (perhaps in the read that ended the previous request), the head must be
+    /// complete within `headTimeout` (else `headTimeout`), and a close before that is `closed`.
     public func nextHead(idleTimeout: Duration, headTimeout: Duration) throws(HTTPExchangeError) -> RequestHead? {
         try readHead(silentUntil: ContinuousClock.now.advanced(by: idleTimeout), silenceIsLate: false) { started in
             started.advanced(by: headTimeout)
@@ -58,8 +60,9 @@ public final class HTTPServerStream {
         headDeadline: (ContinuousClock.Instant) -> ContinuousClock.Instant
     ) throws(HTTPExchangeError) -> RequestHead? {
         let late = HTTPExchangeError(.headTimeout, "the request head is late")
-        var deadline = silentUntil
-        var started = false
+        // The head may have begun in the last read, behind the previous request: its first byte arrived already.
+        var started = parser.isInsideHead
+        var deadline = started ? headDeadline(ContinuousClock.now) : silentUntil
         while true {
             if let event = nextPending() {
                 guard case .requestHead(let head) = event else { continue }
@@ -74,7 +77,8 @@ public final class HTTPServerStream {
                 throw error.code == .timedOut ? late : error
             }
             if count == 0 {
-                guard started else { return nil }
+                // Empty lines before a head are no part of it (RFC 9112 §2.2): the parser says whether one began.
+                guard parser.isInsideHead else { return nil }
                 throw HTTPExchangeError(.closed, "the peer closed inside a request head")
             }
             if !started {

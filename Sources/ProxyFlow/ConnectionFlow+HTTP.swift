@@ -13,8 +13,11 @@ extension ConnectionFlow {
         do {
             events = try requestParser.feed(bytes)
         } catch {
+            // Bytes that fail between requests begin the next exchange.
             let status = error.requestStatus.status
-            answer(Self.proxyError(status, "squall proxy: malformed request: \(error.detail)"), at: now, close: true)
+            answer(
+                Self.proxyError(status, "squall proxy: malformed request: \(error.detail)"), at: now, close: true,
+                exchange: request?.exchange ?? requests + 1)
             return
         }
         for event in events {

@@ -1,5 +1,6 @@
 extension Transcript {
     /// The exchanges on `connection`, by exchange number, each with its heads, byte totals and upload coverage.
+    /// Totals and range ends saturate at `Int64.max`: a transcript read back from a file may hold any 64-bit counts.
     public func exchanges(connection: Int) -> [TranscriptExchange] {
         var exchanges: [Int: TranscriptExchange] = [:]
         var uploadRanges: [Int: [Range<Int64>]] = [:]
@@ -13,10 +14,14 @@ extension Transcript {
             case .interimResponse(_, let head): exchange.interims.append(head)
             case .finalResponse(_, let head): exchange.response = head
             case .requestBody(_, _, let length, let uploadOffset):
-                exchange.requestBodyBytes += length
-                if let uploadOffset { uploadRanges[number, default: []].append(uploadOffset..<uploadOffset + length) }
-            case .requestBodyDropped(_, _, let length, _): exchange.droppedRequestBodyBytes += length
-            case .responseBody(_, _, let length): exchange.responseBodyBytes += length
+                exchange.requestBodyBytes = Self.saturatingSum(exchange.requestBodyBytes, length)
+                if let uploadOffset {
+                    uploadRanges[number, default: []].append(uploadOffset..<Self.saturatingSum(uploadOffset, length))
+                }
+            case .requestBodyDropped(_, _, let length, _):
+                exchange.droppedRequestBodyBytes = Self.saturatingSum(exchange.droppedRequestBodyBytes, length)
+            case .responseBody(_, _, let length):
+                exchange.responseBodyBytes = Self.saturatingSum(exchange.responseBodyBytes, length)
             default: break
             }
             exchanges[number] = exchange
@@ -26,6 +31,12 @@ extension Transcript {
             exchange.uploadCoverage = TranscriptExchange.merge(uploadRanges[exchange.number] ?? [])
             return exchange
         }
+    }
+
+    /// `lhs + rhs` for counts of 0 or more, `Int64.max` past it.
+    private static func saturatingSum(_ lhs: Int64, _ rhs: Int64) -> Int64 {
+        let (sum, overflow) = lhs.addingReportingOverflow(rhs)
+        return overflow ? .max : sum
     }
 
     /// The connections seen, in order of their first kept event.

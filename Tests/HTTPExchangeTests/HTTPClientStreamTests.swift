@@ -104,6 +104,22 @@ struct HTTPClientStreamTests {
         #expect(error?.code == .cancelled)
     }
 
+    /// Found by fuzzing (Tools/fuzz.sh http-client): what follows the final response in the read that ended it is
+    /// not the exchange's. A body after the answer to a HEAD made the exchange fail as malformed, and a second
+    /// response replaced the final one, only when they came in the same read.
+    @Test func bytesAfterTheFinalResponseInTheSameReadAreNotTheExchanges() throws {
+        let head = try StreamPair()
+        try head.server.writeAll(Array("HTTP/1.1 200 OK\r\nContent-Length: 3\r\n\r\nabc".utf8))
+        let toHead = try HTTPClientStream(stream: head.client).readResponses(to: .head, progressTimeout: .seconds(10))
+        #expect(toHead.head.status == 200 && toHead.body.isEmpty)
+
+        let twice = try StreamPair()
+        let answers = "HTTP/1.1 204 No Content\r\n\r\nHTTP/1.1 500 Oops\r\nContent-Length: 4\r\n\r\noops"
+        try twice.server.writeAll(Array(answers.utf8))
+        let first = try HTTPClientStream(stream: twice.client).readResponses(to: .get, progressTimeout: .seconds(10))
+        #expect(first.head.status == 204 && first.body.isEmpty)
+    }
+
     @Test func responsesToARequestWrittenInPiecesByTheCallerAreRead() throws {
         let server = try ScriptedServer(steps: [
             ScriptedStep(interims: [ScriptedStep.interim104(version: 8, location: "/upload/a")], respond: 201)

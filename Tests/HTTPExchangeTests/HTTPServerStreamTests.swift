@@ -61,6 +61,35 @@ struct HTTPServerStreamTests {
         #expect(try server.nextHead(idleTimeout: Self.patience, headTimeout: Self.patience) == nil)
     }
 
+    /// Found by fuzzing (Tools/fuzz.sh http-server): the start of the next head read with the previous request is
+    /// a started head, which a close cuts (it was the end of the connection) and the head timeout bounds (it had
+    /// the idle timeout); empty lines before a head and then a close are still the end of the connection.
+    @Test func aHeadBegunInThePreviousRequestsReadIsAStartedHead() throws {
+        let closed = try StreamPair()
+        let server = HTTPServerStream(stream: closed.server)
+        try closed.clientSends("GET /a HTTP/1.1\r\nHost: x\r\n\r\nGET /b")
+        try closed.client.shutdownWrite(deadline: nil)
+        #expect(try server.nextHead(idleTimeout: Self.patience, headTimeout: Self.patience)?.target == "/a")
+        let cut = #expect(throws: HTTPExchangeError.self) {
+            try server.nextHead(idleTimeout: Self.patience, headTimeout: Self.patience)
+        }
+        #expect(cut?.code == .closed)
+
+        let slow = try StreamPair()
+        let slowServer = HTTPServerStream(stream: slow.server)
+        try slow.clientSends("GET /a HTTP/1.1\r\nHost: x\r\n\r\nGET /b")
+        #expect(try slowServer.nextHead(idleTimeout: Self.patience, headTimeout: Self.patience)?.target == "/a")
+        let late = #expect(throws: HTTPExchangeError.self) {
+            try slowServer.nextHead(idleTimeout: Self.patience, headTimeout: .milliseconds(50))
+        }
+        #expect(late?.code == .headTimeout)
+
+        let blank = try StreamPair()
+        try blank.clientSends("\r\n")
+        try blank.client.shutdownWrite(deadline: nil)
+        #expect(try HTTPServerStream(stream: blank.server).firstHead(by: .now + Self.patience) == nil)
+    }
+
     /// The first head's deadline is fixed (counted from the accept by the caller): silence until it is late, and a
     /// first byte that comes late does not move it; a close before any byte is the end of the connection.
     @Test func theFirstHeadMustBeWholeByItsDeadlineHoweverLateItsFirstByte() throws {

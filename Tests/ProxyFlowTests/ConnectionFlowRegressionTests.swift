@@ -1,5 +1,6 @@
 import FaultEngine
 import ProxyFlow
+import ProxyTranscript
 import TestSupport
 import Testing
 
@@ -31,6 +32,31 @@ import Testing
             _ = flow.handle(input, at: .zero, budget: budget)
         }
         return flow
+    }
+
+    /// Found by fuzzing (Tools/fuzz.sh connection-flow): bytes that fail to parse between requests begin the next
+    /// exchange. The proxy's 400 was recorded as exchange 0 on a fresh connection (a line `init(jsonLine:)`
+    /// refuses) and as the answer to the exchange before it on a kept-alive one.
+    @Test func aMalformedRequestBetweenExchangesIsTheNextExchange() throws {
+        let budget = BudgetCell()
+        var fresh = Self.relaying(budget: budget)
+        _ = fresh.handle(
+            .received(Array("GET /\u{1} HTTP/1.1\r\n\r\n".utf8)[...], from: .client), at: .zero, budget: budget)
+        let events = fresh.takeEvents()
+        #expect(events.compactMap { if case .proxyAnswered(let exchange) = $0.kind { exchange } else { nil } } == [1])
+        for event in events { #expect(try TranscriptEvent(jsonLine: event.jsonLine()) == event) }
+
+        var kept = Self.relaying(budget: budget)
+        _ = kept.handle(
+            .received(Array("GET /a HTTP/1.1\r\nHost: h\r\n\r\n".utf8)[...], from: .client), at: .zero, budget: budget)
+        _ = kept.handle(
+            .received(Array("HTTP/1.1 204 No Content\r\n\r\n".utf8)[...], from: .upstream), at: .zero, budget: budget)
+        _ = kept.handle(
+            .received(Array("GET /\u{1} HTTP/1.1\r\n\r\n".utf8)[...], from: .client), at: .zero, budget: budget)
+        let answered = kept.takeEvents().compactMap { event -> Int? in
+            if case .proxyAnswered(let exchange) = event.kind { exchange } else { nil }
+        }
+        #expect(answered == [2])
     }
 
     @Test func respondDuringResponseBodyKeepsFraming() {

@@ -54,6 +54,27 @@ struct TranscriptExchangeTests {
         #expect(transcript.exchanges(connection: 3).isEmpty)
     }
 
+    /// Found by fuzzing (Tools/fuzz.sh transcript): lines read back from a file may hold counts whose sums pass
+    /// 64 bits; the byte totals and the ends of the upload coverage saturate instead of trapping.
+    @Test func countsReadFromLinesSaturateInTheTotals() throws {
+        let max = Int64.max
+        let bodyLine = { (event: String, counts: String) in
+            #"{"t_us":1,"conn":1,"event":"\#(event)","exchange":1,"offset":0,\#(counts)}"#
+        }
+        let lines = [
+            bodyLine("request_body", #""length":\#(max),"upload_offset":\#(max)"#),
+            bodyLine("request_body", #""length":100,"upload_offset":\#(max - 7)"#),
+            bodyLine("request_body_dropped", #""length":\#(max),"upload_offset":null"#),
+            bodyLine("response_body", #""length":\#(max)"#),
+        ]
+        var transcript = Transcript()
+        for line in lines + lines { transcript.append(try TranscriptEvent(jsonLine: line)) }
+        let exchange = try #require(transcript.exchanges(connection: 1).first)
+        #expect(exchange.requestBodyBytes == max && exchange.droppedRequestBodyBytes == max)
+        #expect(exchange.responseBodyBytes == max)
+        #expect(exchange.uploadCoverage == [(max - 7)..<max])
+    }
+
     @Test func keepsAnExchangeWhoseHeadTheCapDropped() {
         var transcript = Transcript(cap: 2)
         let kinds: [TranscriptEvent.Kind] = [
