@@ -27,7 +27,7 @@ private let knownScenarios: [Scenario] = [
      "expect": {"jobs": {"succeeded": "all"}, "auth-refreshes": {"min": 1}, "server-objects-intact": true}}
     """#,
     #"""
-    {"name": "plain", "description": "d", "client": {"interop": 3}, "assets": [{"name": "a", "size": "5GiB"}],
+    {"name": "plain", "description": "d", "client": {"interop": 3}, "assets": [{"name": "a", "size": "900MiB"}],
      "faults": [{"name": "late", "action": "delay-response", "duration": "1m"}],
      "expect": {"jobs": {"succeeded": "all"}, "server-resource-ids-recorded": true}}
     """#,
