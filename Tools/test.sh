@@ -2,7 +2,9 @@
 # The whole test suite: set-up, format lint, module boundaries (Tools/check-imports.py), warnings-as-errors build,
 # every test, 12 s of every fuzz target (Tools/fuzz.sh: fails on any crash), then the scenario catalog: 5 runs in
 # which every scenario must pass and the runs must agree (Tools/determinism.sh), and once under two CPU hogs and once
-# on one core (Tools/load-check.sh). It fails when any catalog scenario fails. CI runs exactly this.
+# on one core (Tools/load-check.sh); last, Examples/SampleExtension built as a user's package, its sample extension
+# passing the catalog and each buggy variant failing it with its verdict (Tools/example-check.sh). It fails when any
+# catalog scenario fails. CI runs exactly this.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -10,7 +12,7 @@ Tools/setup.sh
 export PATH="/opt/swift/usr/bin:$PATH"
 
 echo "== format lint"
-swift format lint --strict --recursive Package.swift Sources Tests Tools
+swift format lint --strict --recursive Package.swift Sources Tests Tools Examples/SampleExtension/Package.swift Examples/SampleExtension/Sources
 
 echo "== module boundaries: declared imports, layers, pure targets (and the checker's own negative controls)"
 Tools/check-imports.py --self-test
@@ -28,3 +30,6 @@ Tools/determinism.sh .build/debug/squall
 
 echo "== the scenario catalog under load: two CPU hogs, then one core"
 Tools/load-check.sh .build/debug/squall
+
+echo "== your own extension: Examples/SampleExtension built as a package of its own, run over the catalog"
+Tools/example-check.sh

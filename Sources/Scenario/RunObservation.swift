@@ -26,6 +26,9 @@ public struct RunObservation: Sendable {
     public var proxyOrigin: String?
     /// The path of token requests through the proxy (`auth-refreshes`); nil when they do not go through it.
     public var tokenPath: String? = "/_squall/token"
+    /// What the app's extension did that the ledger cannot show (`ExtensionConduct`), when the client ran one
+    /// (`Squall.main(extension:urlBase:)`); nil with the built-in policy. Non-nil adds the `extension.*` verdicts.
+    public var extensionConduct: [ExtensionConduct]?
     /// Why the server's state is not observable, when `serverUploads` is nil.
     public var noServerState = "not observable: no server introspection (--upstream)"
 

@@ -80,6 +80,10 @@ public enum EventTrigger: Sendable, Hashable {
     /// When the proxy sees an upload's absolute offset cross `position` (`"at-progress": "40%"` or a size),
     /// for the asset named `asset` (nil: any asset).
     case progress(UploadPosition, asset: String?)
+    /// Inside the client's invocation, when the change block that created its `count`-th job of the run commits
+    /// (`"at-jobs-created": 2`): the extension is told `willTerminate()` before its `performChanges` returns, so
+    /// the event lands while `processJobs()` runs. Only for `terminate-client`, with the client in-process.
+    case jobsCreated(Int)
 }
 
 extension EventTrigger {
@@ -96,6 +100,8 @@ extension EventTrigger {
                     UploadPosition.percentText(numerator: numerator, denominator: denominator)
                 }
             return "at-progress \(place)" + (asset.map { " of \($0)" } ?? "")
+        case .jobsCreated(let count):
+            return "at-jobs-created \(count)"
         }
     }
 }

@@ -3,7 +3,7 @@ import SquallCore
 /// The `events` section: `{"event": "kill-client", "at": "2s"}`, `{"event": "switch-network", "at-progress": "40%",
 /// "asset": "photo"}`, `{"event": "add-assets", "at": "1s", "name": "late", "size": "1MiB", "count": 2}`.
 extension ScenarioLoader {
-    static let triggerKeys = ["event", "at", "at-progress", "asset"]
+    static let triggerKeys = ["event", "at", "at-progress", "at-jobs-created", "asset"]
 
     static func readEvents(
         _ value: JSONValue, path: String, assets: [AssetSpec], into diagnostics: inout Diagnostics
@@ -21,6 +21,16 @@ extension ScenarioLoader {
         let known = Set(assets.flatMap { [$0.name] + $0.names } + added)
         let events = items.enumerated().map { index, item in
             readEvent(item, path: "\(path)[\(index)]", assetNames: known, into: &diagnostics)
+        }
+        // An `at-jobs-created` event happens inside the in-process client; a kill makes the client a child process.
+        if let kill = events.firstIndex(where: { $0?.action.killsClient == true }),
+            let inside = events.firstIndex(where: { if case .jobsCreated? = $0?.trigger { true } else { false } })
+        {
+            diagnostics.report(
+                .invalidValue, path: "\(path)[\(inside)].at-jobs-created",
+                "\"at-jobs-created\" needs the client in-process, and the \(events[kill]!.action.name) event at "
+                    + "\(path)[\(kill)] runs it as a child process; use \"at\" or \"at-progress\" here")
+            return nil
         }
         return events.contains(nil) ? nil : events.compactMap { $0 }
     }
@@ -41,23 +51,43 @@ extension ScenarioLoader {
             triggerKeys + (isAddAssets ? assetKeys : []), context: context, into: &diagnostics)
         let trigger = readTrigger(object, assetNames: assetNames, into: &diagnostics)
         guard let name, let trigger else { return nil }
+        if case .jobsCreated = trigger, name != "terminate-client" {
+            diagnostics.report(
+                .invalidValue, path: object.path("at-jobs-created"),
+                "\"at-jobs-created\" goes only with \"terminate-client\" (it delivers willTerminate inside the "
+                    + "extension's invocation); use \"at\" or \"at-progress\" for \(name)")
+            return nil
+        }
         guard isAddAssets else { return action(named: name).map { ScenarioEvent(action: $0, trigger: trigger) } }
         return readAssetFields(object, into: &diagnostics).map {
             ScenarioEvent(action: .addAssets($0), trigger: trigger)
         }
     }
 
-    /// Exactly one of `at` (a duration) and `at-progress` (a position, with an optional `asset`).
+    /// Exactly one of `at` (a duration), `at-progress` (a position, with an optional `asset`) and
+    /// `at-jobs-created` (a count from 1).
     private static func readTrigger(
         _ object: ObjectReader, assetNames: Set<String>, into diagnostics: inout Diagnostics
     ) -> EventTrigger? {
-        let hasTime = object.fields["at"] != nil
-        let hasProgress = object.fields["at-progress"] != nil
-        guard hasTime != hasProgress else {
+        let given = ["at", "at-progress", "at-jobs-created"].filter { object.fields[$0] != nil }
+        guard given.count == 1 else {
             let message =
-                hasTime ? "has both \"at\" and \"at-progress\"" : "missing; expected \"at\" or \"at-progress\""
-            diagnostics.report(hasTime ? .invalidValue : .missingKey, path: object.path("at"), message)
+                given.isEmpty
+                ? "missing; expected \"at\", \"at-progress\" or \"at-jobs-created\""
+                : "has " + (given.count == 2 ? "both " : "") + given.map { "\"\($0)\"" }.joined(separator: " and ")
+                    + "; give one of them"
+            diagnostics.report(given.isEmpty ? .missingKey : .invalidValue, path: object.path("at"), message)
             return nil
+        }
+        let hasTime = given == ["at"]
+        if given == ["at-jobs-created"] {
+            if object.fields["asset"] != nil {
+                diagnostics.report(
+                    .invalidValue, path: object.path("asset"), "\"asset\" goes only with \"at-progress\"")
+            }
+            return object.read("at-jobs-created", into: &diagnostics, JSONValue.int(in: 1...1_000_000)).map {
+                .jobsCreated($0)
+            }
         }
         if hasTime {
             if object.fields["asset"] != nil {

@@ -5,7 +5,8 @@ import Scenario
 /// from the client's ledger, the proxy's transcript and the server's state; then a failed `fault.<name>` verdict
 /// per declared fault that never fired, then a failed `event.<index>.<name>` verdict per
 /// event that never played (with why: the client settled first, the upload never got that far), then a failed
-/// `timeout` verdict when the run was stopped at its timeout.
+/// `timeout` verdict when the run was stopped at its timeout. With an app's extension as the client's policy, the
+/// `extension.*` verdicts of `ExtensionConductCheck` come after the expectations.
 ///
 /// ```
 /// Scenario.expect ──┐
@@ -19,7 +20,8 @@ public enum ScenarioOracle {
     /// The verdicts of `observation` against `scenario`'s expectations, declared faults and timeout.
     public static func judge(_ scenario: Scenario, _ observation: RunObservation) -> [Verdict] {
         let context = OracleContext(scenario: scenario, observation: observation)
-        return scenario.expect.map { context.verdict(for: $0) } + runVerdicts(scenario, observation)
+        let conduct = observation.extensionConduct.map { ExtensionConductCheck.verdicts(context, conduct: $0) }
+        return scenario.expect.map { context.verdict(for: $0) } + (conduct ?? []) + runVerdicts(scenario, observation)
     }
 
     /// The verdicts every run gets besides its expectations: faults that never fired, and the timeout.

@@ -82,7 +82,7 @@ final class UploadProgress: Sendable {
             if state.withLock({ $0.deviations.insert(rule).inserted }) {
                 console.printError("squall upload: the server deviates from the draft: \(line)")
             }
-        case .uploadResourceAnnounced, .invocation, .settled:
+        case .uploadResourceAnnounced, .invocation, .settled, .jobCreated:
             break
         }
     }

@@ -12,6 +12,8 @@ final class ChangeTransaction: @unchecked Sendable {
     // Only the thread running the change block touches these; `close` ends their use.
     private var block: UnsafeMutablePointer<JobChangeBlock>?
     private var refusal: PHPhotosError?
+    /// Conduct to record once the block commits.
+    private(set) var conduct: [ExtensionConduct] = []
 
     init(block: UnsafeMutablePointer<JobChangeBlock>, binding: LibraryBinding) {
         self.block = block
@@ -51,6 +53,11 @@ final class ChangeTransaction: @unchecked Sendable {
             if refusal == nil { refusal = error }
             return nil
         }
+    }
+
+    /// Keeps `record` for the conduct log; it is written if the block commits.
+    func note(_ record: ExtensionConduct) {
+        conduct.append(record)
     }
 
     /// Keeps `error` as the block's refusal when it is the first.

@@ -17,11 +17,12 @@ public struct HostedExtension: Sendable {
     public var name: String { String(describing: type) }
 
     /// A host for a session: `assets` is the library, `uploadURL` the endpoint the client would send to (the
-    /// proxy's in a scenario), whose origin takes the place of `urlBase`; the enabled flag is kept in `journal`.
+    /// proxy's in a scenario), whose origin takes the place of `urlBase`; what outlives a process (the enabled
+    /// flag, the app group containers, the conduct log) is kept in the `journal` folder.
     public func host(assets: any AssetLibrary, uploadURL: String, journal: String) throws -> PhotosExtensionHost {
         try PhotosExtensionHost(
             type, assets: assets, destinations: DestinationRule(base: urlBase, target: Self.origin(of: uploadURL)),
-            enabledPath: journal + "/extension-enabled.json")
+            folder: journal)
     }
 
     /// `https://127.0.0.1:8443` of `https://127.0.0.1:8443/upload?x=1`.

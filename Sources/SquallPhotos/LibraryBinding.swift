@@ -17,20 +17,30 @@ final class LibraryBinding: Sendable {
 
     let assets: any AssetLibrary
     let destinations: DestinationRule
-    private let enabledPath: String?
+    /// The host's folder (the system's journal folder): the enabled flag, the conduct log and the app group
+    /// containers live there; nil keeps the flag in memory and records no conduct.
+    let folder: String?
     private let state: Mutex<State>
 
     private struct State {
         var context: ExtensionContext?
         var enabled: Bool
+        /// Jobs whose `responseHeaderFields` the extension read in this invocation.
+        var headersRead: Set<JobID> = []
+        /// `willTerminate()` returned for the instance whose invocation may still be running.
+        var terminated = false
+        /// Jobs acknowledged or cancelled through this host: their records are gone.
+        var gone: Set<JobID> = []
     }
 
-    init(assets: any AssetLibrary, destinations: DestinationRule, enabledPath: String?) throws {
+    init(assets: any AssetLibrary, destinations: DestinationRule, folder: String?) throws {
         self.assets = assets
         self.destinations = destinations
-        self.enabledPath = enabledPath
+        self.folder = folder
         var enabled = true
-        if let enabledPath, let data = FileManager.default.contents(atPath: enabledPath) {
+        if let path = folder.map({ $0 + "/extension-enabled.json" }),
+            let data = FileManager.default.contents(atPath: path)
+        {
             enabled = try JSONDecoder().decode(EnabledFile.self, from: data).uploadJobExtensionEnabled
         }
         state = Mutex(State(context: nil, enabled: enabled))
@@ -39,9 +49,9 @@ final class LibraryBinding: Sendable {
     var enabled: Bool { state.withLock { $0.enabled } }
 
     func setEnabled(_ enabled: Bool) throws {
-        if let enabledPath {
+        if let folder {
             let data = try JSONEncoder().encode(EnabledFile(uploadJobExtensionEnabled: enabled))
-            try DurableFile.replace(enabledPath, with: [UInt8](data))
+            try DurableFile.replace(folder + "/extension-enabled.json", with: [UInt8](data))
         }
         state.withLock { $0.enabled = enabled }
     }
@@ -56,12 +66,62 @@ final class LibraryBinding: Sendable {
         return context
     }
 
-    func enter(_ context: ExtensionContext) {
-        state.withLock { $0.context = context }
+    /// An invocation begins; `fresh` when it is a new instance's first (a terminated one's changes are over).
+    func enter(_ context: ExtensionContext, fresh: Bool) {
+        state.withLock {
+            $0.context = context
+            $0.headersRead = []
+            if fresh { $0.terminated = false }
+        }
     }
 
     func leave() {
         state.withLock { $0.context = nil }
+    }
+
+    /// `willTerminate()` returned: changes the running invocation commits from now on are conduct to record.
+    func markTerminated() {
+        state.withLock { $0.terminated = true }
+    }
+
+    var isTerminated: Bool { state.withLock { $0.terminated } }
+
+    /// The extension read `job`'s response header fields.
+    func noteHeadersRead(_ job: JobID) {
+        state.withLock { _ = $0.headersRead.insert(job) }
+    }
+
+    /// Jobs that left the store in a committed change block: a snapshot of one no longer has its response.
+    func noteGone(_ jobs: [JobID]) {
+        state.withLock { $0.gone.formUnion(jobs) }
+    }
+
+    func isGone(_ job: JobID) -> Bool {
+        state.withLock { $0.gone.contains(job) }
+    }
+
+    func headersWereRead(_ job: JobID) -> Bool {
+        state.withLock { $0.headersRead.contains(job) }
+    }
+
+    /// Appends `records` to the conduct log (`ExtensionConduct.fileName` in the folder), one JSON line each.
+    func record(_ records: [ExtensionConduct]) {
+        guard let folder, !records.isEmpty else { return }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        var bytes: [UInt8] = []
+        for record in records {
+            guard let line = try? encoder.encode(record) else { continue }
+            bytes += line + [0x0A]
+        }
+        let path = folder + "/" + ExtensionConduct.fileName
+        if !FileManager.default.fileExists(atPath: path) {
+            _ = FileManager.default.createFile(atPath: path, contents: nil, attributes: [.posixPermissions: 0o600])
+        }
+        guard let handle = FileHandle(forWritingAtPath: path) else { return }
+        defer { try? handle.close() }
+        _ = try? handle.seekToEnd()
+        try? handle.write(contentsOf: Data(bytes))
     }
 
     private struct EnabledFile: Codable {

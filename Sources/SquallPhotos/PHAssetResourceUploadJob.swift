@@ -40,8 +40,17 @@ public final class PHAssetResourceUploadJob: Sendable {
     /// Why a failed job failed, as a `URLError` (`.timedOut`, `.networkConnectionLost`, `.cannotConnectToHost`,
     /// `.userAuthenticationRequired`, `.badServerResponse`, `.cancelled`); nil in any other state.
     public let error: (any Error)?
-    /// The final response's header fields, names lower-cased, for a succeeded or failed job; nil otherwise.
-    public let responseHeaderFields: [String: String]?
+    /// The final response's header fields, names lower-cased, for a succeeded or failed job; nil otherwise, and
+    /// nil once the job was acknowledged (its record is gone with it, as the server's `x-server-resource-id`).
+    /// Reading them is noted: acknowledging a succeeded job whose fields were not read first is conduct a verdict
+    /// names (`ExtensionConduct`).
+    public var responseHeaderFields: [String: String]? {
+        guard let binding = LibraryBinding.current else { return fields }
+        if binding.isGone(id) { return nil }
+        binding.noteHeadersRead(id)
+        return fields
+    }
+    private let fields: [String: String]?
 
     init(_ job: UploadJob) {
         id = job.localID
@@ -56,9 +65,9 @@ public final class PHAssetResourceUploadJob: Sendable {
                 let name = field.name.lowercased()
                 fields[name] = fields[name].map { $0 + ", " + field.value } ?? field.value
             }
-            responseHeaderFields = fields
+            self.fields = fields
         } else {
-            responseHeaderFields = nil
+            fields = nil
         }
     }
 

@@ -59,8 +59,17 @@ public final class PHAssetResourceUploadJobChangeRequest {
 
     /// Removes a succeeded or failed job, freeing its slot; its record is gone afterwards.
     public func acknowledge() {
+        let transaction = self.transaction
         change("acknowledge()") { block, id throws(PHPhotosError) in
+            let job = block.job(id)
             try block.photos { block throws(JobStoreError) in try block.acknowledge(id) }
+            if let job, job.state == .succeeded, job.type == .upload, !transaction.binding.headersWereRead(id) {
+                let resourceID = job.responseHeaderFields.value(named: "x-server-resource-id")
+                transaction.note(
+                    ExtensionConduct(
+                        .acknowledgedWithoutReadingHeaders, job: id,
+                        detail: resourceID.map { "x-server-resource-id \($0)" } ?? "no x-server-resource-id"))
+            }
         }
     }
 

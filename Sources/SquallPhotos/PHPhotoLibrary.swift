@@ -47,16 +47,47 @@ public final class PHPhotoLibrary: Sendable {
     public func performChangesAndWait(_ changeBlock: () -> Void) throws {
         let binding = bound("performChanges")
         let context = binding.context("performChanges")
+        var conduct: [ExtensionConduct] = []
+        // A block begun after willTerminate() returned: the invocation should have stopped before it.
+        let begunAfterTermination = binding.isTerminated
+        let changes: [JobChange]
         do {
-            try context.performChanges { block in
+            changes = try context.performChanges { block in
                 try withUnsafeMutablePointer(to: &block) { pointer in
                     let transaction = ChangeTransaction(block: pointer, binding: binding)
                     ChangeTransaction.$current.withValue(transaction) { changeBlock() }
                     if let refusal = transaction.close() { throw refusal }
+                    conduct = transaction.conduct
                 }
             }
         } catch let error as JobStoreError {
             throw PHPhotosError(error)
+        }
+        if begunAfterTermination, let first = changes.first {
+            conduct.append(
+                ExtensionConduct(
+                    .changedAfterWillTerminate, job: first.jobID,
+                    detail: changes.map(Self.describe).joined(separator: ", ")))
+        }
+        binding.record(conduct)
+        binding.noteGone(
+            changes.compactMap { change in
+                switch change {
+                case .acknowledged(let id), .cancelled(let id): id
+                default: nil
+                }
+            })
+    }
+
+    /// `created job-9`, `acknowledged job-3`: a change an extension's block made, in words.
+    private static func describe(_ change: JobChange) -> String {
+        switch change {
+        case .created(let job): "created \(job.localID)"
+        case .retried(let id, _): "retried \(id)"
+        case .acknowledged(let id): "acknowledged \(id)"
+        case .cancelled(let id): "cancelled \(id)"
+        case .started(let id), .succeeded(let id, _, _), .failed(let id, _, _, _), .recorded(let id, _):
+            "changed \(id)"
         }
     }
 

@@ -22,14 +22,18 @@ public final class PhotosExtensionHost: UploadExtension {
 
     /// A host for the app's extension `type`, created with `init()` at the first invocation and again at the first
     /// one after `willTerminate()`; `assets` is the library it sees, `destinations` how the URLs it builds reach the
-    /// server under test, `enabledPath` where its enabled flag is kept (in memory when nil).
+    /// server under test. `folder` (the system's journal folder) keeps what outlives a process: the enabled flag,
+    /// the app's group containers (`FileManager.containerURL(forSecurityApplicationGroupIdentifier:)`, which then
+    /// answers with this host's) and the log of the extension's conduct (`ExtensionConduct`); nil keeps the flag
+    /// in memory and records nothing.
     public init(
         _ type: any PHBackgroundResourceUploadJobExtension.Type, assets: any AssetLibrary,
-        destinations: DestinationRule, enabledPath: String? = nil
+        destinations: DestinationRule, folder: String? = nil
     ) throws {
-        binding = try LibraryBinding(assets: assets, destinations: destinations, enabledPath: enabledPath)
+        binding = try LibraryBinding(assets: assets, destinations: destinations, folder: folder)
         self.type = type
         instance = Mutex(nil)
+        if let folder { AppGroupContainers.root.withLock { $0 = folder + "/app-groups" } }
     }
 
     /// Whether the extension is enabled (`PHPhotoLibrary.uploadJobExtensionEnabled`).
@@ -50,11 +54,15 @@ public final class PhotosExtensionHost: UploadExtension {
             return .completed
         }
         let type = self.type
-        let running = instance.withLock { current in
-            if current == nil { current = ExtensionInstance(type.init()) }
-            return current!
+        let (running, fresh) = instance.withLock { current in
+            guard let current else {
+                let launched = ExtensionInstance(type.init())
+                current = launched
+                return (launched, true)
+            }
+            return (current, false)
         }
-        binding.enter(context)
+        binding.enter(context, fresh: fresh)
         defer { binding.leave() }
         switch running.run(binding, { await $0.processJobs() }) {
         case nil: return .failure
@@ -76,6 +84,7 @@ public final class PhotosExtensionHost: UploadExtension {
             })
         else { return }
         running.run(binding, terminating: true, waitingAtMost: Self.terminationGrace) { await $0.willTerminate() }
+        binding.markTerminated()
     }
 }
 

@@ -40,6 +40,8 @@ public final class ExtensionContext: Sendable {
     /// Runs `body` as one atomic, durable change block (PhotoKit `performChanges`).
     @discardableResult
     public func performChanges(_ body: (inout JobChangeBlock) throws -> Void) throws -> [JobChange] {
-        try system.journal.performChanges(at: system.now(), body)
+        let changes = try system.journal.performChanges(at: system.now(), body)
+        for case .created(let job) in changes { system.observer(.jobCreated(job.localID)) }
+        return changes
     }
 }

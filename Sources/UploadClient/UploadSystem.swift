@@ -63,6 +63,9 @@ public enum UploadSystemEvent: Sendable, Hashable {
     case transferEnded(JobID, state: JobState, error: JobError?, status: Int?, detail: String?)
     /// The extension returned.
     case invocation(number: Int, result: ProcessJobsResult)
+    /// The extension's change block that created the job committed; told on the extension's thread before its
+    /// `performChanges` returns (the harness's `at-jobs-created` events happen there).
+    case jobCreated(JobID)
     /// Monitoring mode: the extension completed with no job held; the system waits for a library change.
     case settled
     /// An answer of the server to the job's transfer departs from the draft: the rule's code and a line such as

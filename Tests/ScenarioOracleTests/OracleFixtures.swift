@@ -51,8 +51,9 @@ enum OracleFixtures {
     }
 
     /// A store with `retryLimit` whose jobs (one per `transfers` element, for `photo-1`, `photo-2`, …) run their
-    /// transfers in order, each retried after a failure while any are left, then acknowledged.
-    static func ledger(retryLimit: Int = 3, _ transfers: [[Transfer]]) throws -> JobLedger {
+    /// transfers in order, each retried after a failure while any are left, then acknowledged (unless not
+    /// `acknowledged`).
+    static func ledger(retryLimit: Int = 3, acknowledged: Bool = true, _ transfers: [[Transfer]]) throws -> JobLedger {
         var store = JobStore(configuration: JobStoreConfiguration(retryLimit: retryLimit))
         var time: JobTime = 0
         for (index, attempts) in transfers.enumerated() {
@@ -67,6 +68,7 @@ enum OracleFixtures {
                     try run(transfer, id, &block)
                 }
             }
+            guard acknowledged else { continue }
             time += 1
             try store.performChanges(at: time) { try $0.acknowledge(id) }
         }

@@ -138,7 +138,23 @@ struct ScenarioLoaderTests {
             #""events": [{"event": "explode", "at": "1s"}]"#, .unknownName, "events[0].event",
             #"unknown event "explode""#
         ),
-        (#""events": [{"event": "kill-client"}]"#, .missingKey, "events[0].at", #"expected "at" or "at-progress""#),
+        (
+            #""events": [{"event": "kill-client"}]"#, .missingKey, "events[0].at",
+            #"expected "at", "at-progress" or "at-jobs-created""#
+        ),
+        (
+            #""events": [{"event": "network-down", "at-jobs-created": 2}]"#, .invalidValue,
+            "events[0].at-jobs-created", #""at-jobs-created" goes only with "terminate-client""#
+        ),
+        (
+            #""events": [{"event": "terminate-client", "at-jobs-created": 2}, {"event": "kill-client", "at": "1s"}]"#,
+            .invalidValue, "events[0].at-jobs-created",
+            "needs the client in-process, and the kill-client event at events[1]"
+        ),
+        (
+            #""events": [{"event": "terminate-client", "at-jobs-created": 0}]"#, .invalidValue,
+            "events[0].at-jobs-created", "1"
+        ),
         (
             #""events": [{"event": "kill-client", "at-progress": "10%", "asset": "b"}]"#, .unknownName,
             "events[0].asset", #"unknown asset "b"; expected one of: a"#

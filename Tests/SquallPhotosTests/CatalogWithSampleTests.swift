@@ -24,7 +24,6 @@ extension PhotosExtensionHostTests {
         var skipped: [String] = []
         for scenario in scenarios
         where !scenario.events.contains(where: { $0.action.killsClient || $0.action.killsServer }) {
-            SampleRecords.reset()
             var options = ScenarioRunOptions()
             options.clientExtension = Self.extensionUnderTest
             let result = ScenarioRunner.run(scenario, options: options)

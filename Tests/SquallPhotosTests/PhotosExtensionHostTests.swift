@@ -46,7 +46,7 @@ struct PhotosExtensionHostTests {
         ) throws -> (UploadSystem, PhotosExtensionHost) {
             let host = try PhotosExtensionHost(
                 type, assets: MutableAssetLibrary(assetIDs: assets),
-                destinations: DestinationRule(base: base, target: target ?? server.url))
+                destinations: DestinationRule(base: base, target: target ?? server.url), folder: folder.file("journal"))
             let configuration = UploadSystemConfiguration(
                 jobs: JobStoreConfiguration(inFlightLimit: inFlightLimit, retryLimit: retryLimit), developerMode: true)
             let system = try UploadSystem(
@@ -57,7 +57,6 @@ struct PhotosExtensionHostTests {
     }
 
     @Test func theSampleUploadsEveryAssetRecordsItsIdAndAcknowledgesEachJobOnce() throws {
-        SampleRecords.reset()
         let fixture = try Fixture(assets: 7)
         let (system, _) = try fixture.system(SampleUploadExtension.self, inFlightLimit: 3)
         defer { system.close() }
@@ -83,7 +82,6 @@ struct PhotosExtensionHostTests {
     /// The destination the sample built for api.example.com went to the server under test, with its header
     /// fields; the id of the server's answer is what the sample recorded.
     @Test func theExtensionsDestinationIsSentToTheServerUnderTestWithItsFields() throws {
-        SampleRecords.reset()
         let fixture = try Fixture(assets: 1)
         let server = try ScriptedServer(steps: [
             ScriptedStep(respond: 501), ScriptedStep(respond: 201, fields: ["x-server-resource-id": "photo-77"]),
@@ -106,7 +104,6 @@ struct PhotosExtensionHostTests {
     /// A 500 for every upload is `badServerResponse`: the sample gives up at once (one attempt, recorded as failed,
     /// acknowledged) instead of retrying.
     @Test func aPermanentErrorIsRecordedAndAcknowledgedNotRetried() throws {
-        SampleRecords.reset()
         let fixture = try Fixture(assets: 2)
         // The preflight gets 501 (no resumable uploads); every later request the scripted server's 500.
         let server = try ScriptedServer(steps: [ScriptedStep(respond: 501)])
@@ -121,14 +118,14 @@ struct PhotosExtensionHostTests {
         #expect(server.requests.filter { $0.head.method == .post }.count == 2)
         #expect(
             SampleRecords.snapshot.failed
-                == Dictionary(uniqueKeysWithValues: fixture.assets.map { ($0, .badServerResponse) }))
+                == Dictionary(
+                    uniqueKeysWithValues: fixture.assets.map { ($0, URLError.Code.badServerResponse.rawValue) }))
         #expect(system.ledger.all.allSatisfy { $0.attempts == 1 })
     }
 
     /// A destination outside the extension's BackgroundUploadURLBase is refused, as the system's network access
     /// validation refuses it: no job, no request, and the sample reports a failure.
     @Test func aDestinationOutsideTheBaseIsRefused() throws {
-        SampleRecords.reset()
         let fixture = try Fixture(assets: 1)
         let (system, _) = try fixture.system(SampleUploadExtension.self, base: "https://uploads.example.org")
         defer { system.close() }
@@ -141,7 +138,6 @@ struct PhotosExtensionHostTests {
     }
 
     @Test func aDisabledExtensionIsNotCalled() throws {
-        SampleRecords.reset()
         let fixture = try Fixture(assets: 2)
         let (system, host) = try fixture.system(SampleUploadExtension.self)
         defer { system.close() }

@@ -41,11 +41,19 @@ final class ScenarioClient: @unchecked Sendable {
         var running = false
         var results: [String] = []
         var failure: String?
+        /// Jobs the in-process sessions created so far, for `at-jobs-created` events.
+        var created = 0
+        /// The `at-jobs-created` counts that terminated a session, with what was done.
+        var terminatedAtJobs: [Int: String] = [:]
     }
+    /// The counts of the scenario's `at-jobs-created` events: the session is terminated inside the extension's
+    /// invocation when the change block creating that job of the run commits.
+    private let terminateAtJobs: Set<Int>
 
     init(
         spec: ClientSpec, target: ClientTarget, assetIDs: [String], asChildOf binary: String?,
-        hosted: HostedExtension? = nil, stop: ProcessStop? = nil, onEnd: @escaping @Sendable () -> Void
+        hosted: HostedExtension? = nil, terminateAtJobs: Set<Int> = [], stop: ProcessStop? = nil,
+        onEnd: @escaping @Sendable () -> Void
     ) throws {
         self.stop = stop
         self.spec = spec
@@ -54,6 +62,7 @@ final class ScenarioClient: @unchecked Sendable {
         self.assetIDs = assetIDs
         self.onEnd = onEnd
         self.library = MutableAssetLibrary(assetIDs: assetIDs)
+        self.terminateAtJobs = terminateAtJobs
         if binary == nil, let hosted {
             host = try hosted.host(assets: library, uploadURL: target.creationURL, journal: target.journal)
             policy = nil
@@ -88,6 +97,11 @@ final class ScenarioClient: @unchecked Sendable {
     /// The child's pid, when a child session runs.
     private var childPID: Int32? {
         state.withLock { $0.child.map(\.pid) }
+    }
+
+    /// What the `at-jobs-created` event for `count` did, once it happened.
+    func terminatedAtJob(_ count: Int) -> String? {
+        state.withLock { $0.terminatedAtJobs[count] }
     }
 
     /// Each `processJobs()` result so far (in-process sessions only).
@@ -189,6 +203,21 @@ final class ScenarioClient: @unchecked Sendable {
         return journal.ledger
     }
 
+    /// What the app's extension did that a verdict judges, from the conduct log its host keeps in the journal
+    /// folder (every session's, a child process's too); empty when it logged nothing.
+    func extensionConduct() throws -> [ExtensionConduct] {
+        let path = target.journal + "/" + ExtensionConduct.fileName
+        guard let data = FileManager.default.contents(atPath: path) else { return [] }
+        let decoder = JSONDecoder()
+        return try data.split(separator: 0x0A).enumerated().map { index, line in
+            do {
+                return try decoder.decode(ExtensionConduct.self, from: Data(line))
+            } catch {
+                throw HarnessError("\(path): line \(index + 1) is not an extension conduct record: \(error)")
+            }
+        }
+    }
+
     private var jobStoreConfiguration: JobStoreConfiguration {
         JobStoreConfiguration(inFlightLimit: spec.inflightLimit, retryLimit: spec.retryLimit)
     }
@@ -212,6 +241,22 @@ final class ScenarioClient: @unchecked Sendable {
                 switch event {
                 case .invocation(_, let result): state.withLock { $0.results.append(result.rawValue) }
                 case .settled: onEnd()
+                case .jobCreated(let id):
+                    // On the extension's thread, before its performChanges returns: willTerminate lands inside
+                    // the invocation.
+                    let (count, system) = state.withLock { state in
+                        state.created += 1
+                        return (state.created, state.system)
+                    }
+                    if terminateAtJobs.contains(count), let system {
+                        system.terminate()
+                        state.withLock {
+                            $0.terminatedAtJobs[count] =
+                                "willTerminate inside processJobs() after the block creating \(id) (job \(count) of "
+                                + "the run), then the in-process session stopped"
+                        }
+                        onEnd()
+                    }
                 default: break
                 }
             })

@@ -215,11 +215,14 @@ struct ScenarioRun {
     var origin = ContinuousClock.now
     /// The command's stop: `play` ends early when it is asked for.
     let runStop: ProcessStop?
+    /// The client runs the app's extension: its conduct is judged too.
+    let hostsExtension: Bool
 
     init(_ scenario: Scenario, folder: String, options: ScenarioRunOptions) throws {
         self.scenario = scenario
         self.folder = folder
         self.runStop = options.stop
+        self.hostsExtension = options.clientExtension != nil
         self.pending = scenario.events.enumerated().map { ($0.offset, $0.element) }
         self.records = scenario.events.enumerated().map {
             EventRecord(index: $0.offset, event: $0.element.action.name, trigger: $0.element.trigger.text)
@@ -276,8 +279,10 @@ struct ScenarioRun {
         let proxyReference = proxy
         client = try ScenarioClient(
             spec: scenario.client, target: target, assetIDs: assets.map(\.assetID),
-            asChildOf: killsClient ? options.squallBinary : nil, hosted: options.clientExtension, stop: runStop,
-            onEnd: { proxyReference.wakeTranscriptWaiters() })
+            asChildOf: killsClient ? options.squallBinary : nil, hosted: options.clientExtension,
+            terminateAtJobs: Set(
+                scenario.events.compactMap { if case .jobsCreated(let count) = $0.trigger { count } else { nil } }),
+            stop: runStop, onEnd: { proxyReference.wakeTranscriptWaiters() })
     }
 
     /// Against an outside server whose profile names no auth: when the server itself answered 401 (not a fault) the
@@ -361,6 +366,7 @@ struct ScenarioRun {
         observation.tokenPath =
             outside.map { $0.tokenPath(proxyURL: proxy.url, throughProxy: ScenarioNeeds.involvesAuth(scenario)) }
             ?? Self.tokenPath
+        if hostsExtension { observation.extensionConduct = try client.extensionConduct() }
         if serverUploads == nil, outside != nil {
             observation.noServerState = "no server introspection: the profile has no \"introspection\""
         }
@@ -383,6 +389,7 @@ struct ScenarioRun {
         switch event.trigger {
         case .time(let delay): ContinuousClock.now >= origin + delay
         case .progress: progress.reached(event, in: proxy.transcript)
+        case .jobsCreated(let count): client.terminatedAtJob(count) != nil
         }
     }
 
@@ -420,7 +427,12 @@ struct ScenarioRun {
     /// Fires, in order, the pending events that are due (a relaunch waits for the client to have stopped).
     private mutating func fireDueEvents() {
         for item in pending where item.event.action != .relaunchClient && isDue(item.event) {
-            played(item.index, did: apply(item.event.action))
+            if case .jobsCreated(let count) = item.event.trigger {
+                // The client did it, inside the extension's invocation.
+                played(item.index, did: [client.terminatedAtJob(count) ?? ""])
+            } else {
+                played(item.index, did: apply(item.event.action))
+            }
         }
     }
 
