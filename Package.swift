@@ -11,7 +11,7 @@
 //   layer io:         SquallNet TLSKit Capture          — sockets, OpenSSL, libpcap, files; the only code that
 //   layer io:         UploadStore JobJournal HTTPExchange — reads clocks
 //   layer pure:       SquallCore HTTPWire StructuredFields ResumableUpload UploadJobs FaultEngine
-//   layer pure:       ProxyTranscript ProxyFlow Scenario ScenarioOracle ScenarioReports PacketSynthesis
+//   layer pure:       ProxyTranscript ProxyFlow Scenario ScenarioOracle ScenarioReports PacketSynthesis Exploration
 //                     — no sockets, threads, clock reads or files; no Glibc, Foundation or Dispatch
 //   layer shims:      COpenSSL CPcap CSystem            — .systemLibrary targets, static inline wrappers
 import PackageDescription
@@ -50,6 +50,7 @@ let package = Package(
             dependencies: ["Scenario", "FaultEngine", "UploadJobs", "ProxyTranscript", "HTTPWire", "ResumableUpload"]),
         .target(name: "ScenarioReports", dependencies: ["Scenario", "SquallCore"]),
         .target(name: "PacketSynthesis"),
+        .target(name: "Exploration", dependencies: ["SquallCore"]),
 
         // I/O.
         .target(name: "SquallNet", dependencies: ["CSystem"]),
@@ -89,7 +90,7 @@ let package = Package(
             dependencies: [
                 "SquallCore", "HTTPWire", "SquallNet", "TLSKit", "Scenario", "ScenarioOracle", "ScenarioReports",
                 "ChaosProxy", "FaultEngine", "ProxyTranscript", "UploadServer", "UploadClient", "UploadJobs",
-                "JobJournal", "ResumableUpload", "HTTPExchange", "Capture", "SquallPhotos",
+                "JobJournal", "ResumableUpload", "HTTPExchange", "Capture", "SquallPhotos", "Exploration",
             ]
         ),
 
@@ -110,7 +111,7 @@ let package = Package(
             dependencies: [
                 "SquallCore", "Harness", "SquallNet", "TLSKit", "Capture", "UploadServer", "UploadClient", "UploadJobs",
                 "ResumableUpload", "ChaosProxy", "ControlAPI", "FaultEngine", "ProxyTranscript", "HTTPWire", "Scenario",
-                "ScenarioReports", "ProxyFlow", "HTTPExchange", "ServerCheck", "SquallPhotos",
+                "ScenarioReports", "ProxyFlow", "HTTPExchange", "ServerCheck", "SquallPhotos", "Exploration",
             ]),
         .executableTarget(name: "squall", dependencies: ["SquallCLI"]),
 
@@ -140,6 +141,9 @@ let package = Package(
                 "HTTPWire", "Harness", "Scenario",
             ]),
         .testTarget(name: "PacketSynthesisTests", dependencies: ["PacketSynthesis", "TestSupport"]),
+        .testTarget(
+            name: "ExplorationTests",
+            dependencies: ["Exploration", "SquallCore", "Scenario", "Harness", "TestSupport", "SquallNet"]),
         .testTarget(
             name: "CaptureTests",
             dependencies: [

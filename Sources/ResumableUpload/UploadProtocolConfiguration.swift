@@ -12,6 +12,10 @@
 /// an upload's first seconds instead of its first megabytes: an upload that takes under a second (a fast loopback
 /// one) gets no progress 104 at all, a slow one gets them about a second apart.
 public struct UploadProtocolConfiguration: Sendable, Hashable {
+    /// A defect, for negative controls only (`squall explore`'s tests): an offset retrieval of an incomplete upload
+    /// reports this many bytes beyond what was stored (an append at that offset then meets the real one in a 409).
+    /// Default 0: none.
+    public var defectOffsetBeyondStored: Int64 = 0
     /// The path of the target resource that accepts creations. Default `/upload`.
     public var creationPath: String
     /// The path prefix of upload resources: `<prefix><id>`. Default `/upload/`.

@@ -115,8 +115,12 @@ public struct UploadResourceStateMachine: Sendable, Hashable {
         if let error = goneError() {
             return actions + [.reject(error, rejection(error, version, now: now))]
         }
+        var reported = offset
+        if configuration.defectOffsetBeyondStored > 0, !isComplete {
+            reported = min(offset + configuration.defectOffsetBeyondStored, length ?? .max)
+        }
         let response = UploadResponse.offsetRetrieval(
-            version: version, offset: offset, complete: isComplete, length: length, limits: limits(now: now),
+            version: version, offset: reported, complete: isComplete, length: length, limits: limits(now: now),
             preferredStatus: configuration.headStatus, resourceID: id)
         actions.append(.send(response))
         return actions

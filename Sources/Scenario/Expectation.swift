@@ -5,6 +5,7 @@
 /// "expect": {
 ///   "jobs": {"succeeded": "all", "failed": 0},      // job outcomes by final state
 ///   "acknowledged-once": true,                      // every job acknowledged exactly once
+///   "acknowledged-at-most-once": true,              // no job acknowledged twice (jobs may still be held)
 ///   "attempts": {"max": 2}, "retries": {"max": 1},  // per job
 ///   "retry-limit-respected": true,
 ///   "resumptions": {"min": 1},                      // automatic resumes, all jobs
@@ -16,6 +17,9 @@
 ///   "auth-refreshes": {"min": 1},                   // token requests in the run after the first (relaunches too)
 ///   "requests": {"OPTIONS": {"max": 1}},            // requests per method seen by the proxy
 ///   "server-objects-intact": true,                  // each asset once on the server, SHA-256 equal; no duplicates
+///   "no-job-lost": true,                            // each asset on the server intact, or failed, or still held
+///   "acknowledged-bytes-kept": true,                // no upload's acknowledged offset goes down or is forgotten
+///   "no-avoidable-duplicates": true,                // no two complete copies of an asset that the client knew of
 ///   "server-resource-ids-recorded": true,           // each succeeded job recorded the server's resource id
 ///   "job-errors": {"networkConnectionLost": {"min": 1}},
 ///   "process-jobs-results": {"failure": 0},
@@ -27,6 +31,10 @@
 public enum Expectation: Sendable, Hashable {
     case jobs(state: String, Count)
     case acknowledgedOnce(Bool)
+    case acknowledgedAtMostOnce(Bool)
+    case noJobLost(Bool)
+    case acknowledgedBytesKept(Bool)
+    case noAvoidableDuplicates(Bool)
     case attempts(Count)
     case retries(Count)
     case retryLimitRespected(Bool)
@@ -54,6 +62,10 @@ public enum Expectation: Sendable, Hashable {
         switch self {
         case .jobs(let state, _): "jobs.\(state)"
         case .acknowledgedOnce: "acknowledged-once"
+        case .acknowledgedAtMostOnce: "acknowledged-at-most-once"
+        case .noJobLost: "no-job-lost"
+        case .acknowledgedBytesKept: "acknowledged-bytes-kept"
+        case .noAvoidableDuplicates: "no-avoidable-duplicates"
         case .attempts: "attempts"
         case .retries: "retries"
         case .retryLimitRespected: "retry-limit-respected"
@@ -80,13 +92,14 @@ public enum Expectation: Sendable, Hashable {
         "appends-at-server-offset", "server-offset-at-cut", "retransmitted-bytes", "restarts-from-zero",
         "peak-in-flight", "auth-refreshes",
         "requests", "server-objects-intact", "server-resource-ids-recorded", "job-errors", "process-jobs-results",
-        "wall-time", "server-conformance",
+        "wall-time", "server-conformance", "acknowledged-at-most-once", "no-job-lost", "acknowledged-bytes-kept",
+        "no-avoidable-duplicates",
     ]
 
     /// Whether judging it needs the reference server's state (skipped against `--upstream`).
     public var needsServerIntrospection: Bool {
         switch self {
-        case .serverObjectsIntact, .serverResourceIDsRecorded: true
+        case .serverObjectsIntact, .serverResourceIDsRecorded, .noAvoidableDuplicates: true
         default: false
         }
     }

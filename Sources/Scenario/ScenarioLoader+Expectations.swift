@@ -41,6 +41,10 @@ extension ScenarioLoader {
         switch key {
         case "jobs": return try keyed(value, path, jobStates, "job state").map { .jobs(state: $0, $1) }
         case "acknowledged-once": return [.acknowledgedOnce(try JSONValue.bool(value, path))]
+        case "acknowledged-at-most-once": return [.acknowledgedAtMostOnce(try JSONValue.bool(value, path))]
+        case "no-job-lost": return [.noJobLost(try JSONValue.bool(value, path))]
+        case "acknowledged-bytes-kept": return [.acknowledgedBytesKept(try JSONValue.bool(value, path))]
+        case "no-avoidable-duplicates": return [.noAvoidableDuplicates(try JSONValue.bool(value, path))]
         case "attempts": return [.attempts(try count(value, path))]
         case "retries": return [.retries(try count(value, path))]
         case "retry-limit-respected": return [.retryLimitRespected(try JSONValue.bool(value, path))]

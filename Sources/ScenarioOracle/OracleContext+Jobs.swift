@@ -22,6 +22,15 @@ extension OracleContext {
         return holds(key, wanted, problems: problems, judged: "\(jobs.count) jobs")
     }
 
+    /// `acknowledged-at-most-once`: no job in the ledger has two acknowledgements (a job may still be held).
+    func acknowledgedAtMostOnce(_ key: String, _ wanted: Bool) -> Verdict {
+        let problems = jobs.compactMap { job -> String? in
+            let count = job.entries.count { if case .acknowledged = $0.event { true } else { false } }
+            return count <= 1 ? nil : "\(name(job)): acknowledged \(count) times"
+        }
+        return holds(key, wanted, problems: problems, judged: "\(jobs.count) jobs")
+    }
+
     /// `attempts`, `retries`: every job's `measure` within `count`; the evidence names the jobs outside it.
     func perJob(
         _ key: String, _ count: Expectation.Count, noun: String, _ measure: (JobHistory) -> Int

@@ -16,6 +16,15 @@ extension OracleContext {
         return verdict
     }
 
+    /// `acknowledged-bytes-kept`: no upload's acknowledged offset goes down, and no upload with acknowledged bytes
+    /// is answered 404 or 410 later (`AcknowledgedBytesCheck`).
+    func acknowledgedBytesKept(_ key: String, _ wanted: Bool) -> Verdict {
+        let check = AcknowledgedBytesCheck(observation.transcript)
+        var verdict = holds(key, wanted, problems: check.problems, judged: "\(check.resources) uploads")
+        if verdict.status == .failed { verdict.evidence += faultEvidence }
+        return verdict
+    }
+
     /// `server-offset-at-cut`: after each reset at an upload offset, the first HEAD on that upload reports it.
     func serverOffsetAtCut(_ key: String, _ wanted: Bool) -> Verdict {
         let check = CutOffsetCheck(observation.transcript)

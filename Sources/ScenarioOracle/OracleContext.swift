@@ -30,6 +30,10 @@ struct OracleContext {
         switch expectation {
         case .jobs(let state, let count): return jobStates(key, state: state, count)
         case .acknowledgedOnce(let wanted): return acknowledgedOnce(key, wanted)
+        case .acknowledgedAtMostOnce(let wanted): return acknowledgedAtMostOnce(key, wanted)
+        case .noJobLost(let wanted): return noJobLost(key, wanted)
+        case .acknowledgedBytesKept(let wanted): return acknowledgedBytesKept(key, wanted)
+        case .noAvoidableDuplicates(let wanted): return noAvoidableDuplicates(key, wanted)
         case .attempts(let count): return perJob(key, count, noun: "attempts") { $0.attempts }
         case .retries(let count): return perJob(key, count, noun: "retries") { $0.retries }
         case .retryLimitRespected(let wanted): return retryLimitRespected(key, wanted)

@@ -1,9 +1,9 @@
 import Scenario
 
 /// Wording shared by the reports: durations in seconds and what a result's outcome is.
-enum ReportText {
+public enum ReportText {
     /// `duration` in seconds with `digits` (0…18) decimals, rounded half up: `1.23`. Negative durations read 0.
-    static func seconds(_ duration: Duration, digits: Int = 2) -> String {
+    public static func seconds(_ duration: Duration, digits: Int = 2) -> String {
         let (whole, atto) = max(duration, .zero).components
         let unit = (0..<digits).reduce(Int64(1)) { value, _ in value * 10 }
         let step = 1_000_000_000_000_000_000 / unit

@@ -18,6 +18,9 @@ enum ServerCommand: Subcommand {
             .value("--ca", "DIR", help: "The CA folder for --tls (default: $SQUALL_CA_DIR, else ~/.squall/ca)."),
             .value("--store", "DIR", help: "The upload store's folder. Default: a fresh temporary folder."),
             .value("--log", "FILE", help: "Append a JSON Lines request log to FILE."),
+            .flag(
+                "--defect-forget-uploads",
+                help: "A defect, for negative controls only: delete the store's uploads at start (lost state)."),
             .value("--interop", "LIST", help: "Interop versions served resumably, e.g. 6,7,8. Default 3,4,5,6,7,8."),
             .value("--max-size", "SIZE", help: "Largest upload (Upload-Limit max-size). Default: no limit."),
             .value("--max-append-size", "SIZE", help: "Largest content per request (max-append-size)."),
@@ -97,6 +100,7 @@ enum ServerCommand: Subcommand {
         -> UploadServerConfiguration
     {
         var configuration = UploadServerConfiguration(storeDirectory: arguments["--store"], logPath: arguments["--log"])
+        configuration.defectForgetsUploadsAtStart = arguments.has("--defect-forget-uploads")
         if let listen = arguments["--listen"] {
             guard let address = try? SocketAddress(parsing: listen) else {
                 throw UsageError("--listen must be HOST:PORT such as 127.0.0.1:8080, not '\(listen)'", command: path)

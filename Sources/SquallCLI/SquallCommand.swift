@@ -70,6 +70,7 @@ public enum SquallCommand {
         CAShowCommand.self,
         ValidateCommand.self,
         CheckServerCommand.self,
+        ExploreCommand.self,
         VersionCommand.self,
     ]
 

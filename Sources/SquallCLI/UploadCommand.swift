@@ -61,7 +61,9 @@ enum UploadCommand: Subcommand {
                     + "Default 1s."),
             .value("--backoff-limit", "D", help: "The longest wait before a resume or job retry. Default 30s."),
             .value("--connect-timeout", "D", help: "Connecting (and TLS) gives up after D. Default 10s."),
-            .value("--read-timeout", "D", help: "A request with no byte from the server for D times out. Default 60s."),
+            .value(
+                "--read-timeout", "D",
+                help: "A request with no byte from the server for D times out (a token endpoint's too). Default 60s."),
             .value(
                 "--permanent-errors", "LIST",
                 help: "Job errors acknowledged, not retried: comma-separated names, or 'none'. "
@@ -260,12 +262,16 @@ struct UploadOptions {
         if let detail = details.first(where: { arguments[$0] != nil }), arguments["--token-url"] == nil {
             throw UsageError("\(detail) shapes the request of --token-url, which is missing", command: path)
         }
+        // A silent token endpoint holds the client no longer than a silent upload server (--read-timeout).
+        let timeout = try duration(arguments, "--read-timeout") ?? .seconds(10)
         if let token = arguments["--token"] { return StaticToken(token) }
         if let command = arguments["--token-command"] {
             return CommandToken(arguments: ["sh", "-c", command], stop: stop)
         }
         guard let url = arguments["--token-url"] else {
-            return profile?.auth.map { TokenSources.source($0, trustedCAFile: arguments["--ca"], stop: stop) }
+            return profile?.auth.map {
+                TokenSources.source($0, trustedCAFile: arguments["--ca"], timeout: timeout, stop: stop)
+            }
         }
         guard (try? HTTPURL(url)) != nil else {
             throw UsageError("--token-url must be an http or https URL, not '\(url)'", command: path)
@@ -282,7 +288,7 @@ struct UploadOptions {
             request.headers[String(header[..<colon])] = header[header.index(after: colon)...]
                 .trimmingCharacters(in: .whitespaces)
         }
-        return TokenEndpoint(request: request, trustedCAFile: arguments["--ca"])
+        return TokenEndpoint(request: request, trustedCAFile: arguments["--ca"], timeout: timeout)
     }
 
     /// The resume attempts, backoff and timeouts of a transfer.

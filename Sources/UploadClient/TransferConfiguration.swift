@@ -4,6 +4,9 @@ import ResumableUpload
 /// How an `UploadTransfer` uploads: the request the caller wants, the resumable-upload choices and the timeouts.
 public struct TransferConfiguration: Sendable {
     /// The creation request's method. Default POST.
+    /// A defect, for negative controls only (`squall explore`'s tests, `ScenarioRunOptions.clientResumesFromZero`):
+    /// an append after an offset retrieval starts at byte 0 instead of the server's offset. Default false.
+    public var resumesFromZero = false
     public var method: HTTPMethod
     /// Fields the caller adds (authorization, content type, …). All of them go on the creation; on HEAD, PATCH
     /// and DELETE everything but representation metadata and framing (`Content-*`, `Upload-*`,

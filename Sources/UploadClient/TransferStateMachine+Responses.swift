@@ -108,7 +108,9 @@ extension TransferStateMachine {
         var actions: [Action] = []
         if offset < highestSent { actions.append(.report(.backtrack(from: highestSent, to: offset))) }
         acknowledged = offset
-        return actions + send(append(from: offset, to: locationURL!, version: version!))
+        // The negative control's defect: the append starts over instead of at the server's offset.
+        let start = configuration.resumesFromZero ? 0 : offset
+        return actions + send(append(from: start, to: locationURL!, version: version!))
     }
 
     mutating func updateLimits(_ head: ResponseHead) {

@@ -1,3 +1,4 @@
+import Foundation
 import Glibc
 import HTTPExchange
 import SquallNet
@@ -50,6 +51,11 @@ public final class UploadServer: Sendable {
     public init(configuration: UploadServerConfiguration = UploadServerConfiguration()) throws {
         self.configuration = configuration
         self.log = try configuration.logPath.map(ServerLog.init(path:))
+        if configuration.defectForgetsUploadsAtStart, let folder = configuration.storeDirectory {
+            for name in (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? [] {
+                try? FileManager.default.removeItem(atPath: folder + "/" + name)
+            }
+        }
         self.store = try FileUploadStore(
             configuration: UploadStoreConfiguration(directory: configuration.storeDirectory))
         self.tokens = try configuration.authentication.map { [store] authentication in

@@ -29,6 +29,10 @@ public struct UploadServerConfiguration: Sendable {
     /// A file the server appends its request log to, one JSON object per line (`ServerLog`; `--log`): start,
     /// each request head, each final response, each interrupted body, stop. Default `nil`: no log.
     public var logPath: String?
+    /// A defect, for negative controls only (`squall explore`'s tests; `squall server --defect-forget-uploads`):
+    /// every upload in the store is deleted when the server starts, as a server that loses its state across a
+    /// restart. Default false.
+    public var defectForgetsUploadsAtStart = false
 
     public init(
         listenAddress: SocketAddress? = nil,

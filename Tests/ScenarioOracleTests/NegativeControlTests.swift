@@ -1,3 +1,4 @@
+import Foundation
 import HTTPWire
 import ProxyTranscript
 import Scenario
@@ -30,7 +31,7 @@ struct NegativeControlTests {
     static let kinds = ScenarioExpectation.keys + ["fault", "event", "timeout", "requests-through-proxy"]
 
     @Test func everyExpectationKindAndRunVerdictHasANegativeControl() throws {
-        #expect(Self.kinds.count == 23)
+        #expect(Self.kinds.count == 27)
         for kind in Self.kinds {
             #expect(try Self.control(kind) != nil, "no negative control for \(kind)")
         }
@@ -119,6 +120,45 @@ struct NegativeControlTests {
                 kind, .acknowledgedOnce(true), count: 1, defective: Fixture.observation(ledger: try unacknowledged()),
                 clean: Fixture.observation(ledger: try Fixture.ledger([[Fixture.clean()]])),
                 observed: "false (1 of 1 jobs not)", evidence: "job-1 (photo-1): acknowledged 0 times")
+        case "acknowledged-at-most-once":
+            return control(
+                kind, .acknowledgedAtMostOnce(true), count: 1,
+                defective: Fixture.observation(ledger: try acknowledgedTwice()),
+                clean: Fixture.observation(ledger: try unacknowledged()), observed: "false (1 of 1 jobs not)",
+                evidence: "job-1 (photo-1): acknowledged 2 times")
+        case "no-job-lost":
+            let ledger = try Fixture.ledger([[Fixture.clean()], [Fixture.clean()]])
+            let intact = [upload("u1", sha: "sha-1"), upload("u2", sha: "sha-2")]
+            return control(
+                kind, .noJobLost(true),
+                defective: Fixture.observation(ledger: ledger, serverUploads: [upload("u1", sha: "sha-1")]),
+                clean: Fixture.observation(ledger: ledger, serverUploads: intact),
+                observed: "false (1 of 2 assets not)",
+                evidence: "job-2 (photo-2) succeeded, but no complete upload on the server has its sha256 sha-2")
+        case "acknowledged-bytes-kept":
+            return control(
+                kind, .acknowledgedBytesKept(true), count: 1,
+                defective: Fixture.observation(transcript: progressThenHead(acknowledged: 600, reported: 400)),
+                clean: Fixture.observation(transcript: progressThenHead(acknowledged: 400, reported: 400)),
+                observed: "false (1 of 1 uploads not)",
+                evidence: "conn 2 #1 HEAD → 204 for /uploads/7: Upload-Offset 400 after the server had acknowledged "
+                    + "600 (conn 1 #1 POST → 104): 200 acknowledged bytes lost")
+        case "no-avoidable-duplicates":
+            func ledger(firstKnown: Bool) throws -> JobLedger {
+                let cut = Transfer(
+                    ranges: [.init(offset: 0, length: 1000)], failure: (.networkConnectionLost, nil),
+                    location: firstKnown ? "https://127.0.0.1:1/uploads/u1" : nil)
+                var again = Fixture.clean()
+                again.location = "https://127.0.0.1:1/uploads/u2"
+                return try Fixture.ledger([[cut, again]])
+            }
+            let copies = [upload("u1", sha: "sha-1"), upload("u2", sha: "sha-1")]
+            return control(
+                kind, .noAvoidableDuplicates(true), count: 1,
+                defective: Fixture.observation(ledger: try ledger(firstKnown: true), serverUploads: copies),
+                clean: Fixture.observation(ledger: try ledger(firstKnown: false), serverUploads: copies),
+                observed: "false (1 of 2 complete uploads not)",
+                evidence: "photo-1: 2 complete copies, of which the client knew u1, u2 and still uploaded again")
         case "attempts":
             return control(
                 kind, .attempts(.exactly(1)), defective: retried, clean: clean, observed: "1…2 per job",
@@ -331,6 +371,35 @@ struct NegativeControlTests {
             try block.succeed(id, status: 201, headers: [])
         }
         return store.ledger
+    }
+
+    /// A job acknowledged twice: a ledger no store makes, read back from JSON with its acknowledgement doubled.
+    private static func acknowledgedTwice() throws -> JobLedger {
+        let once = try Fixture.ledger([[Fixture.clean()]])
+        var document = try #require(
+            try JSONSerialization.jsonObject(with: try JSONEncoder().encode(once)) as? [String: Any])
+        var jobs = try #require(document["jobs"] as? [[String: Any]])
+        var entries = try #require(jobs[0]["entries"] as? [[String: Any]])
+        entries.append(try #require(entries.last))
+        jobs[0]["entries"] = entries
+        document["jobs"] = jobs
+        return try JSONDecoder().decode(JobLedger.self, from: try JSONSerialization.data(withJSONObject: document))
+    }
+
+    /// A creation announced at `/uploads/7` whose progress 104 acknowledged `acknowledged` bytes before a cut, then
+    /// a HEAD reporting `reported`.
+    private static func progressThenHead(acknowledged: Int64, reported: Int64) -> Transcript {
+        var builder = OracleFixtures.TranscriptBuilder()
+        builder.add(
+            1,
+            .requestHead(exchange: 1, RequestHead(method: .post, target: "/upload", fields: ["Upload-Length": "1000"])))
+        builder.add(1, .interimResponse(exchange: 1, ResponseHead(status: 104, fields: ["Location": "/uploads/7"])))
+        builder.add(1, .requestBody(exchange: 1, offset: 0, length: 700, uploadOffset: 0))
+        builder.add(
+            1, .interimResponse(exchange: 1, ResponseHead(status: 104, fields: ["Upload-Offset": "\(acknowledged)"])))
+        builder.fault(1, rule: "cut", action: "reset", offset: 700)
+        builder.exchange(2, 1, .head, "/uploads/7", status: 204, responseFields: ["Upload-Offset": "\(reported)"])
+        return builder.transcript
     }
 
     private static func upload(_ id: String, sha: String) -> ServerUpload {

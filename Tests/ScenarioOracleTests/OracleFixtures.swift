@@ -48,6 +48,8 @@ enum OracleFixtures {
         /// nil: succeeded with 201; else failed with this error and status.
         var failure: (JobError, Int?)?
         var resourceID: String?
+        /// The upload resource's `Location`, when the client learned it (a 104).
+        var location: String?
     }
 
     /// A store with `retryLimit` whose jobs (one per `transfers` element, for `photo-1`, `photo-2`, …) run their
@@ -77,6 +79,7 @@ enum OracleFixtures {
 
     private static func run(_ transfer: Transfer, _ id: JobID, _ block: inout JobChangeBlock) throws {
         try block.start(id)
+        if let location = transfer.location { try block.record(.uploadResource(location: location), job: id) }
         for (number, range) in transfer.ranges.enumerated() {
             if number > 0, number - 1 < transfer.resumes.count {
                 try block.record(.resumed(offset: transfer.resumes[number - 1]), job: id)

@@ -49,10 +49,13 @@ final class ScenarioClient: @unchecked Sendable {
     /// The counts of the scenario's `at-jobs-created` events: the session is terminated inside the extension's
     /// invocation when the change block creating that job of the run commits.
     private let terminateAtJobs: Set<Int>
+    /// The negative control's defect (`ScenarioRunOptions.clientResumesFromZero`), in-process sessions only.
+    private let resumesFromZero: Bool
 
     init(
         spec: ClientSpec, target: ClientTarget, assetIDs: [String], asChildOf binary: String?,
-        hosted: HostedExtension? = nil, terminateAtJobs: Set<Int> = [], stop: ProcessStop? = nil,
+        hosted: HostedExtension? = nil, resumesFromZero: Bool = false, terminateAtJobs: Set<Int> = [],
+        stop: ProcessStop? = nil,
         onEnd: @escaping @Sendable () -> Void
     ) throws {
         self.stop = stop
@@ -63,6 +66,7 @@ final class ScenarioClient: @unchecked Sendable {
         self.onEnd = onEnd
         self.library = MutableAssetLibrary(assetIDs: assetIDs)
         self.terminateAtJobs = terminateAtJobs
+        self.resumesFromZero = resumesFromZero
         if binary == nil, let hosted {
             host = try hosted.host(assets: library, uploadURL: target.creationURL, journal: target.journal)
             policy = nil
@@ -70,7 +74,10 @@ final class ScenarioClient: @unchecked Sendable {
             host = nil
             var configuration = UploadPolicyConfiguration(refreshAuthentication: spec.refreshAuth)
             configuration.permanentErrors = Set(spec.permanentErrors.compactMap(JobError.init(rawValue:)))
-            let tokens = target.tokens.map { TokenSources.source($0, trustedCAFile: target.caFile, stop: stop) }
+            // A silent token endpoint holds the client no longer than a silent upload server (the read timeout).
+            let tokens = target.tokens.map {
+                TokenSources.source($0, trustedCAFile: target.caFile, timeout: spec.readTimeout, stop: stop)
+            }
             policy = try DefaultUploadPolicy(
                 library: library, destination: UploadDestinationTemplate(url: target.creationURL, tokens: tokens),
                 statePath: target.journal + "/extension.json", configuration: configuration)
@@ -224,11 +231,12 @@ final class ScenarioClient: @unchecked Sendable {
 
     private func makeSystem() throws -> UploadSystem {
         guard let handler: any UploadExtension = host ?? policy else { throw HarnessError("no in-process policy") }
-        let transfer = TransferConfiguration(
+        var transfer = TransferConfiguration(
             interopVersion: spec.interop.flatMap(InteropVersion.init(rawValue:)), appendSize: spec.appendSize,
             maximumResumeAttempts: spec.resumeAttempts, backoffBase: .milliseconds(50),
             backoffLimit: .milliseconds(500), developerMode: spec.developerMode, connectTimeout: .seconds(5),
             readTimeout: spec.readTimeout, trustedCAFile: target.caFile)
+        transfer.resumesFromZero = resumesFromZero
         var configuration = UploadSystemConfiguration(
             jobs: jobStoreConfiguration, transfer: transfer, developerMode: spec.developerMode,
             invocationRuntimeLimit: .seconds(5), invocationBackoff: .milliseconds(20),

@@ -39,6 +39,16 @@ public struct ScenarioRunOptions: Sendable {
     /// The app's extension the client runs in place of its built-in policy (`Squall.main(extension:urlBase:)`);
     /// the scenario's policy knobs (`permanent-errors`, `refresh-auth`) are then the extension's own business.
     public var clientExtension: HostedExtension?
+    /// A defect, for negative controls only: the in-process client appends from byte 0 after an offset retrieval
+    /// instead of from the server's offset (`TransferConfiguration.resumesFromZero`). Default false.
+    public var clientResumesFromZero = false
+    /// A defect, for negative controls only: the in-process reference server reports this many bytes beyond what
+    /// it stored at each offset retrieval of an incomplete upload
+    /// (`UploadProtocolConfiguration.defectOffsetBeyondStored`). Default 0: none.
+    public var serverReportsOffsetBeyondStored: Int64 = 0
+    /// A defect, for negative controls only: the reference server run as a child (scenarios that restart it)
+    /// deletes its uploads at each start, losing them across `restart-server` (`--defect-forget-uploads`).
+    public var serverForgetsUploadsOnRestart = false
 
     public init(squallBinary: String? = nil, upstream: String? = nil, seed: UInt64? = nil, keepFolder: String? = nil) {
         self.squallBinary = squallBinary
@@ -251,7 +261,9 @@ struct ScenarioRun {
             ? try ScenarioServer(
                 spec: scenario.server, store: folder + "/store",
                 log: options.keepFolder == nil ? nil : folder + "/" + DebugBundle.serverLog,
-                asChildOf: killsServer ? options.squallBinary : nil, stop: runStop)
+                asChildOf: killsServer ? options.squallBinary : nil, stop: runStop,
+                defectOffsetBeyondStored: options.serverReportsOffsetBeyondStored,
+                defectForgetsUploads: options.serverForgetsUploadsOnRestart)
             : nil
         var configuration = ChaosProxyConfiguration(
             listen: try SocketAddress(parsing: "127.0.0.1:0"),
@@ -280,6 +292,7 @@ struct ScenarioRun {
         client = try ScenarioClient(
             spec: scenario.client, target: target, assetIDs: assets.map(\.assetID),
             asChildOf: killsClient ? options.squallBinary : nil, hosted: options.clientExtension,
+            resumesFromZero: options.clientResumesFromZero,
             terminateAtJobs: Set(
                 scenario.events.compactMap { if case .jobsCreated(let count) = $0.trigger { count } else { nil } }),
             stop: runStop, onEnd: { proxyReference.wakeTranscriptWaiters() })

@@ -23,10 +23,14 @@ final class ScenarioServer {
     private let log: String?
     /// The run's stop, which stops the child server too.
     private let runStop: ProcessStop?
+    /// The negative control's defect: a (child) server that deletes its uploads at each start.
+    private let defectForgetsUploads: Bool
 
     init(
-        spec: ServerSpec, store: String, log: String? = nil, asChildOf binary: String?, stop: ProcessStop? = nil
+        spec: ServerSpec, store: String, log: String? = nil, asChildOf binary: String?, stop: ProcessStop? = nil,
+        defectOffsetBeyondStored: Int64 = 0, defectForgetsUploads: Bool = false
     ) throws {
+        self.defectForgetsUploads = defectForgetsUploads
         self.spec = spec
         self.store = store
         self.binary = binary
@@ -37,12 +41,14 @@ final class ScenarioServer {
             self.child = nil
             self.inProcess = nil
             let (process, url) = try Self.spawn(
-                binary, spec: spec, store: store, log: log, listen: "127.0.0.1:0", stop: stop)
+                binary, spec: spec, store: store, log: log, listen: "127.0.0.1:0", stop: stop,
+                forgetsUploads: defectForgetsUploads)
             self.child = process
             self.url = url
         } else {
             var configuration = Self.configuration(spec, store: store)
             configuration.logPath = log
+            configuration.uploadProtocol.defectOffsetBeyondStored = defectOffsetBeyondStored
             let server = try UploadServer(configuration: configuration)
             self.inProcess = server
             self.url = server.url
@@ -75,7 +81,9 @@ final class ScenarioServer {
     func restart() throws -> [String] {
         guard let binary, let child else { throw HarnessError("restart-server needs the server in a child process") }
         child.end(with: SIGKILL)
-        let (process, _) = try Self.spawn(binary, spec: spec, store: store, log: log, listen: address, stop: runStop)
+        let (process, _) = try Self.spawn(
+            binary, spec: spec, store: store, log: log, listen: address, stop: runStop,
+            forgetsUploads: defectForgetsUploads)
         self.child = process
         return [
             "SIGKILL to server pid \(child.pid)",
@@ -114,7 +122,8 @@ final class ScenarioServer {
 
     /// `squall server` with the spec's flags; returns the process and the URL it printed.
     private static func spawn(
-        _ binary: String, spec: ServerSpec, store: String, log: String?, listen: String, stop: ProcessStop?
+        _ binary: String, spec: ServerSpec, store: String, log: String?, listen: String, stop: ProcessStop?,
+        forgetsUploads: Bool = false
     ) throws -> (ChildProcess, String) {
         var arguments = [
             "server", "--listen", listen, "--store", store, "--interop",
@@ -129,6 +138,7 @@ final class ScenarioServer {
         if let age = spec.maxAge { arguments += ["--max-age", "\(max(1, Int64(age / .seconds(1))))s"] }
         if let ttl = spec.tokenTTL { arguments += ["--auth", "--token-ttl", "\(max(1, Int64(ttl / .seconds(1))))s"] }
         if let log { arguments += ["--log", log] }
+        if forgetsUploads { arguments.append("--defect-forget-uploads") }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: binary)
         process.arguments = arguments

@@ -1,0 +1,171 @@
+import Scenario
+import SquallCore
+import Testing
+
+@testable import Exploration
+
+/// The schedule generator: deterministic, whole vocabulary, always a valid scenario; and the shrinker: smaller,
+/// still valid.
+struct ScheduleGeneratorTests {
+    static func text(_ document: JSONValue) -> String {
+        JSONText.document(document, keyOrder: ScheduleGenerator.keyOrder)
+    }
+
+    static func load(_ document: JSONValue) -> Result<Scenario, ScenarioErrors> {
+        ScenarioLoader.load(Array(text(document).utf8), file: "schedule.json")
+    }
+
+    @Test func theSameSeedGivesTheSameSchedulesAndAnotherSeedOthers() {
+        let one = ScheduleGenerator(seed: 42)
+        let again = ScheduleGenerator(seed: 42)
+        let other = ScheduleGenerator(seed: 43)
+        for index in 0..<50 {
+            #expect(Self.text(one.schedule(index)) == Self.text(again.schedule(index)))
+        }
+        let differing = (0..<50).count { Self.text(one.schedule($0)) != Self.text(other.schedule($0)) }
+        #expect(differing == 50)
+        #expect(Set((0..<50).map { Self.text(one.schedule($0)) }).count == 50, "every schedule is its own")
+    }
+
+    /// The generator's stream is pinned: a change to it changes every campaign, so it must be deliberate.
+    @Test func scheduleZeroOfSeedOneIsPinned() {
+        let text = Self.text(ScheduleGenerator(seed: 1).schedule(0))
+        #expect(text.hasPrefix("{\n  \"name\": \"explore-1-0\",\n"), "\(text)")
+        #expect(text.count > 300)
+    }
+
+    @Test func everyScheduleLoadsAsAScenario() throws {
+        let generator = ScheduleGenerator(seed: 7)
+        for index in 0..<500 {
+            let loaded = Self.load(generator.schedule(index))
+            if case .failure(let errors) = loaded {
+                Issue.record("schedule \(index): \(errors)\n\(Self.text(generator.schedule(index)))")
+                return
+            }
+        }
+    }
+
+    /// Over a campaign every action and every event of the vocabulary is drawn.
+    @Test func aCampaignDrawsTheWholeVocabulary() {
+        let generator = ScheduleGenerator(seed: 3)
+        var actions = Set<String>()
+        var events = Set<String>()
+        var interops = Set<String>()
+        var triggers = Set<String>()
+        for index in 0..<400 {
+            let schedule = generator.schedule(index)
+            for fault in schedule["faults"]?.array ?? [] {
+                if case .string(let action)? = fault["action"] { actions.insert(action) }
+                if case .object(let trigger)? = fault["trigger"] { triggers.formUnion(trigger.keys) }
+                if case .object(let match)? = fault["match"] { triggers.formUnion(match.keys) }
+                if fault["probability"] != nil { triggers.insert("probability") }
+            }
+            for event in schedule["events"]?.array ?? [] {
+                if case .string(let name)? = event["event"] { events.insert(name) }
+            }
+            interops.insert("\(schedule["client"]?["interop"].map { "\($0)" } ?? "")")
+        }
+        #expect(
+            actions == [
+                "reset", "close", "stall", "latency", "bandwidth", "slice", "limit", "refuse", "strip-interim",
+                "drop-response", "delay-response", "truncate-response", "respond", "expire-auth",
+            ])
+        #expect(
+            events == [
+                "terminate-client", "relaunch-client", "kill-client", "force-quit", "network-down", "network-up",
+                "switch-network", "add-assets", "restart-server", "expire-tokens",
+            ])
+        #expect(interops.count == 7)
+        #expect(
+            triggers.isSuperset(of: [
+                "at-offset", "after", "after-response-bytes", "window", "nth-request", "nth-connection", "method",
+                "probability",
+            ]))
+    }
+
+    @Test func againstAnOutsideServerNoServerRestartOrTokenExpiryIsDrawn() {
+        let generator = ScheduleGenerator(seed: 3, outsideServer: true)
+        for index in 0..<300 {
+            for event in generator.schedule(index)["events"]?.array ?? [] {
+                #expect(event["event"] != .string("restart-server") && event["event"] != .string("expire-tokens"))
+            }
+        }
+    }
+
+    @Test func shardsSplitTheCampaignIntoDisjointPartsWhoseUnionIsTheWhole() {
+        let count = 37
+        var seen: [Int] = []
+        for shard in 1...4 {
+            seen += (0..<count).filter { $0 % 4 == shard - 1 }
+        }
+        #expect(seen.sorted() == Array(0..<count))
+    }
+
+    /// Plain uploads have no offsets to keep or appends to judge, nor a Location to know a copy by.
+    @Test func theInvariantsFollowTheInteropVersion() {
+        func expect(_ interop: JSONValue) -> Set<String> {
+            let document = JSONValue.object(["client": .object(["interop": interop])])
+            guard case .object(let expect) = ScheduleInvariants.expectations(for: document) else { return [] }
+            return Set(expect.keys)
+        }
+        #expect(
+            expect(.integer(8)) == [
+                "acknowledged-at-most-once", "retry-limit-respected", "no-job-lost", "acknowledged-bytes-kept",
+                "appends-at-server-offset", "no-avoidable-duplicates",
+            ])
+        #expect(expect(.string("none")) == ["acknowledged-at-most-once", "retry-limit-respected", "no-job-lost"])
+    }
+
+    /// A killed client is a child process with a fixed library: no asset is added while it may run.
+    @Test func noAssetIsAddedInASchedulethatKillsTheClient() {
+        let generator = ScheduleGenerator(seed: 3)
+        for index in 0..<400 {
+            let events = generator.schedule(index)["events"]?.array ?? []
+            let kills = events.contains {
+                $0["event"] == .string("kill-client") || $0["event"] == .string("force-quit")
+            }
+            #expect(!kills || !events.contains { $0["event"] == .string("add-assets") })
+        }
+    }
+
+    @Test func everyShrinkCandidateIsSmallerAndLoads() throws {
+        let generator = ScheduleGenerator(seed: 11)
+        for index in 0..<60 {
+            let schedule = generator.schedule(index)
+            let size = ScheduleShrinker.size(schedule)
+            for candidate in ScheduleShrinker.candidates(schedule) {
+                let smaller = ScheduleShrinker.size(candidate)
+                #expect(smaller.faults <= size.faults && smaller.events <= size.events)
+                #expect(Self.text(candidate) != Self.text(schedule), "a candidate that changes nothing")
+                if case .failure(let errors) = Self.load(candidate) {
+                    Issue.record("candidate of \(index): \(errors)\n\(Self.text(candidate))")
+                    return
+                }
+            }
+        }
+    }
+
+    /// A stop and its relaunch go together: dropping the stop drops the relaunch.
+    @Test func aStopIsDroppedWithItsRelaunch() {
+        let document = JSONValue.object([
+            "name": .string("s"), "faults": .array([.object(["name": .string("f1"), "action": .string("reset")])]),
+            "events": .array([
+                .object(["event": .string("terminate-client"), "at": .string("100ms")]),
+                .object(["event": .string("relaunch-client"), "at": .string("300ms")]),
+            ]),
+        ])
+        let candidates = ScheduleShrinker.candidates(document)
+        #expect(candidates.contains { $0["events"] == nil })
+        #expect(!candidates.contains { $0["events"]?.array?.count == 1 })
+        #expect(ScheduleShrinker.halved(.string("300ms")) == .string("150ms"))
+        #expect(ScheduleShrinker.halved(.string("40%")) == .string("20%"))
+        #expect(ScheduleShrinker.halved(.string("1%")) == nil)
+    }
+}
+
+extension JSONValue {
+    fileprivate var array: [JSONValue]? {
+        if case .array(let items) = self { return items }
+        return nil
+    }
+}
