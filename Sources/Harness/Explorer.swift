@@ -10,6 +10,10 @@ import Synchronization
 /// long, against which server, and where violations go.
 public struct ExploreOptions: Sendable {
     public var seed: UInt64 = 1
+    /// What the schedules are made of (`--campaign`).
+    public var campaign = ScheduleGenerator.Campaign.random
+    /// Every asset this size (`--asset-size`, for benchmarks); nil draws sizes.
+    public var assetSize: Int64?
     /// Schedules in the whole campaign (every shard together).
     public var count = 100
     /// This machine's part: the schedules `i` with `i % shard.of == shard.index - 1` (`--shard I/N`).
@@ -93,7 +97,9 @@ public enum Explorer {
     public static func run(
         _ options: ExploreOptions, progress: @escaping @Sendable (ExploreProgress) -> Void = { _ in }
     ) -> ExploreSummary {
-        let generator = ScheduleGenerator(seed: options.seed, outsideServer: options.runner.upstream != nil)
+        let generator = ScheduleGenerator(
+            seed: options.seed, outsideServer: options.runner.upstream != nil, campaign: options.campaign,
+            assetSize: options.assetSize)
         let indices = options.indices
         let next = Atomic<Int>(0)
         let outcomes = Mutex<[ExploreOutcome]>([])

@@ -71,6 +71,8 @@ public struct ScenarioResult: Sendable, Hashable {
     public var notes: [String] = []
     /// Why the scenario was not run (`needs bearer-token auth (a profile's "auth")`): never passed, never failed.
     public var skipReason: String?
+    /// Where the run's time went, for benchmarks (`squall explore`'s cost per schedule); nil when not measured.
+    public var phases: ScenarioPhases?
 
     public init(
         name: String, file: String?, description: String, seed: UInt64, duration: Duration, verdicts: [Verdict],
@@ -92,5 +94,22 @@ public struct ScenarioResult: Sendable, Hashable {
     /// no failed verdict.
     public var passed: Bool {
         skipReason != nil || (error == nil && !verdicts.contains { $0.status == .failed })
+    }
+}
+
+/// Where a scenario run's wall time went: `setup` (folder, CA, assets, server, proxy, client), `run` (the client's
+/// sessions and the events, then reading what they left: ledger, transcript, the server's uploads), `judge` (the
+/// oracle), `teardown` (stopping everything, the bundle, removing the folder).
+public struct ScenarioPhases: Sendable, Hashable {
+    public var setup: Duration
+    public var run: Duration
+    public var judge: Duration
+    public var teardown: Duration
+
+    public init(setup: Duration, run: Duration, judge: Duration, teardown: Duration) {
+        self.setup = setup
+        self.run = run
+        self.judge = judge
+        self.teardown = teardown
     }
 }

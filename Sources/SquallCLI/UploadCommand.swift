@@ -103,7 +103,14 @@ enum UploadCommand: Subcommand {
         let progress = UploadProgress(console: context.console, assets: assets, done: client.finished)
         let system = try UploadSystem(
             journalFolder: journal, configuration: options.system, extension: client.handler,
-            observer: { event in progress.handle(event) })
+            observer: { event in
+                progress.handle(event)
+                // With a kept journal, the invocations are logged beside it (a harness running this as a child
+                // reads them: `InvocationLog`).
+                if case .invocation(_, let result) = event, options.journal != nil {
+                    InvocationLog.append(result, folder: journal)
+                }
+            })
         defer { system.close() }
         let registration = stop.whenRequested { system.terminate() }
         defer { stop.withdraw(registration) }

@@ -169,3 +169,30 @@ extension JSONValue {
         return nil
     }
 }
+
+extension ScheduleGeneratorTests {
+    /// The kill campaign: even schedules kill the server, odd ones the client (then relaunch it), once each.
+    @Test func theKillCampaignKillsTheServerThenTheClientOnceEach() {
+        let generator = ScheduleGenerator(seed: 4, campaign: .kills)
+        for index in 0..<40 {
+            let schedule = generator.schedule(index)
+            let events = (schedule["events"]?.array ?? []).compactMap { event -> String? in
+                if case .string(let name)? = event["event"] { return name }
+                return nil
+            }
+            if index % 2 == 0 {
+                #expect(events == ["restart-server"], "\(index): \(events)")
+            } else {
+                #expect(events.count == 2 && events[1] == "relaunch-client", "\(index): \(events)")
+                #expect(events[0] == "kill-client" || events[0] == "force-quit", "\(index): \(events)")
+            }
+            #expect((try? Self.load(schedule).get()) != nil, "schedule \(index) loads")
+        }
+        let sized = ScheduleGenerator(seed: 4, assetSize: 262_144)
+        for index in 0..<20 {
+            for asset in sized.schedule(index)["assets"]?.array ?? [] {
+                #expect(asset["size"] == .integer(262_144))
+            }
+        }
+    }
+}

@@ -111,8 +111,10 @@ final class ScenarioClient: @unchecked Sendable {
         state.withLock { $0.terminatedAtJobs[count] }
     }
 
-    /// Each `processJobs()` result so far (in-process sessions only).
-    var processJobsResults: [String] { state.withLock { $0.results } }
+    /// Each `processJobs()` result so far: the in-process sessions', and a child's from its `InvocationLog`.
+    var processJobsResults: [String] {
+        state.withLock { $0.results } + (binary == nil ? [] : InvocationLog.read(folder: target.journal))
+    }
 
     /// The first error a session ended with, if any.
     var failure: String? { state.withLock { $0.failure } }

@@ -95,16 +95,20 @@ public enum ScenarioRunner {
         } catch {
             return failed(scenario, "\(error)", since: started)
         }
-        defer { temporary?.remove() }
         var run: ScenarioRun?
         var result: ScenarioResult
+        var marks: [ContinuousClock.Instant] = []
         do {
             run = try ScenarioRun(scenario, folder: folder, options: options)
+            marks.append(.now)
             let observation = try run!.play(started: started)
+            marks.append(.now)
+            let verdicts = assumptions(run!, ScenarioOracle.judge(scenario, observation))
+            marks.append(.now)
             result = ScenarioResult(
                 name: scenario.name, file: scenario.file, description: scenario.description, seed: scenario.seed,
                 duration: ContinuousClock.now - started,
-                verdicts: assumptions(run!, ScenarioOracle.judge(scenario, observation)),
+                verdicts: verdicts,
                 faultTimeline: timeline(observation.transcript), ledgerJSON: ledgerJSON(observation.ledger),
                 error: run!.clientFailure)
             result.eventTimeline = observation.events
@@ -121,6 +125,13 @@ public enum ScenarioRunner {
             result.notes = run?.proxy.captureProblems ?? []
             BundleFiles.write(result, into: folder)
             if options.stop?.isRequested == true { options.stop?.noteKept("the stopped scenario's bundle \(folder)") }
+        }
+        temporary?.remove()
+        if marks.count == 3 {
+            // Setup until the client started, the run (and gathering what it left), the oracle, the rest.
+            result.phases = ScenarioPhases(
+                setup: marks[0] - started, run: marks[1] - marks[0], judge: marks[2] - marks[1],
+                teardown: ContinuousClock.now - marks[2])
         }
         return result
     }
