@@ -210,7 +210,7 @@ let package = Package(
             name: "SquallCLITests",
             dependencies: [
                 "SquallCLI", "UploadServer", "SquallNet", "TLSKit", "ControlAPI", "ChaosProxy", "FaultEngine",
-                "TestSupport", "SquallCore", "UploadClient", "HTTPWire", "Scenario",
+                "TestSupport", "SquallCore", "UploadClient", "HTTPWire", "Scenario", "Exploration",
             ]),
     ]
 )
