@@ -220,12 +220,12 @@ public struct ScheduleGenerator: Sendable {
             // An offset is in an upload's body: not on a HEAD or OPTIONS, nor downstream.
             let bodiless = match["method"] == .string("HEAD") || match["method"] == .string("OPTIONS")
             if drawn["at-offset"] != nil, bodiless || fault["direction"] == .string("downstream") {
-                drawn = ["after": .string("\(draw.int(0...20) * 50)ms")]
+                drawn = ["after": .string("\(draw.int(0...12) * 25)ms")]
             }
             fault["trigger"] = .object(drawn)
         } else if draw.chance(0.1) {
             fault["trigger"] = .object([
-                "window": .object(["from": .string("0ms"), "until": .string("\(draw.int(1...20) * 100)ms")])
+                "window": .object(["from": .string("0ms"), "until": .string("\(draw.int(1...10) * 100)ms")])
             ])
         }
         // Mostly a few times, so that the client can get through; sometimes every time, or by chance.
@@ -241,22 +241,36 @@ public struct ScheduleGenerator: Sendable {
         switch draw.int(0...3) {
         case 0: ["at-offset": .string("\(draw.int(1...99))%")]
         case 1: ["at-offset": .integer(Int64(draw.int(1...1_048_576)))]
-        case 2: ["after": .string("\(draw.int(0...20) * 50)ms")]
+        case 2: ["after": .string("\(draw.int(0...12) * 25)ms")]
         default: ["after-response-bytes": .integer(Int64(draw.int(1...256)))]
         }
     }
 
     /// One event, or a stop and its relaunch, or `network-down` and `network-up`.
+    /// Uploads of a few hundred KiB take tens of milliseconds: events land mostly at points of an upload, and
+    /// times stay within the first 300 ms (later ones would mostly find the uploads done).
     private func event(_ draw: inout Draw, assetNames: [String]) -> [JSONValue] {
         var kinds = ["terminate", "kill-client", "force-quit", "network", "switch-network", "add-assets"]
         if !outsideServer { kinds += ["restart-server", "expire-tokens"] }
         let kind = draw.pick(kinds)
-        let start = draw.int(0...30) * 50
-        let gap = draw.int(1...8) * 50
+        let start = draw.int(0...12) * 25
+        let gap = draw.int(1...6) * 25
         func at(_ milliseconds: Int) -> JSONValue { .string("\(milliseconds)ms") }
+        func point() -> [String: JSONValue] {
+            var trigger: [String: JSONValue] = ["at-progress": .string("\(draw.int(1...99))%")]
+            if draw.chance(0.5) { trigger["asset"] = .string(draw.pick(assetNames)) }
+            return trigger
+        }
         switch kind {
         case "terminate", "kill-client", "force-quit":
             let name = kind == "terminate" ? "terminate-client" : kind
+            // At a point of an upload with the relaunch due at once (it waits for the stop), or both at times.
+            if draw.chance(0.6) {
+                return [
+                    .object(point().merging(["event": .string(name)]) { $1 }),
+                    .object(["event": .string("relaunch-client"), "at": at(0)]),
+                ]
+            }
             return [
                 .object(["event": .string(name), "at": at(start)]),
                 .object(["event": .string("relaunch-client"), "at": at(start + gap)]),
@@ -270,18 +284,11 @@ public struct ScheduleGenerator: Sendable {
             return [
                 .object([
                     "event": .string("add-assets"), "at": at(start), "name": .string("late\(draw.int(1...999))"),
-                    "size": .integer(draw.size()), "count": .integer(Int64(draw.int(1...2))),
+                    "size": .integer(assetSize ?? draw.size()), "count": .integer(Int64(draw.int(1...2))),
                 ])
             ]
         default:
-            // At a point of an upload, or a time.
-            if draw.chance(0.5) {
-                var event: [String: JSONValue] = [
-                    "event": .string(kind), "at-progress": .string("\(draw.int(1...99))%"),
-                ]
-                if draw.chance(0.5) { event["asset"] = .string(draw.pick(assetNames)) }
-                return [.object(event)]
-            }
+            if draw.chance(0.7) { return [.object(point().merging(["event": .string(kind)]) { $1 })] }
             return [.object(["event": .string(kind), "at": at(start)])]
         }
     }
