@@ -217,9 +217,10 @@ struct UploadTransferTests {
     }
 
     /// Uploads `path` with interop 8 and cancels the transfer from another thread as soon as the 104 announcing
-    /// the upload arrives (the observer holds the transfer there until the cancel is in).
+    /// the upload arrives (the observer holds the transfer there until the cancel is in); with `afterProgress`, at
+    /// the first progress 104 instead, so that the server holds bytes whatever the machine's load.
     static func cancelAtFirst104(
-        of path: String, to server: UploadServer, events: EventRecorder = EventRecorder()
+        of path: String, to server: UploadServer, events: EventRecorder = EventRecorder(), afterProgress: Bool = false
     ) throws -> TransferOutcome {
         let announced = DispatchSemaphore(value: 0)
         let cancelled = DispatchSemaphore(value: 0)
@@ -228,7 +229,11 @@ struct UploadTransferTests {
             configuration: TransferFixture.configuration(InteropVersion(rawValue: 8)!),
             observer: { event in
                 events.record(event)
-                guard case .interimReceived(.some, _) = event else { return }
+                if afterProgress {
+                    guard case .interimReceived(nil, let offset?) = event, offset > 0 else { return }
+                } else {
+                    guard case .interimReceived(.some, _) = event else { return }
+                }
                 announced.signal()
                 _ = cancelled.wait(timeout: .now() + 20)
             })
@@ -243,10 +248,10 @@ struct UploadTransferTests {
 
     // MARK: resume location
 
-    /// Starts an upload of `path` and cancels it at its first 104: the server keeps an incomplete upload, whose
-    /// Location is returned (as a killed client would have journaled it).
+    /// Starts an upload of `path` and cancels it at its first progress 104: the server keeps an incomplete upload
+    /// holding bytes, whose Location is returned (as a killed client would have journaled it).
     static func abandonedUpload(of path: String, to server: UploadServer) throws -> String {
-        let outcome = try cancelAtFirst104(of: path, to: server)
+        let outcome = try cancelAtFirst104(of: path, to: server, afterProgress: true)
         #expect(outcome.result == .cancelled)
         #expect(outcome.serverState?.complete == false)
         return try #require(outcome.location)
@@ -254,7 +259,11 @@ struct UploadTransferTests {
 
     @Test func aNewTransferWithTheResumeLocationCompletesAnAbandonedUpload() throws {
         let fixture = try TransferFixture()
-        let server = try fixture.server()
+        // Progress 104s early and without spacing: the abandoned upload is cancelled at the first, holding bytes.
+        var uploadProtocol = UploadProtocolConfiguration()
+        uploadProtocol.progressInterval = 256 << 10
+        uploadProtocol.progressSpacing = .zero
+        let server = try fixture.server(uploadProtocol)
         defer { server.stop() }
         let (path, bytes) = try fixture.file(8 << 20)
         let location = try Self.abandonedUpload(of: path, to: server)
