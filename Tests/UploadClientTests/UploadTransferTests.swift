@@ -224,6 +224,8 @@ struct UploadTransferTests {
     ) throws -> TransferOutcome {
         let announced = DispatchSemaphore(value: 0)
         let cancelled = DispatchSemaphore(value: 0)
+        // Only the first matching 104 waits for the cancel (later progress 104s may still be read after it).
+        let triggered = Atomic<Bool>(false)
         let transfer = try UploadTransfer(
             file: path, to: server.url + uploadPath,
             configuration: TransferFixture.configuration(InteropVersion(rawValue: 8)!),
@@ -234,6 +236,7 @@ struct UploadTransferTests {
                 } else {
                     guard case .interimReceived(.some, _) = event else { return }
                 }
+                guard !triggered.exchange(true, ordering: .acquiringAndReleasing) else { return }
                 announced.signal()
                 _ = cancelled.wait(timeout: .now() + 20)
             })
