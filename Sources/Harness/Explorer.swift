@@ -64,6 +64,8 @@ public struct ShrunkSchedule: Sendable {
     /// The scenario file written (`--out`), and its debug bundle.
     public var file: String?
     public var bundle: String?
+    /// Why the file could not be written, when it could not.
+    public var writeError: String?
     /// The shrink budget ran out before no smaller schedule violated.
     public var budgetSpent: Bool
 }
@@ -245,6 +247,7 @@ public enum Explorer {
                 result.bundle = out + "/" + name
             } catch {
                 result.file = nil
+                result.writeError = "\(file) could not be written: \(error)"
             }
         }
         return result

@@ -139,6 +139,7 @@ enum ExploreCommand: Subcommand {
             + "\(shrunk.to.faults) and \(shrunk.to.events)"
         if shrunk.budgetSpent { line += " (shrink budget spent)" }
         if let file = shrunk.file { line += ": \(file)" }
+        if let error = shrunk.writeError { line += "; \(error)" }
         return line
     }
 

@@ -44,7 +44,7 @@ struct ExplorerTests {
         let out = try TLSFixtures.TemporaryDirectory()
         var options = Self.options(seed: 5, count: 200)
         options.out = out.path
-        options.shrinkBudget = .seconds(90)
+        options.shrinkBudget = .seconds(180)
         options.runner.clientResumesFromZero = true
         let found = Mutex<ExploreOutcome?>(nil)
         // Stop at the first violation: the campaign is long only when nothing is found.
@@ -87,7 +87,7 @@ extension ExplorerTests {
         let out = try TLSFixtures.TemporaryDirectory()
         var options = Self.options(seed: 9, count: 200)
         options.out = out.path
-        options.shrinkBudget = .seconds(90)
+        options.shrinkBudget = .seconds(180)
         options.runner.serverReportsOffsetBeyondStored = 1
         let stop = ProcessStop(command: "explore")
         options.runner.stop = stop
@@ -111,7 +111,7 @@ extension ExplorerTests {
         let out = try TLSFixtures.TemporaryDirectory()
         var options = Self.options(seed: 13, count: 200)
         options.out = out.path
-        options.shrinkBudget = .seconds(90)
+        options.shrinkBudget = .seconds(180)
         options.runner.serverForgetsUploadsOnRestart = true
         let stop = ProcessStop(command: "explore")
         options.runner.stop = stop

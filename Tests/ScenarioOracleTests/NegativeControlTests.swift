@@ -76,6 +76,32 @@ struct NegativeControlTests {
         #expect(ScenarioOracle.judge(scenario, Fixture.observation(ledger: ledger))[0].status == .passed)
     }
 
+    /// `acknowledged-bytes-kept` also fails when a server states an offset past the bytes the proxy carried to it:
+    /// a HEAD reporting 401 after a creation whose 400 bytes were cut (the explore negative control's server).
+    @Test func anOffsetPastTheBytesTheProxyCarriedIsNeverReceived() throws {
+        func judged(reported: Int64) -> Verdict {
+            var builder = OracleFixtures.TranscriptBuilder()
+            builder.add(
+                1,
+                .requestHead(
+                    exchange: 1, RequestHead(method: .post, target: "/upload", fields: ["Upload-Length": "1000"])))
+            builder.add(
+                1, .interimResponse(exchange: 1, ResponseHead(status: 104, fields: ["Location": "/uploads/7"])))
+            builder.add(1, .requestBody(exchange: 1, offset: 0, length: 400, uploadOffset: 0))
+            builder.fault(1, rule: "cut", action: "reset", offset: 400)
+            builder.exchange(2, 1, .head, "/uploads/7", status: 204, responseFields: ["Upload-Offset": "\(reported)"])
+            let scenario = Fixture.scenario([.acknowledgedBytesKept(true)], count: 1)
+            return ScenarioOracle.judge(scenario, Fixture.observation(transcript: builder.transcript))[0]
+        }
+        let lie = judged(reported: 401)
+        #expect(lie.status == .failed)
+        #expect(
+            lie.evidence.first
+                == "conn 2 #1 HEAD → 204 for /uploads/7: Upload-Offset 401, but the proxy carried only 400 bytes of "
+                + "that upload to the server: 1 bytes acknowledged that it never received", "\(lie.evidence)")
+        #expect(judged(reported: 400).status == .passed)
+    }
+
     // MARK: - The controls
 
     /// The control for `kind`, nil when there is none.
