@@ -64,11 +64,16 @@ struct ExplorerTests {
         let file = try #require(shrunk.file)
         let loaded = try ScenarioFiles.loadFile(file).get()
         #expect(loaded.expect.map(\.key).contains("appends-at-server-offset"))
-        // Re-running the file reproduces the violation; without the defect it passes.
+        // Re-running the file reproduces the violation (a shrunk step was kept when it reproduced twice in a row;
+        // where a cut races the 104, a run may miss it, so up to three runs); without the defect it passes.
         var runner = ScenarioRunOptions(squallBinary: Self.binary)
         runner.clientResumesFromZero = true
-        let again = ScenarioRunner.run(loaded, options: runner)
-        #expect(again.verdicts.contains { $0.key == "appends-at-server-offset" && $0.status == .failed })
+        let reproduced = (1...3).contains { _ in
+            ScenarioRunner.run(loaded, options: runner).verdicts.contains {
+                $0.key == "appends-at-server-offset" && $0.status == .failed
+            }
+        }
+        #expect(reproduced, "the shrunk file did not reproduce the violation in three runs")
         let clean = ScenarioRunner.run(loaded, options: ScenarioRunOptions(squallBinary: Self.binary))
         #expect(clean.verdicts.first { $0.key == "appends-at-server-offset" }?.status == .passed)
     }
