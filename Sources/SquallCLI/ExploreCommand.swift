@@ -42,7 +42,7 @@ enum ExploreCommand: Subcommand {
             respected, no job lost, no acknowledged byte lost, every append at the server's offset, no duplicate
             or corrupt object where a second copy cannot be legitimate, and the run ending before its timeout.
             A violating schedule is shrunk (events, faults and assets dropped, triggers moved earlier, counts
-            halved; each step re-run twice) and written to --out as a scenario file whose expect holds the
+            halved; each step confirmed in two of three re-runs) and written to --out as a scenario file whose expect holds the
             violated invariants, with its debug bundle; `squall run DIR/NAME.json` reproduces it. With --upstream,
             server restarts and token expiry are not drawn and the server's objects are judged only with a
             profile's introspection. --campaign kills draws only kills: even schedules kill the server with
