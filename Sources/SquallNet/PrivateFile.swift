@@ -11,6 +11,23 @@ public enum PrivateFile {
         return descriptor
     }
 
+    /// Appends `bytes` to `path` (created 0600 when missing) in `O_APPEND` writes, so that lines from several
+    /// writers never overwrite each other; false when the file could not be opened or written.
+    @discardableResult
+    public static func append(_ bytes: [UInt8], to path: String) -> Bool {
+        let descriptor = open(path, flags: O_WRONLY | O_APPEND)
+        guard descriptor >= 0 else { return false }
+        defer { close(descriptor) }
+        var written = 0
+        while written < bytes.count {
+            let count = bytes[written...].withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+            if count < 0 && errno == EINTR { continue }
+            guard count > 0 else { return false }
+            written += count
+        }
+        return true
+    }
+
     /// Makes the regular file open as `descriptor` readable and writable by its owner only.
     public static func restrict(_ descriptor: Int32) {
         var status = stat()

@@ -114,14 +114,7 @@ final class LibraryBinding: Sendable {
             guard let line = try? encoder.encode(record) else { continue }
             bytes += line + [0x0A]
         }
-        let path = folder + "/" + ExtensionConduct.fileName
-        if !FileManager.default.fileExists(atPath: path) {
-            _ = FileManager.default.createFile(atPath: path, contents: nil, attributes: [.posixPermissions: 0o600])
-        }
-        guard let handle = FileHandle(forWritingAtPath: path) else { return }
-        defer { try? handle.close() }
-        _ = try? handle.seekToEnd()
-        try? handle.write(contentsOf: Data(bytes))
+        PrivateFile.append(bytes, to: folder + "/" + ExtensionConduct.fileName)
     }
 
     private struct EnabledFile: Codable {

@@ -18,6 +18,22 @@ struct ExplorerTests {
         URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("squall").path
     }
 
+    /// Runs `options`' campaign until its first violation has been shrunk (the campaign is long only when nothing
+    /// is found), and returns it.
+    static func firstViolation(_ options: ExploreOptions) -> ExploreOutcome? {
+        var options = options
+        let stop = ProcessStop(command: "explore")
+        options.runner.stop = stop
+        let found = Mutex<ExploreOutcome?>(nil)
+        let summary = Explorer.run(options) { progress in
+            if progress.last.shrunk != nil, found.withLock({ $0 == nil }) {
+                found.withLock { $0 = progress.last }
+                stop.request(.interrupt)
+            }
+        }
+        return found.withLock { $0 } ?? summary.violations.first
+    }
+
     static func options(seed: UInt64, count: Int) -> ExploreOptions {
         var options = ExploreOptions()
         options.seed = seed
@@ -46,18 +62,8 @@ struct ExplorerTests {
         options.out = out.path
         options.shrinkBudget = .seconds(180)
         options.runner.clientResumesFromZero = true
-        let found = Mutex<ExploreOutcome?>(nil)
-        // Stop at the first violation: the campaign is long only when nothing is found.
         options.timeBudget = .seconds(600)
-        let stop = ProcessStop(command: "explore")
-        options.runner.stop = stop
-        let summary = Explorer.run(options) { progress in
-            if progress.last.shrunk != nil, found.withLock({ $0 == nil }) {
-                found.withLock { $0 = progress.last }
-                stop.request(.interrupt)
-            }
-        }
-        let outcome = try #require(found.withLock { $0 } ?? summary.violations.first, "no violation in 200 schedules")
+        let outcome = try #require(Self.firstViolation(options), "no violation in 200 schedules")
         let shrunk = try #require(outcome.shrunk)
         #expect(shrunk.violated.contains("appends-at-server-offset"), "\(shrunk.violated)")
         #expect(shrunk.to.faults <= 2, "shrunk to \(shrunk.to.faults) faults")
@@ -94,16 +100,7 @@ extension ExplorerTests {
         options.out = out.path
         options.shrinkBudget = .seconds(180)
         options.runner.serverReportsOffsetBeyondStored = 1
-        let stop = ProcessStop(command: "explore")
-        options.runner.stop = stop
-        let found = Mutex<ExploreOutcome?>(nil)
-        let summary = Explorer.run(options) { progress in
-            if progress.last.shrunk != nil, found.withLock({ $0 == nil }) {
-                found.withLock { $0 = progress.last }
-                stop.request(.interrupt)
-            }
-        }
-        let outcome = try #require(found.withLock { $0 } ?? summary.violations.first, "no violation in 200 schedules")
+        let outcome = try #require(Self.firstViolation(options), "no violation in 200 schedules")
         let shrunk = try #require(outcome.shrunk)
         #expect(shrunk.violated.contains("acknowledged-bytes-kept"), "\(shrunk.violated)")
         #expect(shrunk.to.faults <= 2, "shrunk to \(shrunk.to.faults) faults")
@@ -118,16 +115,7 @@ extension ExplorerTests {
         options.out = out.path
         options.shrinkBudget = .seconds(180)
         options.runner.serverForgetsUploadsOnRestart = true
-        let stop = ProcessStop(command: "explore")
-        options.runner.stop = stop
-        let found = Mutex<ExploreOutcome?>(nil)
-        let summary = Explorer.run(options) { progress in
-            if progress.last.shrunk != nil, found.withLock({ $0 == nil }) {
-                found.withLock { $0 = progress.last }
-                stop.request(.interrupt)
-            }
-        }
-        let outcome = try #require(found.withLock { $0 } ?? summary.violations.first, "no violation in 200 schedules")
+        let outcome = try #require(Self.firstViolation(options), "no violation in 200 schedules")
         let shrunk = try #require(outcome.shrunk)
         #expect(
             !Set(shrunk.violated).isDisjoint(with: ["acknowledged-bytes-kept", "no-job-lost"]), "\(shrunk.violated)")
