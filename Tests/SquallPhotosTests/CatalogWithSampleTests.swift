@@ -43,7 +43,7 @@ extension PhotosExtensionHostTests {
     /// never run against an extension that has none of them.
     @Test(arguments: [
         ("server-503-transient-retried", "the built-in policy's permanent errors (client.permanent-errors)"),
-        ("expire-auth-window", "bearer tokens from the run"),
+        ("expire-auth-at-resume", "bearer tokens from the run"),
         ("cancellation-halfway", "the built-in policy's sign-out"),
     ])
     func aScenarioForTheBuiltInPolicyIsSkippedWithItsReason(name: String, reason: String) throws {
