@@ -2,7 +2,7 @@ import SquallCore
 
 /// The smaller schedules to try in place of one that violates an invariant, simplest first: without an event
 /// (a stop and its relaunch, `network-down` and its `network-up`, go together), without a fault, with fewer or
-/// smaller assets, with a trigger moved earlier, with a fault's `times` or `probability` dropped, with a client
+/// smaller assets, with a timed event pinned to an upload point, with a trigger moved earlier, with a fault's `times` or `probability` dropped, with a client
 /// setting back to its default. The harness re-runs each candidate and keeps the first that still violates the
 /// same invariant, then asks again (`Explorer`); a candidate is never larger than its schedule. Each candidate's
 /// `expect` is recomputed (`ScheduleInvariants`), since dropping a fault can make an invariant apply. Pure.
@@ -16,6 +16,22 @@ public enum ScheduleShrinker {
             let closes = index + 1 < fewer.count && closes(fewer[index + 1], opener: fewer[index])
             fewer.removeSubrange(index..<(closes ? index + 2 : index + 1))
             candidates.append(replacing(document, "events", with: fewer))
+        }
+        // A timed event pinned to the middle of an upload: a time lands wherever a loaded machine has got to, a
+        // progress point lands where it says (the run holds the upload there while the event plays), so the
+        // shrunk file reproduces on any machine. A stop's relaunch then comes as soon as the stop is done.
+        for index in events.indices where events[index]["at"] != nil && !isCloser(events[index]) {
+            guard events[index]["event"] != .string("network-down"), case .object(var event) = events[index] else {
+                continue
+            }
+            event["at"] = nil
+            event["at-progress"] = .string("50%")
+            var pinned = events
+            pinned[index] = .object(event)
+            if index + 1 < pinned.count, closes(pinned[index + 1], opener: events[index]) {
+                pinned[index + 1] = .object(["event": .string("relaunch-client"), "at": .string("0ms")])
+            }
+            candidates.append(replacing(document, "events", with: pinned))
         }
         let faults = document["faults"]?.arrayValue ?? []
         do {

@@ -29,6 +29,8 @@ public struct ExploreOptions: Sendable {
     /// The runner's settings for every schedule (`upstream`, `profile`, the `squall` binary for kill events, the
     /// stop).
     public var runner = ScenarioRunOptions()
+    /// Told each shrink step: the candidate tried and what its runs showed (`--shrink-log`).
+    public var shrinkLog: (@Sendable (String) -> Void)?
 
     public init() {}
 
@@ -197,6 +199,8 @@ public enum Explorer {
         var runs = 0
         var steps = 0
         var budgetSpent = false
+        let log = options.shrinkLog
+        log?("shrinking \(target.sorted().joined(separator: ", ")): \(JSONText.compact(document))")
         search: while true {
             for candidate in ScheduleShrinker.candidates(current) {
                 if ContinuousClock.now >= deadline || options.runner.stop?.isRequested == true {
@@ -205,7 +209,10 @@ public enum Explorer {
                 }
                 runs += 1
                 let first = Set(judge(candidate, options: options.runner).1).intersection(target)
-                guard !first.isEmpty else { continue }
+                guard !first.isEmpty else {
+                    log?("  no violation: \(Self.changes(from: current, to: candidate))")
+                    continue
+                }
                 // Confirmed: a step is kept when the violation reproduces in two of at most three more runs (a
                 // violation that hangs on a race, a cut before or after a 104, may miss one run).
                 var confirmed: [Set<String>] = []
@@ -214,7 +221,11 @@ public enum Explorer {
                     let again = Set(judge(candidate, options: options.runner).1).intersection(first)
                     if !again.isEmpty { confirmed.append(again) }
                 }
-                guard confirmed.count == 2 else { continue }
+                guard confirmed.count == 2 else {
+                    log?("  violated once, not confirmed: \(Self.changes(from: current, to: candidate))")
+                    continue
+                }
+                log?("  kept (\(confirmed.count + 1) violations): \(Self.changes(from: current, to: candidate))")
                 current = candidate
                 target = confirmed[0].union(confirmed[1])
                 steps += 1
@@ -256,6 +267,15 @@ public enum Explorer {
             }
         }
         return result
+    }
+
+    /// The members a shrink candidate changed, compactly, for the shrink log.
+    static func changes(from current: JSONValue, to candidate: JSONValue) -> String {
+        guard case .object(let before) = current, case .object(let after) = candidate else {
+            return JSONText.compact(candidate)
+        }
+        let keys = Set(before.keys).union(after.keys).sorted().filter { before[$0] != after[$0] }
+        return keys.map { "\($0): " + (after[$0].map { JSONText.compact($0) } ?? "(removed)") }.joined(separator: "; ")
     }
 
     private static func unshrunk(_ document: JSONValue, _ violated: [String]) -> ShrunkSchedule {

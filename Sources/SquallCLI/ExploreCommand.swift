@@ -12,7 +12,7 @@ enum ExploreCommand: Subcommand {
         summary: "Run random fault schedules, judge invariants, shrink each violation to a scenario file.",
         usage:
             "[--count N] [--seed S] [--time-budget DURATION] [--jobs K] [--shard I/N] [--upstream URL] "
-            + "[--server-profile FILE] [--out DIR] [--junit FILE] [--shrink-budget DURATION] [--campaign random|kills] "
+            + "[--server-profile FILE] [--out DIR] [--junit FILE] [--shrink-budget DURATION] [--shrink-log] [--campaign random|kills] "
             + "[--asset-size SIZE]",
         options: [
             .value("--count", "N", help: "Schedules in the campaign (every shard together). Default 100."),
@@ -27,6 +27,7 @@ enum ExploreCommand: Subcommand {
             .value("--out", "DIR", help: "Write each violation's shrunk scenario (NAME.json) and bundle (NAME/)."),
             .value("--junit", "FILE", help: "Write a JUnit XML report (one testcase per schedule)."),
             .value("--shrink-budget", "DURATION", help: "Longest shrink of one violation. Default 2m."),
+            .flag("--shrink-log", help: "Print each shrink step to stderr: the change tried and what its runs showed."),
             .value(
                 "--campaign", "random|kills",
                 help: "random (default): the whole vocabulary; kills: the server or the client killed mid-upload."),
@@ -212,6 +213,9 @@ enum ExploreCommand: Subcommand {
             }
         }
         options.out = arguments["--out"]
+        if arguments.has("--shrink-log") {
+            options.shrinkLog = { line in FileHandle.standardError.write(Data((line + "\n").utf8)) }
+        }
         if let text = arguments["--campaign"] {
             guard let campaign = ScheduleGenerator.Campaign(rawValue: text) else {
                 throw UsageError("--campaign must be random or kills, not '\(text)'", command: path)

@@ -161,6 +161,33 @@ struct ScheduleGeneratorTests {
         #expect(ScheduleShrinker.halved(.string("40%")) == .string("20%"))
         #expect(ScheduleShrinker.halved(.string("1%")) == nil)
     }
+
+    /// A timed event is tried pinned to the middle of an upload (a stop with its relaunch at once); a network
+    /// outage is not (its `network-up` keeps its time, and could come first).
+    @Test func aTimedEventIsPinnedToAnUploadPoint() {
+        let document = JSONValue.object([
+            "name": .string("s"),
+            "events": .array([
+                .object(["event": .string("restart-server"), "at": .string("250ms")]),
+                .object(["event": .string("kill-client"), "at": .string("100ms")]),
+                .object(["event": .string("relaunch-client"), "at": .string("300ms")]),
+                .object(["event": .string("network-down"), "at": .string("50ms")]),
+                .object(["event": .string("network-up"), "at": .string("75ms")]),
+            ]),
+        ])
+        let pinned = ScheduleShrinker.candidates(document).compactMap { $0["events"]?.array }
+            .filter { $0.count == 5 && $0 != document["events"]?.array }
+            .filter { $0.contains { $0["at-progress"] == .string("50%") } }
+        #expect(pinned.count == 2)
+        #expect(
+            pinned.contains { $0[0] == .object(["event": .string("restart-server"), "at-progress": .string("50%")]) })
+        #expect(
+            pinned.contains {
+                $0[1] == .object(["event": .string("kill-client"), "at-progress": .string("50%")])
+                    && $0[2] == .object(["event": .string("relaunch-client"), "at": .string("0ms")])
+            })
+        #expect(!pinned.contains { $0[3]["at-progress"] != nil })
+    }
 }
 
 extension JSONValue {

@@ -280,7 +280,7 @@ struct ScenarioRun {
             listen: try SocketAddress(parsing: "127.0.0.1:0"),
             upstream: try UpstreamTarget(parsing: upstreamURL ?? server?.url ?? ""))
         configuration.authority = authority
-        configuration.rules = scenario.faults
+        configuration.rules = scenario.faults + (try Self.holds(for: scenario.events))
         configuration.seed = scenario.seed
         if options.keepFolder != nil {
             configuration.transcriptPath = folder + "/" + DebugBundle.transcript
@@ -307,6 +307,24 @@ struct ScenarioRun {
             terminateAtJobs: Set(
                 scenario.events.compactMap { if case .jobsCreated(let count) = $0.trigger { count } else { nil } }),
             stop: runStop, onEnd: { proxyReference.wakeTranscriptWaiters() })
+    }
+
+    /// The name of the hold placed for the event at `index` of the scenario.
+    static func holdName(_ index: Int) -> String { "squall-hold-\(index)" }
+
+    /// A hold for each progress-triggered event: the proxy stops carrying the request's bytes to the server at the
+    /// event's position, until the event has played (`played` removes the rule, which releases them). So a
+    /// server restart, a kill or a network switch at 50 % lands at 50 % of what the server received, however
+    /// loaded the machine, instead of wherever the upload got while the run noticed.
+    static func holds(for events: [ScenarioEvent]) throws -> [FaultRule] {
+        try events.enumerated().compactMap { index, event in
+            guard case .progress(let position, let asset) = event.trigger else { return nil }
+            var match = FaultMatch()
+            if let asset { match.header = HeaderMatch(name: "X-Filename", value: Glob(asset)) }
+            return try FaultRule(
+                name: holdName(index), match: match, trigger: .atOffset(position),
+                action: .stall(duration: nil, thenClose: false), direction: .upstream, times: 1, optional: true)
+        }
     }
 
     /// Against an outside server whose profile names no auth: when the server itself answered 401 (not a fault) the
@@ -343,7 +361,7 @@ struct ScenarioRun {
             fireDueEvents()
             // A relaunch waits for the session to stop; a session that has settled (monitoring the library with
             // nothing to do) is ended for it.
-            if let relaunch = pending.first(where: { $0.event.action == .relaunchClient }), isDue(relaunch.event),
+            if let relaunch = pending.first(where: { $0.event.action == .relaunchClient }), isDue(relaunch),
                 client.isSettled
             {
                 client.finish()
@@ -363,15 +381,17 @@ struct ScenarioRun {
                 break
             }
             let next = nextTimeTrigger().map { min($0, deadline) } ?? deadline
-            let progressEvents = pending.map(\.event).filter {
-                if case .progress = $0.trigger { true } else { false }
+            let progressEvents = pending.filter {
+                if case .progress = $0.event.trigger { true } else { false }
             }
             let client = self.client
             let progress = self.progress
             let stop = runStop
             _ = proxy.waitForTranscript(timeout: max(.zero, next - .now)) { transcript in
                 client.isSettled || stop?.isRequested == true
-                    || progressEvents.contains { progress.reached($0, in: transcript) }
+                    || progressEvents.contains {
+                        progress.reached($0.event, hold: Self.holdName($0.index), in: transcript)
+                    }
             }
         }
         client.finish()
@@ -409,10 +429,10 @@ struct ScenarioRun {
         _ = proxy.waitForTranscript(timeout: .seconds(30)) { _ in !client.isRunning }
     }
 
-    private func isDue(_ event: ScenarioEvent) -> Bool {
-        switch event.trigger {
+    private func isDue(_ item: (index: Int, event: ScenarioEvent)) -> Bool {
+        switch item.event.trigger {
         case .time(let delay): ContinuousClock.now >= origin + delay
-        case .progress: progress.reached(event, in: proxy.transcript)
+        case .progress: progress.reached(item.event, hold: Self.holdName(item.index), in: proxy.transcript)
         case .jobsCreated(let count): client.terminatedAtJob(count) != nil
         }
     }
@@ -444,13 +464,14 @@ struct ScenarioRun {
                 why = progress.furthest(of: asset, in: proxy.transcript) + "; " + reason
             }
             records[item.index].notPlayed = why
+            releaseHold(item.index)
         }
         pending.removeAll()
     }
 
     /// Fires, in order, the pending events that are due (a relaunch waits for the client to have stopped).
     private mutating func fireDueEvents() {
-        for item in pending where item.event.action != .relaunchClient && isDue(item.event) {
+        for item in pending where item.event.action != .relaunchClient && isDue(item) {
             if case .jobsCreated(let count) = item.event.trigger {
                 // The client did it, inside the extension's invocation.
                 played(item.index, did: [client.terminatedAtJob(count) ?? ""])
@@ -460,9 +481,16 @@ struct ScenarioRun {
         }
     }
 
+    /// Lets the bytes held at the event's position go on (nothing when it had no hold).
+    private func releaseHold(_ index: Int) {
+        guard case .progress = scenario.events[index].trigger else { return }
+        try? proxy.removeFaultRule(named: Self.holdName(index))
+    }
+
     /// Takes the event out of `pending` and stamps its record with both clocks and what it did.
     private mutating func played(_ index: Int, did: [String]) {
         pending.removeAll { $0.index == index }
+        releaseHold(index)
         records[index].runMicroseconds = ScenarioRunner.microseconds(ContinuousClock.now - origin)
         records[index].proxyMicroseconds = ScenarioRunner.microseconds(proxy.now)
         records[index].did = did

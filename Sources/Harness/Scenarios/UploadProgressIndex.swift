@@ -19,18 +19,22 @@ final class UploadProgressIndex: Sendable {
     private struct State {
         var position = 0
         var exchanges: [Int: Exchange] = [:]
+        /// The rules that fired, by name (for the holds the run places at progress events).
+        var fired: Set<String> = []
     }
 
     private let state = Mutex(State())
 
     /// Whether an upload of the event's asset (any asset without one) crossed the event's position, in `transcript`
-    /// so far.
-    func reached(_ event: ScenarioEvent, in transcript: Transcript) -> Bool {
+    /// so far, or the proxy's rule `hold` (placed at that position) fired.
+    func reached(_ event: ScenarioEvent, hold: String? = nil, in transcript: Transcript) -> Bool {
         guard case .progress(let position, let asset) = event.trigger else { return false }
         return state.withLock { state in
             Self.read(transcript, into: &state)
+            if let hold, state.fired.contains(hold) { return true }
             return state.exchanges.values.contains { exchange in
-                guard asset.map({ exchange.filename == $0 }) ?? true,
+                // A request of no length (a token request's empty POST) is no upload's progress.
+                guard exchange.uploadLength != 0, asset.map({ exchange.filename == $0 }) ?? true,
                     let target = position.offset(uploadLength: exchange.uploadLength)
                 else { return false }
                 return exchange.reached >= target
@@ -72,6 +76,8 @@ final class UploadProgressIndex: Sendable {
                     known.reached = max(known.reached, upload + length)
                     state.exchanges[key] = known
                 }
+            case .faultFired(let fault):
+                state.fired.insert(fault.rule)
             default:
                 continue
             }
