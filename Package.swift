@@ -210,7 +210,8 @@ let package = Package(
             name: "SquallCLITests",
             dependencies: [
                 "SquallCLI", "UploadServer", "SquallNet", "TLSKit", "ControlAPI", "ChaosProxy", "FaultEngine",
-                "TestSupport", "SquallCore", "UploadClient", "HTTPWire", "Scenario", "Exploration",
+                "TestSupport", "SquallCore", "UploadClient", "HTTPWire", "Scenario", "Exploration", "CSystem",
+                "UploadJobs",
             ]),
     ]
 )

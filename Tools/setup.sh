@@ -9,7 +9,8 @@ set -euo pipefail
 
 # golang-go: Debian 12's Go 1.19, whose net/http accepts at most five 1xx responses per request; the interop test
 # (Tests/Interop/go-upload) uploads through it to check that the reference server's progress 104s stay within that.
-packages=(pkg-config libssl-dev libpcap-dev openssl curl tshark golang-go)
+# chromium, chromium-driver: the HTML report opened in a real browser (Tools/report-browser-check.py, with selenium).
+packages=(pkg-config libssl-dev libpcap-dev openssl curl tshark golang-go chromium chromium-driver)
 if [[ "${1:-}" == "--bench" ]]; then
     packages+=(nginx libnginx-mod-stream)
 elif [[ $# -gt 0 ]]; then
@@ -51,7 +52,8 @@ fi
 pkg-config --exists openssl libpcap || fail "pkg-config cannot find openssl and libpcap after installing them"
 
 # Python packages from PyPI the tests drive: toxiproxy-python (the control API's compatibility), junitparser (the
-# JUnit report, read as CI systems do) and jsonschema (Scenarios/schema.json against the scenario loader).
+# JUnit report, read as CI systems do), jsonschema (Scenarios/schema.json against the scenario loader) and
+# selenium (headless Chromium opening the HTML report).
 command -v python3 >/dev/null 2>&1 || fail "no python3 on PATH (the compatibility and report tests need it)"
 
 # pip_install PACKAGE IMPORT: installs PACKAGE unless `python3 -c IMPORT` already works.
@@ -67,3 +69,4 @@ pip_install() {
 pip_install toxiproxy-python 'import toxiproxy'
 pip_install junitparser 'import junitparser'
 pip_install jsonschema 'from jsonschema import Draft202012Validator'
+pip_install selenium 'from selenium import webdriver'

@@ -35,4 +35,19 @@ static inline int squall_o_direct(void) { return __O_DIRECT; }
 /* A descriptor that polls readable once process `pid` (any process, not only a child) has ended: pidfd_open
    (Linux 5.3), which glibc 2.36 does not wrap; -1 with errno set when it fails (ESRCH: no such process). */
 static inline int squall_pidfd_open(int pid) { return (int)syscall(SYS_pidfd_open, pid, 0); }
+#include <stdio.h>
+/* A new pseudo-terminal: its primary side's descriptor (or -1 with errno), with the secondary side's path written
+   to `name` (as posix_openpt, grantpt, unlockpt and ptsname do; glibc declares those only under _XOPEN_SOURCE). */
+static inline int squall_open_pseudo_terminal(char *name, size_t size) {
+    int primary = open("/dev/ptmx", O_RDWR | O_NOCTTY | O_CLOEXEC);
+    if (primary < 0) return -1;
+    int unlock = 0;
+    unsigned int number = 0;
+    if (ioctl(primary, TIOCSPTLCK, &unlock) != 0 || ioctl(primary, TIOCGPTN, &number) != 0) {
+        close(primary);
+        return -1;
+    }
+    snprintf(name, size, "/dev/pts/%u", number);
+    return primary;
+}
 #endif

@@ -78,12 +78,15 @@ public enum CatalogRun {
         groups.allSatisfy { $0.representative.passed && !$0.flaky }
     }
 
-    /// Writes the `--json` report (every run) and the JUnit report (each scenario's representative run). After a
-    /// stop they hold the scenarios that finished (of `total`), and the stop's line says so.
+    /// Writes the `--json` report (every run), the JUnit report (each scenario's representative run) and the
+    /// `--html` page (`HTMLReport`, told the run's seed and shard by `page`). After a stop they hold the scenarios
+    /// that finished (of `total`), and the stop's line says so. Returns the HTML page's size and how long it took
+    /// to render and write, when one was written.
+    @discardableResult
     public static func writeReports(
-        _ groups: [ScenarioRuns], elapsed: Duration, json: String?, junit: String?, total: Int? = nil,
-        stop: ProcessStop? = nil
-    ) throws {
+        _ groups: [ScenarioRuns], elapsed: Duration, json: String?, junit: String?, html: String? = nil,
+        page: HTMLReport.Context = HTMLReport.Context(), total: Int? = nil, stop: ProcessStop? = nil
+    ) throws -> (bytes: Int, took: Duration)? {
         if let json {
             try JSONReport.render(groups, elapsed: elapsed).write(toFile: json, atomically: true, encoding: .utf8)
         }
@@ -91,8 +94,20 @@ public enum CatalogRun {
             try JUnitReport.render(groups.map(\.representative), suiteName: "squall").write(
                 toFile: junit, atomically: true, encoding: .utf8)
         }
-        guard let stop, stop.isRequested else { return }
+        var written: (bytes: Int, took: Duration)?
+        if let html {
+            let started = ContinuousClock.now
+            var page = page
+            page.elapsed = elapsed
+            let text = HTMLReport.render(groups, context: page)
+            try text.write(toFile: html, atomically: true, encoding: .utf8)
+            written = (text.utf8.count, ContinuousClock.now - started)
+        }
+        guard let stop, stop.isRequested else { return written }
         let finished = "\(groups.count) of \(total ?? groups.count) scenarios"
-        for file in [json, junit].compactMap({ $0 }) { stop.noteKept("the partial report \(file) (\(finished))") }
+        for file in [json, junit, html].compactMap({ $0 }) {
+            stop.noteKept("the partial report \(file) (\(finished))")
+        }
+        return written
     }
 }

@@ -16,6 +16,8 @@ public enum DebugBundle {
     public static let serverLog = "server.log"
     /// The scenario's result (verdicts, fault timeline), as `squall run --json` writes it.
     public static let report = "report.json"
+    /// The same as a page to look at: the failing expectations and a chart of each upload (`HTMLReport`).
+    public static let htmlReport = "report.html"
     /// What is in the bundle and how to open it.
     public static let readme = "README.txt"
 

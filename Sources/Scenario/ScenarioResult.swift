@@ -61,6 +61,8 @@ public struct ScenarioResult: Sendable, Hashable {
     public var faultTimeline: [FaultFiring]
     /// Every event of the scenario: when it played and what it did, or why it never played.
     public var eventTimeline: [EventRecord] = []
+    /// Each asset's uploads, for the HTML report's charts (`UploadTimeline`).
+    public var uploadTimelines: [UploadTimeline] = []
     /// Each job's ledger as JSON (`JobLedger`'s encoding), for `--json`.
     public var ledgerJSON: String?
     /// Why the run itself failed (could not start the server, a crash), if it did.

@@ -32,9 +32,9 @@ public final class Console: Sendable {
         return Console(sink: .standardStreams, usesColor: !noColor && isTerminal, isTerminal: isTerminal)
     }
 
-    /// A console that keeps what is written, for tests.
-    public static func capturing() -> Console {
-        Console(sink: .buffers, usesColor: false, isTerminal: false)
+    /// A console that keeps what is written, for tests; as a terminal (with colour or not) when asked.
+    public static func capturing(terminal: Bool = false, color: Bool = false) -> Console {
+        Console(sink: .buffers, usesColor: terminal && color, isTerminal: terminal)
     }
 
     /// Everything written to stdout so far (capturing consoles only).

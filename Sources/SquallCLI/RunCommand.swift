@@ -25,6 +25,7 @@ enum RunCommand: Subcommand {
                 help: "What the --upstream server serves and allows (JSON, Scenarios/server-profile.schema.json)."),
             .value("--junit", "FILE", help: "Write a JUnit XML report (one testcase per scenario)."),
             .value("--json", "FILE", help: "Write the full results as JSON (verdicts, fault timeline, ledgers)."),
+            .value("--html", "FILE", help: "Write a self-contained HTML report: summary, failures, upload charts."),
             .value("--out", "DIR", help: "Write debug bundles here, a folder per scenario (pcaps, keylog, logs)."),
             .value(
                 "--capture", "MODE", help: "Keep bundles never, on-failure (default with --out) or always."),
@@ -75,10 +76,20 @@ enum RunCommand: Subcommand {
         let started = ContinuousClock.now
         var groups: [ScenarioRuns] = []
         for (index, scenario) in scenarios.enumerated() {
-            guard let group = CatalogRun.run(scenario, options: options.catalog) else { break }
+            var catalog = options.catalog
+            if context.console.isTerminal {
+                // The scenario's transfers on the redrawn line: bar, bytes, rate, time left, finalising.
+                let progress = UploadProgress(
+                    console: context.console, assets: [],
+                    prefix: "[\(index + 1)/\(scenarios.count)] \(scenario.name)  ", explains: false)
+                catalog.runner.transferObserver = { progress.handle($0) }
+            }
+            guard let group = CatalogRun.run(scenario, options: catalog) else { break }
             groups.append(group)
             // The first failing run speaks for the scenario (its bundle is the one worth opening).
             let result = group.representative
+            // The progress line gives way to the scenario's verdict line.
+            if context.console.isTerminal { context.console.redraw("") }
             context.console.print(ConsoleReport.line(for: result, color: context.console.usesColor))
             for line in ConsoleReport.failureDetails(for: result) { context.console.print("    " + line) }
             if context.console.isTerminal, index + 1 < scenarios.count {
@@ -89,12 +100,19 @@ enum RunCommand: Subcommand {
         let results = groups.map(\.representative)
         if context.console.isTerminal { context.console.redraw("") }
         let elapsed = ContinuousClock.now - started
-        try CatalogRun.writeReports(
-            groups, elapsed: elapsed, json: options.json, junit: options.junit, total: scenarios.count,
-            stop: context.stop)
+        let page = HTMLReport.Context(
+            seed: options.catalog.runner.seed, shard: options.catalog.shard.map { ($0.index, $0.count) })
+        let html = try CatalogRun.writeReports(
+            groups, elapsed: elapsed, json: options.json, junit: options.junit, html: options.html, page: page,
+            total: scenarios.count, stop: context.stop)
         // Runner notes (e.g. a live capture not permitted) once each, not once per scenario.
         for note in CatalogRun.notes(results) { context.console.printError("squall run: note: \(note)") }
         context.console.print(ConsoleReport.summary(results, elapsed: elapsed))
+        if let file = options.html, let html {
+            let milliseconds =
+                html.took.components.seconds * 1000 + html.took.components.attoseconds / 1_000_000_000_000_000
+            context.console.print("report: \(file) (\(html.bytes / 1024) KiB, written in \(milliseconds) ms)")
+        }
         for group in groups where group.flaky {
             context.console.print("FLAKY \(group.representative.name): the verdicts differed between runs")
         }
@@ -106,6 +124,7 @@ enum RunCommand: Subcommand {
 struct RunOptions {
     var junit: String?
     var json: String?
+    var html: String?
     var catalog = CatalogRunOptions()
     var limits: ScenarioLimits
 
@@ -140,6 +159,7 @@ struct RunOptions {
         }
         junit = arguments["--junit"]
         json = arguments["--json"]
+        html = arguments["--html"]
         catalog.runner.keepFolder = arguments["--out"]
         if catalog.runner.keepFolder != nil { catalog.capture = .onFailure }
         if let mode = arguments["--capture"] {

@@ -3,9 +3,10 @@ import Synchronization
 import UploadClient
 import UploadJobs
 
-/// What `squall upload` shows while it runs: on a terminal, one line redrawn at most ten times a second (a bar of
-/// the bytes sent over all files, files done, the file moving); otherwise plain lines when a file starts, passes
-/// each quarter, is finalising and ends.
+/// What `squall upload` shows while it runs: on a terminal, one line redrawn at most ten times a second for the
+/// transfer that moved last (`TransferProgressLine`: bar, bytes, rate, time left, `finalising` between the last
+/// byte and the server's final response, the files done); otherwise plain lines when a file starts, passes each
+/// quarter, is finalising and ends. The rate is the bytes sent over the last two seconds of samples.
 final class UploadProgress: Sendable {
     private struct State {
         var sent: [JobID: Int64] = [:]
@@ -18,18 +19,33 @@ final class UploadProgress: Sendable {
         var explained: Set<String> = []
         var finished = 0
         var lastDraw = ContinuousClock.now - .seconds(1)
-        var current = ""
+        /// The transfer that moved last, whose line is drawn.
+        var current: JobID?
+        var running: Set<JobID> = []
+        var finalising: Set<JobID> = []
+        /// Recent (time, bytes sent) samples per transfer, for its rate.
+        var samples: [JobID: [(ContinuousClock.Instant, Int64)]] = [:]
+        var ticks = 0
     }
 
+    /// How far back the rate looks.
+    static let rateWindow = Duration.seconds(2)
+
     private let console: Console
-    private let total: Int64
     private let count: Int
     private let state: Mutex<State>
+    /// Put before the terminal line (`squall run`: which scenario).
+    private let prefix: String
+    /// Whether failures and server deviations are explained on stderr (`squall upload`; the scenario's own report
+    /// judges them in `squall run`).
+    private let explains: Bool
 
-    /// `done` are the assets an earlier run (same journal) already finished: counted as sent and done.
-    init(console: Console, assets: [UploadAsset], done: Set<String> = []) {
+    /// `done` are the assets an earlier run (same journal) already finished: counted as sent and done. With no
+    /// `assets` (not known in advance), the files are counted as their transfers start.
+    init(console: Console, assets: [UploadAsset], done: Set<String> = [], prefix: String = "", explains: Bool = true) {
         self.console = console
-        self.total = max(assets.reduce(0) { $0 + $1.size }, 1)
+        self.prefix = prefix
+        self.explains = explains
         self.count = assets.count
         var state = State()
         for (index, asset) in assets.enumerated() where done.contains(asset.id) {
@@ -48,14 +64,22 @@ final class UploadProgress: Sendable {
                 state.names[id] = name
                 state.sent[id] = 0
                 state.quarters[id] = 0
-                state.current = name
+                state.current = id
+                state.running.insert(id)
+                state.finalising.remove(id)
+                state.samples[id] = [(.now, 0)]
             }
             plain("\(reconciling ? "resuming" : "sending") \(name) (\(size) bytes)")
         case .progress(let id, let sent, let size):
             let quarter = size > 0 ? Int(sent * 4 / size) : 4
             let (name, crossed) = state.withLock { state -> (String, Bool) in
                 state.sent[id] = sent
-                state.current = state.names[id] ?? ""
+                state.current = id
+                let now = ContinuousClock.now
+                var samples = state.samples[id] ?? []
+                samples.append((now, sent))
+                samples.removeAll { now - $0.0 > Self.rateWindow }
+                state.samples[id] = samples
                 let crossed = quarter > (state.quarters[id] ?? 0) && quarter < 4
                 if crossed { state.quarters[id] = quarter }
                 return (state.names[id] ?? "", crossed)
@@ -63,10 +87,18 @@ final class UploadProgress: Sendable {
             if crossed { plain("\(name): \(quarter * 25)%") }
             draw()
         case .finalising(let id):
-            plain("\(state.withLock { $0.names[id] ?? "" }): all bytes sent, waiting for the server's response")
+            let name = state.withLock { state -> String in
+                state.finalising.insert(id)
+                state.current = id
+                return state.names[id] ?? ""
+            }
+            plain("\(name): all bytes sent, waiting for the server's response")
+            draw(force: true)
         case .transferEnded(let id, let jobState, let error, let status, let why):
             let name = state.withLock { state -> String in
                 if jobState == .succeeded { state.finished += 1 }
+                state.running.remove(id)
+                state.finalising.remove(id)
                 if jobState == .succeeded, let size = state.sizes[id] { state.sent[id] = size }
                 return state.names[id] ?? ""
             }
@@ -74,12 +106,12 @@ final class UploadProgress: Sendable {
             plain("\(name): \(jobState.rawValue)\(detail)")
             draw(force: true)
             // Why a transfer failed, once per file and reason (a retried failure says the same again).
-            if let why, jobState == .failed, state.withLock({ $0.explained.insert(name + why).inserted }) {
+            if explains, let why, jobState == .failed, state.withLock({ $0.explained.insert(name + why).inserted }) {
                 console.printError("squall upload: \(name): \(why)")
             }
         case .serverDeviation(_, let rule, let line):
             // Each rule once: a server that deviates on every request would drown the progress otherwise.
-            if state.withLock({ $0.deviations.insert(rule).inserted }) {
+            if explains, state.withLock({ $0.deviations.insert(rule).inserted }) {
                 console.printError("squall upload: the server deviates from the draft: \(line)")
             }
         case .uploadResourceAnnounced, .invocation, .settled, .jobCreated:
@@ -98,15 +130,27 @@ final class UploadProgress: Sendable {
 
     private func draw(force: Bool = false) {
         guard console.isTerminal else { return }
+        let color = console.usesColor
         let line = state.withLock { state -> String? in
             let now = ContinuousClock.now
             guard force || now - state.lastDraw >= .milliseconds(100) else { return nil }
             state.lastDraw = now
-            let sent = state.sent.values.reduce(0, +)
-            let filled = Int(min(sent, total) * 30 / total)
-            let bar = String(repeating: "#", count: filled) + String(repeating: ".", count: 30 - filled)
-            let percent = Int(min(sent, total) * 100 / total)
-            return "[\(bar)] \(percent)%  \(state.finished)/\(count) files  \(state.current)"
+            state.ticks += 1
+            guard let id = state.current else { return nil }
+            var line = TransferProgressLine(
+                name: state.names[id] ?? "", sent: state.sent[id] ?? 0, size: state.sizes[id],
+                finalising: state.finalising.contains(id), filesDone: state.finished,
+                files: max(count, state.names.count),
+                others: state.running.subtracting([id]).count, tick: state.ticks)
+            if let samples = state.samples[id], let first = samples.first, let last = samples.last,
+                last.0 > first.0
+            {
+                let seconds =
+                    Double((last.0 - first.0).components.attoseconds) / 1e18
+                    + Double((last.0 - first.0).components.seconds)
+                line.bytesPerSecond = Double(last.1 - first.1) / seconds
+            }
+            return prefix + line.text(color: color)
         }
         if let line { console.redraw(line) }
     }

@@ -67,4 +67,22 @@ struct UploadProgressIndexTests {
         #expect(!index.reached(Self.half(of: "photo"), in: transcript))
         #expect(index.furthest(of: "photo", in: transcript).contains("its length was never told"))
     }
+
+    /// A token request's empty POST states a length of 0 (its start plus `Content-Length`): it is no upload, and
+    /// 50 % of nothing is not reached by it (an `expire-tokens` at 15 % played before any upload began). The hold
+    /// placed at the event's position counts as reached when it fired.
+    @Test func anEmptyRequestIsNoUploadAndAFiredHoldIsReached() {
+        let index = UploadProgressIndex()
+        var transcript = Transcript()
+        let token = RequestHead(method: .post, target: "/_squall/token", fields: ["Content-Length": "0"])
+        transcript.append(TranscriptEvent(time: .zero, connection: 1, kind: .requestHead(exchange: 1, token)))
+        #expect(!index.reached(Self.half(of: nil), hold: "squall-hold-0", in: transcript))
+        transcript.append(
+            TranscriptEvent(
+                time: .zero, connection: 2,
+                kind: .faultFired(FiredFault(rule: "squall-hold-0", action: "stall", direction: .upstream, offset: 500))
+            ))
+        #expect(index.reached(Self.half(of: nil), hold: "squall-hold-0", in: transcript))
+        #expect(!index.reached(Self.half(of: nil), hold: "squall-hold-1", in: transcript))
+    }
 }

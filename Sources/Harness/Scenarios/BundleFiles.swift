@@ -9,6 +9,7 @@ enum BundleFiles {
         let files: [(String, String)] = [
             (DebugBundle.ledger, result.ledgerJSON ?? "null"),
             (DebugBundle.report, JSONReport.render([result])),
+            (DebugBundle.htmlReport, HTMLReport.render([result], context: HTMLReport.Context(title: result.name))),
             (DebugBundle.readme, readme(result, folder: folder)),
         ]
         for (name, text) in files {
@@ -31,6 +32,7 @@ enum BundleFiles {
             "\(DebugBundle.ledger)     each job's ledger (the client's view)",
             "\(DebugBundle.serverLog)      the reference server's request log (absent with --upstream)",
             "\(DebugBundle.report)     verdicts with expected, observed and evidence; the fault and event timelines",
+            "\(DebugBundle.htmlReport)     the same to look at: failing expectations, a chart of each upload (any browser)",
             "ca/ store/ journal/ assets/  the run's CA, the server's store, the client's journal, the assets",
             "",
             "Open:",

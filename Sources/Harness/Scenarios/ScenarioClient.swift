@@ -51,14 +51,17 @@ final class ScenarioClient: @unchecked Sendable {
     private let terminateAtJobs: Set<Int>
     /// The negative control's defect (`ScenarioRunOptions.clientResumesFromZero`), in-process sessions only.
     private let resumesFromZero: Bool
+    /// Told every event of an in-process session's upload system (`ScenarioRunOptions.transferObserver`).
+    private let transferObserver: (@Sendable (UploadSystemEvent) -> Void)?
 
     init(
         spec: ClientSpec, target: ClientTarget, assetIDs: [String], asChildOf binary: String?,
         hosted: HostedExtension? = nil, resumesFromZero: Bool = false, terminateAtJobs: Set<Int> = [],
-        stop: ProcessStop? = nil,
+        stop: ProcessStop? = nil, transferObserver: (@Sendable (UploadSystemEvent) -> Void)? = nil,
         onEnd: @escaping @Sendable () -> Void
     ) throws {
         self.stop = stop
+        self.transferObserver = transferObserver
         self.spec = spec
         self.target = target
         self.binary = binary
@@ -248,6 +251,7 @@ final class ScenarioClient: @unchecked Sendable {
         return try UploadSystem(
             journalFolder: target.journal, configuration: configuration, extension: handler,
             observer: { [self] event in
+                transferObserver?(event)
                 switch event {
                 case .invocation(_, let result): state.withLock { $0.results.append(result.rawValue) }
                 case .settled: onEnd()

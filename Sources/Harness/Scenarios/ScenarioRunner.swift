@@ -10,6 +10,7 @@ import SquallNet
 import SquallPhotos
 import Synchronization
 import TLSKit
+import UploadClient
 import UploadJobs
 
 /// How the runner runs scenarios: the `squall` binary for child processes, an external upstream, a seed
@@ -39,6 +40,9 @@ public struct ScenarioRunOptions: Sendable {
     /// The app's extension the client runs in place of its built-in policy (`Squall.main(extension:urlBase:)`);
     /// the scenario's policy knobs (`permanent-errors`, `refresh-auth`) are then the extension's own business.
     public var clientExtension: HostedExtension?
+    /// Told every event of the in-process client's upload system (transfers started, progress, finalising,
+    /// ended): `squall run`'s progress line on a terminal. Child clients report nothing here.
+    public var transferObserver: (@Sendable (UploadSystemEvent) -> Void)?
     /// A defect, for negative controls only: the in-process client appends from byte 0 after an offset retrieval
     /// instead of from the server's offset (`TransferConfiguration.resumesFromZero`). Default false.
     public var clientResumesFromZero = false
@@ -112,6 +116,7 @@ public enum ScenarioRunner {
                 faultTimeline: timeline(observation.transcript), ledgerJSON: ledgerJSON(observation.ledger),
                 error: run!.clientFailure)
             result.eventTimeline = observation.events
+            result.uploadTimelines = UploadTimelines.build(observation.transcript)
             if let reason = run!.unannouncedAuth(observation) { result.skipReason = reason }
         } catch {
             result = failed(scenario, "\(error)", since: started)
@@ -306,7 +311,8 @@ struct ScenarioRun {
             resumesFromZero: options.clientResumesFromZero,
             terminateAtJobs: Set(
                 scenario.events.compactMap { if case .jobsCreated(let count) = $0.trigger { count } else { nil } }),
-            stop: runStop, onEnd: { proxyReference.wakeTranscriptWaiters() })
+            stop: runStop, transferObserver: options.transferObserver,
+            onEnd: { proxyReference.wakeTranscriptWaiters() })
     }
 
     /// The name of the hold placed for the event at `index` of the scenario.

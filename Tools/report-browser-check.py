@@ -1,0 +1,193 @@
+#!/usr/bin/env python3
+"""Opens `squall run --html` reports in headless Chromium (Debian's chromium and chromium-driver, driven through
+selenium from PyPI; Tools/setup.sh installs them) and checks what a person would look at.
+
+    Tools/report-browser-check.py [SQUALL_BINARY] [--screenshot FILE]
+
+It runs the catalog plus one scenario made to fail (`browser-check-failing`: the catalog's interop-3-reset-resume
+expecting 2 resumptions instead of 1) with --html and --json, opens the page and checks, against the JSON report:
+
+- the page loads with no error in the browser's console, and its summary counts every scenario;
+- every scenario has its row, with its outcome, and the failing one comes first;
+- the failing scenario's chart has its fault markers (rule, action, offset as in the fault timeline) and the
+  client's resume point at the offset of the cut (where the server said it had the bytes up to);
+- its failing expectation shows the expected and observed values of the JSON report;
+- the charts are drawn (the SVG has a size) and the page renders in dark mode too.
+
+Negative controls (run first): the same checks against pages with the fault markers removed, with a resume point
+moved, and with a script error, must fail. Exit 0 when every check passed, 1 otherwise.
+"""
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+from selenium import webdriver
+from selenium.webdriver.chrome.options import Options
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
+
+FAILING = "browser-check-failing"
+
+
+class CheckFailed(Exception):
+    pass
+
+
+def browser(dark=False):
+    options = Options()
+    options.binary_location = shutil.which("chromium") or "/usr/bin/chromium"
+    for argument in ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                     "--window-size=1100,900", "--no-first-run", "--disable-extensions"]:
+        options.add_argument(argument)
+    if dark:
+        options.add_argument("--force-dark-mode")
+        options.add_argument("--blink-settings=preferredColorScheme=0")
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    driver_path = shutil.which("chromedriver") or "/usr/bin/chromedriver"
+    return webdriver.Chrome(service=Service(executable_path=driver_path), options=options)
+
+
+def check(driver, page, report):
+    """Raises CheckFailed naming the first thing the page gets wrong."""
+    driver.get("file://" + page)
+    errors = [entry for entry in driver.get_log("browser") if entry.get("level") == "SEVERE"]
+    if errors:
+        raise CheckFailed(f"the browser's console has errors: {errors}")
+    scenarios = report["scenarios"]
+    summary = driver.find_element(By.ID, "summary").text
+    if not summary.startswith(f"{len(scenarios)} scenarios:"):
+        raise CheckFailed(f"the summary does not count {len(scenarios)} scenarios: {summary!r}")
+    rows = driver.find_elements(By.CSS_SELECTOR, "#scenarios tbody tr")
+    seen = {row.get_attribute("data-scenario"): row.get_attribute("data-outcome") for row in rows}
+    for scenario in scenarios:
+        outcome = "flaky" if scenario["flaky"] else scenario["outcome"]
+        if seen.get(scenario["name"]) != outcome:
+            raise CheckFailed(f"row of {scenario['name']}: {seen.get(scenario['name'])!r}, expected {outcome!r}")
+    if rows and rows[0].get_attribute("data-scenario") != FAILING:
+        raise CheckFailed(f"the first row is {rows[0].get_attribute('data-scenario')}, not the failing scenario")
+
+    failing = next(s for s in scenarios if s["name"] == FAILING)
+    run = failing["runs"][failing["representativeRun"] - 1]
+    section = driver.find_element(By.ID, "s-" + FAILING)
+    charts = section.find_elements(By.CSS_SELECTOR, "svg.chart")
+    if not charts or charts[0].size["height"] < 100:
+        raise CheckFailed("the failing scenario's chart is not drawn")
+    cuts = [f for f in run["faultTimeline"] if f["action"] == "reset" and f["offset"] is not None]
+    if not cuts:
+        raise CheckFailed("the failing scenario's JSON report has no reset at an offset (the check needs one)")
+    for fault in cuts:
+        marks = section.find_elements(
+            By.CSS_SELECTOR, f'g.fault[data-rule="{fault["rule"]}"][data-action="reset"][data-offset="{fault["offset"]}"]')
+        if not marks:
+            raise CheckFailed(f"no fault marker for {fault['rule']} at offset {fault['offset']}")
+    resumes = [int(g.get_attribute("data-offset")) for g in section.find_elements(By.CSS_SELECTOR, "g.resume")]
+    cut_offsets = {f["offset"] for f in cuts}
+    if not resumes or not set(resumes) <= cut_offsets:
+        raise CheckFailed(f"resume points at {resumes}, expected at the cut's offset {sorted(cut_offsets)}")
+    acknowledged = {int(g.get_attribute("data-offset")) for g in section.find_elements(
+        By.CSS_SELECTOR, 'g.ack[data-kind^="HEAD"]')}
+    if not set(resumes) <= acknowledged:
+        raise CheckFailed(f"resume points at {resumes}, but the HEADs acknowledged {sorted(acknowledged)}")
+    for verdict in (v for v in run["verdicts"] if v["status"] == "failed"):
+        row = section.find_element(By.CSS_SELECTOR, f'table.verdicts tr[data-key="{verdict["key"]}"]')
+        expected = row.find_element(By.CSS_SELECTOR, "td.expected").text
+        observed = row.find_element(By.CSS_SELECTOR, "td.observed").text
+        if (expected, observed) != (verdict["expected"], verdict["observed"]):
+            raise CheckFailed(f"{verdict['key']}: the page says {expected!r} / {observed!r}, the report "
+                              f"{verdict['expected']!r} / {verdict['observed']!r}")
+
+
+def mutated(page, folder, name, change):
+    text = open(page, encoding="utf-8").read()
+    changed = change(text)
+    if changed == text:
+        raise SystemExit(f"report-browser-check: the negative control {name} changed nothing")
+    path = os.path.join(folder, name + ".html")
+    with open(path, "w", encoding="utf-8") as file:
+        file.write(changed)
+    return path
+
+
+def main():
+    arguments = sys.argv[1:]
+    screenshot = None
+    if "--screenshot" in arguments:
+        index = arguments.index("--screenshot")
+        screenshot = arguments[index + 1]
+        del arguments[index:index + 2]
+    squall = arguments[0] if arguments else ".build/debug/squall"
+    work = tempfile.mkdtemp(prefix="squall-browser-check.")
+    try:
+        scenario = json.load(open("Scenarios/interop-3-reset-resume.json"))
+        scenario["name"] = FAILING
+        scenario["description"] = "interop-3-reset-resume expecting one resumption too many, so that it fails."
+        scenario["expect"]["resumptions"] = scenario["expect"]["resumptions"] + 1
+        extra = os.path.join(work, FAILING + ".json")
+        json.dump(scenario, open(extra, "w"), indent=2)
+        page = os.path.join(work, "report.html")
+        report_path = os.path.join(work, "report.json")
+        run = subprocess.run([squall, "run", "Scenarios", extra, "--html", page, "--json", report_path],
+                             capture_output=True, text=True)
+        if run.returncode != 1 or not os.path.exists(page):
+            print(run.stdout[-3000:], run.stderr[-3000:], sep="\n", file=sys.stderr)
+            raise SystemExit(f"report-browser-check: expected exactly the made-up scenario to fail (exit 1), got "
+                             f"{run.returncode}")
+        report = json.load(open(report_path))
+        failed = [s["name"] for s in report["scenarios"] if s["outcome"] != "passed" and s["outcome"] != "skipped"]
+        if failed != [FAILING]:
+            raise SystemExit(f"report-browser-check: the failing scenarios are {failed}, expected [{FAILING}]")
+        size = os.path.getsize(page)
+        print(f"report-browser-check: {run.stdout.strip().splitlines()[-1]}")
+        if size >= 5 * 1024 * 1024:
+            raise SystemExit(f"report-browser-check: the report is {size} bytes, over 5 MB")
+
+        controls = {
+            "no-fault-markers": lambda t: re.sub(r'<g class="fault"[^>]*>.*?</g>', "", t),
+            "resume-moved": lambda t: re.sub(r'(<g class="resume" data-offset=")(\d+)',
+                                             lambda m: m.group(1) + str(int(m.group(2)) + 1), t),
+            "script-error": lambda t: t.replace("</body>", "<script>undefinedFunction()</script></body>"),
+        }
+        driver = browser()
+        try:
+            for name, change in controls.items():
+                try:
+                    check(driver, mutated(page, work, name, change), report)
+                except CheckFailed as failure:
+                    print(f"report-browser-check: negative control {name} fails as it must: {failure}")
+                else:
+                    raise SystemExit(f"report-browser-check: negative control {name} passed the checks")
+            check(driver, page, report)
+            if screenshot:
+                driver.get("file://" + page + "#s-" + FAILING)
+                driver.save_screenshot(screenshot)
+        finally:
+            driver.quit()
+        dark = browser(dark=True)
+        try:
+            check(dark, page, report)
+            scheme = dark.execute_script("return matchMedia('(prefers-color-scheme: dark)').matches")
+            background = dark.execute_script("return getComputedStyle(document.body).backgroundColor")
+            if scheme and background in ("rgb(255, 255, 255)", "rgba(0, 0, 0, 0)"):
+                raise SystemExit(f"report-browser-check: dark mode is on but the page is white ({background})")
+            if screenshot:
+                dark.get("file://" + page + "#s-" + FAILING)
+                dark.save_screenshot(screenshot.replace(".png", "-dark.png"))
+        finally:
+            dark.quit()
+        print(f"report-browser-check: {len(report['scenarios'])} rows, the failing scenario's chart, faults, resume "
+              f"point and expectations as the JSON report says; {size // 1024} KiB; 3 negative controls failed")
+    except CheckFailed as failure:
+        print(f"report-browser-check: {failure}", file=sys.stderr)
+        return 1
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
