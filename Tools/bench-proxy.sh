@@ -24,6 +24,11 @@
 #      BENCH_RATE_SECONDS (default 2) at the set rate; achieved rate and error. Target: within ±10 %.
 #   5. BENCH_CONNECTIONS (default 1000) connections held through the proxy (TLS listener, http mode), one request
 #      answered on each: the proxy's VmRSS while they are open. Target: < 256 MiB.
+#   7. (after 2, with the same sink and file) The dashboard open while rules change: the upload of 1 through one
+#      `squall proxy --api`, alone and, interleaved, with Tools/bench-dashboard.py doing what an open page and a
+#      busy person do (reading `/squall/events`, polling connections and faults once a second, adding or removing a
+#      rule that matches the upload twice a second); the ratio of the two rates per round and how long a change
+#      took. Target: ratio >= 0.9 (changing faults never blocks the data path; issue 19).
 #   6. One BENCH_UPLOAD_SIZE (default 4GiB) streaming POST through the proxy (TLS listener, http mode) to
 #      proxy-responder: the rate and the proxy's VmHWM. Target: VmHWM < 64 MiB.
 #
@@ -66,6 +71,8 @@ max_added_p99_us=150
 max_rate_error_percent=10
 max_held_rss_kib=$((256 * 1024))
 max_upload_hwm_kib=$((64 * 1024))
+# Issue 19: changing faults from the dashboard never blocks the data path.
+min_dashboard_ratio=0.9
 
 Tools/setup.sh --bench
 # BENCH_BIN=DIR runs the squall and squall-bench in DIR instead of building them (to compare two builds).
@@ -296,6 +303,54 @@ compare tcp "$squall_port" "${pid_of[squall-tcp]}" "$nginx_stream_port"
 stop squall-tcp
 result "tcp-upload: squall/nginx $median_ratio (target >= $min_tcp_ratio): $(at_least "$median_ratio" "$min_tcp_ratio")"
 stop nginx
+
+echo
+echo "== 7. the dashboard open while rules change: the same upload through one squall proxy --api, $rounds" \
+    "round(s), interleaved: alone, and with Tools/bench-dashboard.py reading the event stream, polling as the page" \
+    "does and adding or removing a rule twice a second"
+start_squall squall-api --upstream "https://localhost:${sink##*:}" --mode http --ca "$work/ca" \
+    --upstream-ca "$ca_file" --api 127.0.0.1:0
+api_url=$(sed -n 2p "$work/squall-api.out")
+[[ "$api_url" == http://127.0.0.1:* ]] || fail "squall proxy --api printed no API URL: $(cat "$work/squall-api.out")"
+dashboard_ratios=()
+# measure_uploads: three uploads back to back (a 1 GiB upload alone lasts about as long as two changes); sets
+# measured_rate to their mean MB/s.
+measure_uploads() {
+    local total=0 count
+    for count in 1 2 3; do
+        upload "$squall_port" "${pid_of[squall-api]}"
+        total=$(awk -v t="$total" -v r="$last_rate" 'BEGIN { print t + r }')
+    done
+    measured_rate=$(awk -v t="$total" 'BEGIN { printf "%.1f", t / 3 }')
+}
+# measure_with_dashboard: measure_uploads with the dashboard load running; sets dashboard_line to its summary.
+measure_with_dashboard() {
+    python3 Tools/bench-dashboard.py "$api_url" --changes-per-second 2 >"$work/dashboard.out" 2>&1 &
+    local dashboard=$!
+    measure_uploads
+    kill -TERM "$dashboard"
+    wait "$dashboard" || fail "the dashboard load failed: $(cat "$work/dashboard.out")"
+    dashboard_line=$(cat "$work/dashboard.out")
+}
+for ((round = 1; round <= rounds; round++)); do
+    if ((round % 2)); then
+        measure_uploads
+        alone=$measured_rate
+        measure_with_dashboard
+        open=$measured_rate
+    else
+        measure_with_dashboard
+        open=$measured_rate
+        measure_uploads
+        alone=$measured_rate
+    fi
+    dashboard_ratios+=("$(quotient "$open" "$alone")")
+    echo "  round $round: alone $alone MB/s, dashboard open $open MB/s, ratio ${dashboard_ratios[-1]}; $dashboard_line"
+done
+stop squall-api
+dashboard_ratio=$(printf '%s\n' "${dashboard_ratios[@]}" | sort -g | awk '{ v[NR] = $1 } END { printf "%.2f", v[int((NR + 1) / 2)] }')
+result "dashboard open, rules changing 2/s: upload rate ratio $dashboard_ratio (target >= $min_dashboard_ratio):" \
+    "$(at_least "$dashboard_ratio" "$min_dashboard_ratio")"
 stop sink
 rm -f "$upload_file"
 

@@ -26,10 +26,9 @@ import subprocess
 import sys
 import tempfile
 
-from selenium import webdriver
-from selenium.webdriver.chrome.options import Options
-from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
+
+from chromium import browser, console_errors, take_screenshot_argument
 
 FAILING = "browser-check-failing"
 
@@ -38,24 +37,10 @@ class CheckFailed(Exception):
     pass
 
 
-def browser(dark=False):
-    options = Options()
-    options.binary_location = shutil.which("chromium") or "/usr/bin/chromium"
-    for argument in ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                     "--window-size=1100,900", "--no-first-run", "--disable-extensions"]:
-        options.add_argument(argument)
-    if dark:
-        options.add_argument("--force-dark-mode")
-        options.add_argument("--blink-settings=preferredColorScheme=0")
-    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    driver_path = shutil.which("chromedriver") or "/usr/bin/chromedriver"
-    return webdriver.Chrome(service=Service(executable_path=driver_path), options=options)
-
-
 def check(driver, page, report):
     """Raises CheckFailed naming the first thing the page gets wrong."""
     driver.get("file://" + page)
-    errors = [entry for entry in driver.get_log("browser") if entry.get("level") == "SEVERE"]
+    errors = console_errors(driver)
     if errors:
         raise CheckFailed(f"the browser's console has errors: {errors}")
     scenarios = report["scenarios"]
@@ -115,11 +100,7 @@ def mutated(page, folder, name, change):
 
 def main():
     arguments = sys.argv[1:]
-    screenshot = None
-    if "--screenshot" in arguments:
-        index = arguments.index("--screenshot")
-        screenshot = arguments[index + 1]
-        del arguments[index:index + 2]
+    screenshot = take_screenshot_argument(arguments)
     squall = arguments[0] if arguments else ".build/debug/squall"
     work = tempfile.mkdtemp(prefix="squall-browser-check.")
     try:

@@ -3,7 +3,8 @@
 # every test, 12 s of every fuzz target (Tools/fuzz.sh: fails on any crash), then the scenario catalog: 5 runs in
 # which every scenario must pass and the runs must agree (Tools/determinism.sh), and once under two CPU hogs and once
 # on one core (Tools/load-check.sh), the catalog's HTML report opened in headless Chromium and checked against its
-# JSON report (Tools/report-browser-check.py), 50 schedules of `squall explore` (every invariant must hold); last,
+# JSON report (Tools/report-browser-check.py), the proxy's dashboard driven against a live upload
+# (Tools/dashboard-browser-check.py), 50 schedules of `squall explore` (every invariant must hold); last,
 # Examples/SampleExtension built as a user's package, its sample extension
 # passing the catalog and each buggy variant failing it with its verdict (Tools/example-check.sh). It fails when any
 # catalog scenario fails. CI runs exactly this.
@@ -35,6 +36,9 @@ Tools/load-check.sh .build/debug/squall
 
 echo "== the HTML report in headless Chromium: rows, a failing scenario's chart and expectations, dark mode"
 Tools/report-browser-check.py .build/debug/squall
+
+echo "== the proxy's live dashboard in headless Chromium: a rule added, a reset fired on a live upload, resumed"
+Tools/dashboard-browser-check.py .build/debug/squall
 
 echo "== squall explore: 50 random fault schedules (seed 1), every invariant must hold"
 .build/debug/squall explore --count 50 --seed 1 --jobs 2 --shrink-budget 1m

@@ -264,6 +264,11 @@ public final class ChaosProxy: ProxyRuntime, Sendable {
         shared.transcript.lines(from: from)
     }
 
+    public func waitForTranscriptLines(from: Int, timeout: Duration) -> (lines: String, next: Int) {
+        _ = shared.transcript.wait(until: { $0.appendedCount > from }, timeout: timeout)
+        return shared.transcript.lines(from: from)
+    }
+
     public func metrics() -> ProxyMetrics {
         var metrics = shared.counters.snapshot { self.shared.registry.all() }
         let running =

@@ -20,10 +20,17 @@ struct ControlConnection {
     /// The head and idle timeouts (the listener's `ListenerLimits`).
     let limits: ListenerLimits
 
-    init(stream: PlainStream, handler: ControlAPIHandler, limits: ListenerLimits) {
+    /// Whether the server is stopping (an event stream then ends at its next wake-up).
+    let stopping: @Sendable () -> Bool
+
+    init(
+        stream: PlainStream, handler: ControlAPIHandler, limits: ListenerLimits,
+        stopping: @escaping @Sendable () -> Bool = { false }
+    ) {
         self.server = HTTPServerStream(stream: stream, bufferSize: 16 * 1024)
         self.handler = handler
         self.limits = limits
+        self.stopping = stopping
     }
 
     /// Serves requests until the connection ends; the first head must be whole by `firstHeadDeadline`.
@@ -49,10 +56,39 @@ struct ControlConnection {
     private func exchange(_ head: RequestHead) throws -> Bool {
         let body = try server.collectBody(of: head, limit: handler.configuration.maxBodyBytes, timeout: Self.ioTimeout)
         let keepAlive = head.keepAlive && server.keepAlive
-        var (response, content) = handler.handle(head, body: body)
-        if !keepAlive { response.fields.append(name: "Connection", value: "close") }
-        try server.send(response, body: content, timeout: Self.ioTimeout)
+        var response = handler.respond(head, body: body)
+        if let from = response.eventStreamFrom {
+            try server.send(response.head, timeout: Self.ioTimeout)
+            try stream(from: from)
+            return false
+        }
+        if !keepAlive { response.head.fields.append(name: "Connection", value: "close") }
+        try server.send(response.head, body: response.body, timeout: Self.ioTimeout)
         return keepAlive
+    }
+
+    /// How long an event stream waits for transcript lines before it checks on the peer; a comment goes out after
+    /// `heartbeat` without lines, so that a peer that left is noticed and proxies in between keep the stream.
+    static let streamWait: Duration = .seconds(1)
+    static let heartbeat: Duration = .seconds(15)
+
+    /// Writes the transcript as server-sent events from index `from` until a write fails (the peer left), the
+    /// server stops, or the proxy is gone.
+    private func stream(from start: Int) throws {
+        var next = start
+        var quiet = Duration.zero
+        while !stopping(), let (text, after) = handler.events(from: next, wait: Self.streamWait) {
+            next = after
+            if text.isEmpty {
+                quiet += Self.streamWait
+                guard quiet >= Self.heartbeat else { continue }
+                quiet = .zero
+                try server.sendBody(Array(": still here\n\n".utf8), timeout: Self.ioTimeout)
+            } else {
+                quiet = .zero
+                try server.sendBody(Array(text.utf8), timeout: Self.ioTimeout)
+            }
+        }
     }
 
     /// Answers `error` with `Connection: close`, then drains before closing (at most 1 MiB, for at most a second)

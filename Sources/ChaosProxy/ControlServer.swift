@@ -68,7 +68,8 @@ public final class ControlServer: Sendable {
         loop = try AcceptLoop(address: address, configuration: configuration) { socket in
             let deadline = ContinuousClock.now + limits.headTimeout
             connections.serve(socket) { stream in
-                let connection = ControlConnection(stream: stream, handler: handler, limits: limits)
+                let connection = ControlConnection(
+                    stream: stream, handler: handler, limits: limits, stopping: { connections.isStopped })
                 connection.run(firstHeadDeadline: deadline)
             }
         }
@@ -107,6 +108,9 @@ final class OpenConnections: Sendable {
         guard open, (try? socket.setNonBlocking(true)) != nil else { return }
         body(PlainStream(socket: socket))
     }
+
+    /// Whether `shutDownAll` has run.
+    var isStopped: Bool { sockets.withLock { $0 == nil } }
 
     func shutDownAll() {
         for socket in sockets.withLock({ Array(($0.take() ?? [:]).values) }) {

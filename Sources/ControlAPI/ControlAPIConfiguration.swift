@@ -8,10 +8,16 @@ public struct ControlAPIConfiguration: Sendable, Hashable {
     public var maxBodyBytes: Int
     /// What `GET /version` reports. Default `2.9.0`, the Toxiproxy release whose API this subset follows.
     public var version: String
+    /// The proxy's CA, served at `/ca.pem` and `/ca.mobileconfig` (without the token: a phone's browser sends
+    /// none, and a CA certificate is public); nil (a plain proxy) answers them 404.
+    public var device: DeviceProfile?
 
-    public init(token: String? = nil, maxBodyBytes: Int = 1 << 20, version: String = "2.9.0") {
+    public init(
+        token: String? = nil, maxBodyBytes: Int = 1 << 20, version: String = "2.9.0", device: DeviceProfile? = nil
+    ) {
         self.token = token
         self.maxBodyBytes = maxBodyBytes
         self.version = version
+        self.device = device
     }
 }

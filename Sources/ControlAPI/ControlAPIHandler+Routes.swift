@@ -21,6 +21,8 @@ extension ControlAPIHandler {
         let target = RequestTarget(head.target)
         let segments = target.segments
         let method = head.method
+        if let reply = try dashboardRoute(target, method) { return reply }
+        if segments == ["squall", "events"] { return try eventStream(target, method) }
         if segments.first == "squall" || segments == ["metrics"] {
             return try native(target, method, body)
         }

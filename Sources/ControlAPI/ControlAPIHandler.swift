@@ -47,7 +47,23 @@ public final class ControlAPIHandler: Sendable {
 
     /// Handles one request: authorization, the body limit, then the endpoint.
     public func handle(_ head: RequestHead, body: [UInt8]) -> (ResponseHead, [UInt8]) {
-        if let challenge = challenge(for: head) {
+        let response = respond(head, body: body)
+        return (response.head, response.body)
+    }
+
+    /// Handles one request like `handle`; a `GET /squall/events` is answered with the head of an event stream
+    /// and `eventStreamFrom`, which the server then feeds with `events(from:wait:)` until the peer goes.
+    public func respond(_ head: RequestHead, body: [UInt8]) -> ControlAPIResponse {
+        let (responseHead, content) = answer(head, body: body)
+        var response = ControlAPIResponse(head: responseHead, body: content)
+        if responseHead.status == 200, responseHead.fields["Content-Type"] == Self.eventStreamType {
+            response.eventStreamFrom = Int(RequestTarget(head.target).queryValue("from") ?? "0") ?? 0
+        }
+        return response
+    }
+
+    private func answer(_ head: RequestHead, body: [UInt8]) -> (ResponseHead, [UInt8]) {
+        if !Self.isPublic(head), let challenge = challenge(for: head) {
             let error = ControlAPIError(.unauthorized, "missing or invalid bearer token")
             return ControlAPIReply(error: error, challenge: challenge).encoded()
         }

@@ -49,7 +49,10 @@ struct ControlAPIReply: Sendable {
         var fields = fields
         if status != 204 {
             fields.append(name: "Content-Type", value: contentType)
-            fields.append(name: "Content-Length", value: String(body.count))
+            // An event stream's body is written as the transcript grows, until the connection closes.
+            if contentType != ControlAPIHandler.eventStreamType {
+                fields.append(name: "Content-Length", value: String(body.count))
+            }
         }
         return (ResponseHead(status: status, reason: ResponseHead.standardReason(for: status), fields: fields), body)
     }

@@ -135,6 +135,11 @@ public final class HTTPServerStream {
         try stream.writeAll(bytes, deadline: ContinuousClock.now.advanced(by: timeout))
     }
 
+    /// Writes more of a response body whose head went out with `send` (a stream with no length), within `timeout`.
+    public func sendBody(_ bytes: [UInt8], timeout: Duration) throws {
+        try stream.writeAll(bytes, deadline: ContinuousClock.now.advanced(by: timeout))
+    }
+
     /// Ends the write side, then drops what the peer still sends: `ByteStream.drainBeforeClose` (1 MiB, 2 s).
     public func drainBeforeClose(maxBytes: Int = 1 << 20, timeout: Duration = .seconds(2)) {
         buffer.withUnsafeMutableBytes { stream.drainBeforeClose(maxBytes: maxBytes, timeout: timeout, buffer: $0) }

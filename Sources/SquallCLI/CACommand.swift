@@ -1,3 +1,4 @@
+import SquallCore
 import TLSKit
 
 /// Where the local CA lives unless `--dir` says otherwise: `$SQUALL_CA_DIR`, else `$HOME/.squall/ca`.
@@ -40,9 +41,20 @@ enum CAShowCommand: Subcommand {
     static let spec = CommandSpec(
         path: ["ca", "show"],
         summary: "Show the local CA: certificate path, subject, SHA-256 fingerprint, expiry.",
-        usage: "[--dir DIR]",
-        options: [directoryOption],
-        discussion: "The first line is the path of the CA certificate that clients must trust."
+        usage: "[--dir DIR] [--url API-URL]",
+        options: [
+            directoryOption,
+            .value(
+                "--url", "API-URL",
+                help:
+                    "The control API as a phone reaches it (http://192.168.1.20:8474): print its profile's URL and QR code."
+            ),
+        ],
+        discussion: """
+            The first line is the path of the CA certificate that clients must trust. With --url, the URL of the
+            Apple configuration profile the proxy's control API serves (API-URL/ca.mobileconfig) and a QR code of it
+            for a phone's camera (light modules drawn as blocks, for a dark terminal), after a blank line.
+            """
     )
 
     static func run(_ arguments: ParsedArguments, context: CommandContext) throws -> Int32 {
@@ -55,6 +67,21 @@ enum CAShowCommand: Subcommand {
         console.print("not after:   \(authority.notAfter)")
         console.print("private key: \(authority.keyPath)")
         if let warning = authority.keyExposure { console.printError("squall ca show: warning: \(warning)") }
+        if let api = arguments["--url"] {
+            guard api.hasPrefix("http://") || api.hasPrefix("https://"), api.count > "https://".count else {
+                throw UsageError("--url must be the control API's http:// URL, not '\(api)'", command: spec.path)
+            }
+            let profile = (api.hasSuffix("/") ? String(api.dropLast()) : api) + "/ca.mobileconfig"
+            let code: QRCode
+            do {
+                code = try QRCode(profile)
+            } catch {
+                throw UsageError("--url \(api): \(error.reason)", command: spec.path)
+            }
+            console.print("profile:     \(profile)")
+            console.print("")
+            for line in code.terminalLines() { console.print(line) }
+        }
         return 0
     }
 }

@@ -23,7 +23,11 @@ enum ProxyCommand: Subcommand {
             .flag(
                 "--upstream-at-accept",
                 help: "tcp mode: connect upstream at the accept, for protocols whose server speaks first."),
-            .value("--api", "ADDR", help: "Serve the control API on this loopback address, e.g. 127.0.0.1:8474."),
+            .value(
+                "--api", "ADDR",
+                help:
+                    "Serve the control API and dashboard here, e.g. 127.0.0.1:8474 (off loopback only with --api-token)."
+            ),
             .value("--api-token", "T", help: "Require 'Authorization: Bearer T' on the control API (needs --api)."),
             .value("--scenario", "FILE", help: "Load the faults (and seed) of a scenario file."),
             .value("--seed", "N", help: "Seed for probabilities, jitter and slices (default: the scenario's, else 0)."),
@@ -72,8 +76,12 @@ enum ProxyCommand: Subcommand {
         var api: ControlServer?
         if let address = apiAddress {
             let proxyReference = WeakProxy(proxy)
-            let handler = ControlAPIHandler(configuration: ControlAPIConfiguration(token: arguments["--api-token"])) {
-                _ in proxyReference.proxy?.toxiproxyRulesChanged()
+            var apiConfiguration = ControlAPIConfiguration(token: arguments["--api-token"])
+            apiConfiguration.device = configuration.authority.map {
+                DeviceProfile(certificatePEM: $0.certificatePEM, fingerprint: $0.fingerprintSHA256, subject: $0.subject)
+            }
+            let handler = ControlAPIHandler(configuration: apiConfiguration) { _ in
+                proxyReference.proxy?.toxiproxyRulesChanged()
             }
             handler.attach(proxy)
             proxy.useToxiproxyRules(from: handler)
@@ -208,8 +216,14 @@ enum ProxyCommand: Subcommand {
             }
             return nil
         }
-        guard let address = try? SocketAddress(parsing: text), address.isLoopback else {
-            throw UsageError("--api must be a loopback HOST:PORT such as 127.0.0.1:8474, not '\(text)'", command: path)
+        guard let address = try? SocketAddress(parsing: text) else {
+            throw UsageError("--api must be HOST:PORT such as 127.0.0.1:8474, not '\(text)'", command: path)
+        }
+        // Off loopback (a phone fetching the CA, a dashboard on another machine) only behind a token.
+        guard address.isLoopback || arguments["--api-token"] != nil else {
+            throw UsageError(
+                "--api \(text) is not a loopback address: anyone on that network could steer the proxy; add "
+                    + "--api-token T (the dashboard asks for it), or listen on 127.0.0.1", command: path)
         }
         return address
     }

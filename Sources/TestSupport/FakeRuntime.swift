@@ -102,6 +102,11 @@ public final class FakeRuntime: ProxyRuntime {
         }
     }
 
+    /// Answers at once: a test appends to `state.transcript` before it asks.
+    public func waitForTranscriptLines(from: Int, timeout: Duration) -> (lines: String, next: Int) {
+        transcriptLines(from: from)
+    }
+
     public func metrics() -> ProxyMetrics { state.withLock { $0.metrics } }
 
     public func startListener(proxy name: String, listen: String, upstream: String) throws(ControlAPIError) -> String {

@@ -1,4 +1,5 @@
 import Foundation
+import SquallCore
 import Testing
 
 @testable import SquallCLI
@@ -38,6 +39,22 @@ struct CACommandTests {
         #expect(showOut.contains("subject:"))
         #expect(showOut.contains("Squall Local CA"))
         #expect(showOut.contains("sha256:"))
+    }
+
+    /// `--url`: the profile's URL and a QR code of it, the same code `QRCode` draws; a URL that is not http(s) is
+    /// refused naming the flag.
+    @Test func showWithAnAPIURLPrintsTheProfilesURLAndItsQRCode() throws {
+        let directory = temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        _ = squall(["ca", "init", "--dir", directory])
+        let (status, out, _) = squall(["ca", "show", "--dir", directory, "--url", "http://192.168.1.20:8474/"])
+        #expect(status == 0)
+        #expect(out.contains("profile:     http://192.168.1.20:8474/ca.mobileconfig\n\n"))
+        let code = try QRCode("http://192.168.1.20:8474/ca.mobileconfig")
+        #expect(out.hasSuffix(code.terminalLines().joined(separator: "\n") + "\n"))
+        let (refused, _, error) = squall(["ca", "show", "--dir", directory, "--url", "192.168.1.20:8474"])
+        #expect(refused == 2)
+        #expect(error.contains("--url must be the control API's http:// URL"), "\(error)")
     }
 
     @Test func showWithoutACAFailsClearly() throws {

@@ -142,7 +142,10 @@ import Testing
             ["--upstream", "http://127.0.0.1:9", "--plain", "--upstream-at-accept"],
             "--upstream-at-accept needs --mode tcp"
         ),
-        (["--upstream", "http://127.0.0.1:9", "--plain", "--api", "10.0.0.1:80"], "--api must be a loopback"),
+        (
+            ["--upstream", "http://127.0.0.1:9", "--plain", "--api", "10.0.0.1:80"],
+            "is not a loopback address: anyone on that network could steer the proxy; add --api-token T"
+        ),
         (["--upstream", "http://127.0.0.1:9", "--plain", "--pcap", "-"], "--pcap needs a file"),
         (
             ["--upstream", "http://127.0.0.1:9", "--plain", "--head-timeout", "0ms"],

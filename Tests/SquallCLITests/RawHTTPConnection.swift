@@ -110,6 +110,14 @@ final class RawHTTPConnection {
         }
     }
 
+    /// Reads (a stream with no length, such as server-sent events) until `text` has arrived; returns all read so
+    /// far, which stays buffered.
+    func read(until text: String) throws -> String {
+        let needle = Array(text.utf8)
+        while firstRange(of: needle) == nil { try fill() }
+        return String(decoding: received, as: UTF8.self)
+    }
+
     private func readContent(of head: RawResponse) throws -> [UInt8] {
         guard head["Transfer-Encoding"] == nil else { throw TLSFixtures.Failure("a chunked response") }
         let length = Int(head["Content-Length"] ?? "0") ?? -1

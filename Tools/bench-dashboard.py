@@ -1,0 +1,112 @@
+#!/usr/bin/env python3
+"""What an open dashboard and a person changing faults do to a proxy's control API, for Tools/bench-proxy.sh:
+
+    Tools/bench-dashboard.py API_URL [--changes-per-second N] [--match-path PATH]
+
+Until SIGTERM or SIGINT, on loopback only:
+- reads the transcript's event stream (`GET /squall/events`, server-sent events), as the page does;
+- asks for `/squall/connections` and `/squall/faults` once a second, as the page does;
+- N times a second (default 2) adds a fault rule or removes the one it added, alternately: a reset at 100 GiB of
+  the upload matching PATH (default `/upload`), so that the proxy's fault engine holds a changing rule for the
+  request in flight without the rule ever firing.
+
+Then prints one line: `changes=… change_p50_ms=… change_max_ms=… polls=… events=… errors=…`, where a change's
+time is from sending the request to reading the answer. Exits non-zero when any request failed.
+"""
+
+import http.client
+import json
+import signal
+import sys
+import threading
+import time
+import urllib.parse
+
+
+def connection(api):
+    return http.client.HTTPConnection(api.hostname, api.port, timeout=30)
+
+
+def stream_events(api, counts, stop):
+    """Reads `/squall/events` and counts its `data:` lines until `stop` is set."""
+    while not stop.is_set():
+        try:
+            link = connection(api)
+            link.request("GET", "/squall/events?from=0")
+            response = link.getresponse()
+            if response.status != 200:
+                counts["errors"] += 1
+                return
+            while not stop.is_set():
+                line = response.fp.readline()
+                if not line:
+                    break
+                if line.startswith(b"data: "):
+                    counts["events"] += 1
+        except OSError:
+            if not stop.is_set():
+                counts["errors"] += 1
+            return
+
+
+def main():
+    arguments = sys.argv[1:]
+    if not arguments or arguments[0].startswith("-"):
+        print(__doc__, file=sys.stderr)
+        return 2
+    api = urllib.parse.urlsplit(arguments[0])
+    if api.hostname not in ("127.0.0.1", "localhost", "::1"):
+        print(f"bench-dashboard: {arguments[0]} is not a loopback address", file=sys.stderr)
+        return 2
+    options = dict(zip(arguments[1::2], arguments[2::2]))
+    changes_per_second = float(options.get("--changes-per-second", "2"))
+    match_path = options.get("--match-path", "/upload")
+
+    stop = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *_: stop.set())
+    signal.signal(signal.SIGINT, lambda *_: stop.set())
+    counts = {"events": 0, "errors": 0, "polls": 0}
+    reader = threading.Thread(target=stream_events, args=(api, counts, stop), daemon=True)
+    reader.start()
+
+    link = connection(api)
+    rule = json.dumps({"name": "bench-churn", "match": {"path": match_path}, "trigger": {"at-offset": "100GiB"},
+                       "action": "reset"})
+    change_times = []
+    added = False
+    next_change = time.monotonic()
+    next_poll = time.monotonic()
+    while not stop.is_set():
+        now = time.monotonic()
+        if now >= next_poll:
+            for path in ("/squall/connections", "/squall/faults"):
+                link.request("GET", path)
+                response = link.getresponse()
+                response.read()
+                counts["errors"] += response.status != 200
+            counts["polls"] += 1
+            next_poll += 1
+        if now >= next_change:
+            started = time.monotonic()
+            if added:
+                link.request("DELETE", "/squall/faults/bench-churn")
+            else:
+                link.request("POST", "/squall/faults", body=rule, headers={"Content-Type": "application/json"})
+            response = link.getresponse()
+            response.read()
+            change_times.append(time.monotonic() - started)
+            counts["errors"] += response.status not in (200, 201, 204)
+            added = not added
+            next_change += 1 / changes_per_second
+        stop.wait(max(0.0, min(next_change, next_poll) - time.monotonic()))
+
+    change_times.sort()
+    p50 = change_times[len(change_times) // 2] * 1000 if change_times else 0
+    worst = change_times[-1] * 1000 if change_times else 0
+    print(f"changes={len(change_times)} change_p50_ms={p50:.2f} change_max_ms={worst:.2f} polls={counts['polls']} "
+          f"events={counts['events']} errors={counts['errors']}", flush=True)
+    return 1 if counts["errors"] else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
