@@ -265,9 +265,13 @@ public final class ChaosProxy: ProxyRuntime, Sendable {
     }
 
     public func waitForTranscriptLines(from: Int, timeout: Duration) -> (lines: String, next: Int) {
-        _ = shared.transcript.wait(until: { $0.appendedCount > from }, timeout: timeout)
-        return shared.transcript.lines(from: from)
+        _ = shared.transcript.wait(forAppendedBeyond: from, timeout: timeout)
+        return shared.transcript.lines(from: from, limit: Self.eventStreamBatch)
     }
+
+    /// The most transcript lines one wake-up of an event stream formats and sends; a reader far behind catches up
+    /// in batches.
+    static let eventStreamBatch = 4096
 
     public func metrics() -> ProxyMetrics {
         var metrics = shared.counters.snapshot { self.shared.registry.all() }

@@ -52,11 +52,22 @@ final class TranscriptStore: Sendable {
 
     /// Waits until `condition` holds for the transcript, or `timeout` passes; returns whether it held.
     func wait(until condition: (Transcript) -> Bool, timeout: Duration) -> Bool {
+        waitUntil(timeout: timeout) { condition(transcript) }
+    }
+
+    /// Waits until more than `position` events were ever appended, or `timeout` passes; returns whether they were.
+    /// Reads the count under the lock, without a copy of the transcript (a copy held across an append would make
+    /// the appending connection copy every kept event).
+    func wait(forAppendedBeyond position: Int, timeout: Duration) -> Bool {
+        waitUntil(timeout: timeout) { state.withLock { $0.transcript.appendedCount > position } }
+    }
+
+    private func waitUntil(timeout: Duration, _ holds: () -> Bool) -> Bool {
         let deadline = ContinuousClock.now + timeout
         let waiter = DispatchSemaphore(value: 0)
         waiters.withLock { $0.append(waiter) }
         defer { waiters.withLock { list in list.removeAll { $0 === waiter } } }
-        while !condition(transcript) {
+        while !holds() {
             let left = deadline - .now
             guard left > .zero else { return false }
             let nanoseconds = Int(left / .nanoseconds(1))
@@ -72,19 +83,21 @@ final class TranscriptStore: Sendable {
     /// A copy of the kept events.
     var transcript: Transcript { state.withLock { $0.transcript } }
 
-    /// The kept events from absolute index `from` on as JSON Lines, and the index after the last one.
-    func lines(from index: Int) -> (lines: String, next: Int) {
-        state.withLock { state in
-            let dropped = state.transcript.droppedCount
-            let events = state.transcript.events
-            let first = max(index, dropped) - dropped
-            var text = ""
-            for event in events.dropFirst(first) {
-                text += event.jsonLine()
-                text += "\n"
-            }
-            return (text, dropped + events.count)
+    /// The kept events from absolute index `from` on (at most `limit` of them; nil: all) as JSON Lines, and the index
+    /// after the last one given. Only those events are copied under the lock and they are formatted after it, so
+    /// that a reader never holds up the connections that append.
+    func lines(from index: Int, limit: Int? = nil) -> (lines: String, next: Int) {
+        let (events, first) = state.withLock { state in
+            let since = state.transcript.events(since: index)
+            let first = state.transcript.appendedCount - since.count
+            return (Array(limit.map { since.prefix($0) } ?? since), first)
         }
+        var text = ""
+        for event in events {
+            text += event.jsonLine()
+            text += "\n"
+        }
+        return (text, first + events.count)
     }
 
     /// Writes what is buffered to the file.

@@ -32,8 +32,8 @@ public protocol ProxyRuntime: AnyObject, Sendable {
     /// The transcript's kept events from index `from` on (0: all), as JSON Lines, and the index to ask for next.
     func transcriptLines(from: Int) -> (lines: String, next: Int)
 
-    /// Like `transcriptLines(from:)`, but waits up to `timeout` for a line when there is none from `from` yet
-    /// (`GET /squall/events`).
+    /// Like `transcriptLines(from:)`, but waits up to `timeout` for a line when there is none from `from` yet, and
+    /// may give only the first lines of many (a batch; ask again from `next`) (`GET /squall/events`).
     func waitForTranscriptLines(from: Int, timeout: Duration) -> (lines: String, next: Int)
 
     /// Counters for `GET /metrics`.

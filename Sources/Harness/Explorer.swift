@@ -31,6 +31,9 @@ public struct ExploreOptions: Sendable {
     public var runner = ScenarioRunOptions()
     /// Told each shrink step: the candidate tried and what its runs showed (`--shrink-log`).
     public var shrinkLog: (@Sendable (String) -> Void)?
+    /// Stands in for running a schedule while shrinking: the invariants a document violates (tests of the shrink
+    /// itself); nil runs it.
+    public var shrinkJudge: (@Sendable (JSONValue) -> [String])?
 
     public init() {}
 
@@ -70,6 +73,9 @@ public struct ShrunkSchedule: Sendable {
     public var writeError: String?
     /// The shrink budget ran out before no smaller schedule violated.
     public var budgetSpent: Bool
+    /// Whether the found schedule violated again in two of at most three more runs before the shrink. When it did
+    /// not, the violation hangs on a race no step could confirm: the schedule is written as found, not shrunk.
+    public var confirmed = true
 }
 
 /// Progress, after each schedule.
@@ -190,7 +196,7 @@ public enum Explorer {
     }
 
     /// Shrinks `document` while it violates one of `violated`, within the shrink budget; writes it with `--out`.
-    static func shrink(_ document: JSONValue, violating violated: [String], options: ExploreOptions)
+    public static func shrink(_ document: JSONValue, violating violated: [String], options: ExploreOptions)
         -> ShrunkSchedule
     {
         let deadline = ContinuousClock.now + options.shrinkBudget
@@ -201,33 +207,33 @@ public enum Explorer {
         var budgetSpent = false
         let log = options.shrinkLog
         log?("shrinking \(target.sorted().joined(separator: ", ")): \(JSONText.compact(document))")
-        search: while true {
+        // The schedule as found must violate again before any step is tried: a violation that does not is written
+        // as found, marked unconfirmed, instead of spending the budget on candidates that cannot be confirmed.
+        let confirmed = reproduces(document, violating: target, options: options, runs: &runs)
+        if let confirmed {
+            target = confirmed
+        } else {
+            log?("  the schedule as found did not violate again in two of three runs: written as found")
+        }
+        search: while confirmed != nil {
             for candidate in ScheduleShrinker.candidates(current) {
                 if ContinuousClock.now >= deadline || options.runner.stop?.isRequested == true {
                     budgetSpent = true
                     break search
                 }
                 runs += 1
-                let first = Set(judge(candidate, options: options.runner).1).intersection(target)
+                let first = Set(violations(of: candidate, options: options)).intersection(target)
                 guard !first.isEmpty else {
                     log?("  no violation: \(Self.changes(from: current, to: candidate))")
                     continue
                 }
-                // Confirmed: a step is kept when the violation reproduces in two of at most three more runs (a
-                // violation that hangs on a race, a cut before or after a 104, may miss one run).
-                var confirmed: [Set<String>] = []
-                for _ in 0..<3 where confirmed.count < 2 {
-                    runs += 1
-                    let again = Set(judge(candidate, options: options.runner).1).intersection(first)
-                    if !again.isEmpty { confirmed.append(again) }
-                }
-                guard confirmed.count == 2 else {
+                guard let again = reproduces(candidate, violating: first, options: options, runs: &runs) else {
                     log?("  violated once, not confirmed: \(Self.changes(from: current, to: candidate))")
                     continue
                 }
-                log?("  kept (\(confirmed.count + 1) violations): \(Self.changes(from: current, to: candidate))")
+                log?("  kept (3 violations): \(Self.changes(from: current, to: candidate))")
                 current = candidate
-                target = confirmed[0].union(confirmed[1])
+                target = again
                 steps += 1
                 continue search
             }
@@ -237,9 +243,12 @@ public enum Explorer {
         guard case .object(var members) = current else { return unshrunk(document, violated) }
         let name: String
         if case .string(let text)? = members["name"] { name = text } else { name = "schedule" }
+        let violates = target.sorted().joined(separator: ", ")
         members["description"] = .string(
-            "Found by squall explore --seed \(options.seed) and shrunk in \(steps) steps: violates "
-                + target.sorted().joined(separator: ", ") + ".")
+            confirmed == nil
+                ? "Found by squall explore --seed \(options.seed), not shrunk: it violated \(violates) once and not "
+                    + "again in two of three more runs (it hangs on a race)."
+                : "Found by squall explore --seed \(options.seed) and shrunk in \(steps) steps: violates \(violates).")
         members["expect"] = .object(
             Dictionary(
                 uniqueKeysWithValues: target.filter { $0 != "timeout" && $0 != "run-error" }.map { ($0, .bool(true)) }))
@@ -251,7 +260,7 @@ public enum Explorer {
         var result = ShrunkSchedule(
             document: shrunk, violated: target.sorted(), runs: runs, steps: steps,
             from: ScheduleShrinker.size(document), to: ScheduleShrinker.size(shrunk), file: nil, bundle: nil,
-            budgetSpent: budgetSpent)
+            budgetSpent: budgetSpent, confirmed: confirmed != nil)
         if let out = options.out {
             let file = out + "/" + name + ".json"
             do {
@@ -267,6 +276,24 @@ public enum Explorer {
             }
         }
         return result
+    }
+
+    /// Whether `document` violates one of `violated` in two of at most three more runs (a violation that hangs on a
+    /// race, a cut before or after a 104, may miss one run): the invariants it violated in both, or nil.
+    private static func reproduces(
+        _ document: JSONValue, violating violated: Set<String>, options: ExploreOptions, runs: inout Int
+    ) -> Set<String>? {
+        var confirmed: [Set<String>] = []
+        for _ in 0..<3 where confirmed.count < 2 {
+            runs += 1
+            let again = Set(violations(of: document, options: options)).intersection(violated)
+            if !again.isEmpty { confirmed.append(again) }
+        }
+        return confirmed.count == 2 ? confirmed[0].union(confirmed[1]) : nil
+    }
+
+    private static func violations(of document: JSONValue, options: ExploreOptions) -> [String] {
+        options.shrinkJudge?(document) ?? judge(document, options: options.runner).1
     }
 
     /// The members a shrink candidate changed, compactly, for the shrink log.

@@ -207,4 +207,42 @@ import Testing
         #expect(throws: ChaosProxyError.self) { try UpstreamTarget(parsing: "ftp://x:1") }
         #expect(throws: ChaosProxyError.self) { try UpstreamTarget(parsing: "example.com") }
     }
+    /// `GET /squall/events` reads the transcript in batches: a reader far behind gets the first 4096 lines, then the
+    /// rest from where it stopped, and one that is up to date waits and gets nothing; lines dropped by the cap are
+    /// skipped, never repeated.
+    @Test func theEventStreamReadsTheTranscriptInBatches() throws {
+        let fixture = try ProxyFixture()
+        let stream = try fixture.connect()
+        defer { stream.close() }
+        let head = RequestHead(method: .get, target: "/_squall/uploads", fields: ["Host": "127.0.0.1"])
+        while fixture.proxy.transcript.appendedCount <= 4096 + 10 {
+            #expect(WireExchange.send(head, over: stream).final?.status == 200)
+        }
+        // The proxy may still record the end of the last exchange after the client has read its response: every
+        // count below is checked against what the reader was given, never against an earlier total.
+        let total = fixture.proxy.transcript.appendedCount
+        let first = fixture.proxy.waitForTranscriptLines(from: 0, timeout: .zero)
+        #expect(first.next == 4096 && first.lines.split(separator: "\n").count == 4096)
+        let rest = fixture.proxy.waitForTranscriptLines(from: first.next, timeout: .zero)
+        #expect(rest.next >= total && rest.lines.split(separator: "\n").count == rest.next - 4096)
+        #expect(fixture.proxy.transcriptLines(from: 0).lines.hasPrefix(first.lines + rest.lines))
+        let after = fixture.proxy.waitForTranscriptLines(from: rest.next, timeout: .milliseconds(20))
+        #expect(after.lines.split(separator: "\n").count == after.next - rest.next)
+    }
+
+    @Test func theEventStreamSkipsWhatTheCapDropped() throws {
+        let fixture = try ProxyFixture(adjust: { $0.transcriptCap = 5 })
+        let stream = try fixture.connect()
+        defer { stream.close() }
+        let head = RequestHead(method: .get, target: "/_squall/uploads", fields: ["Host": "127.0.0.1"])
+        for _ in 0..<4 { #expect(WireExchange.send(head, over: stream).final?.status == 200) }
+        let lines = fixture.proxy.waitForTranscriptLines(from: 0, timeout: .zero)
+        let transcript = fixture.proxy.transcript  // after: it may hold a late event more, never fewer
+        let given = lines.lines.split(separator: "\n").map(String.init)
+        #expect(given.count == 5 && lines.next > 5, "only the kept five, from the first one kept")
+        let index = lines.next - 1 - transcript.droppedCount
+        #expect(transcript.events.indices.contains(index) && given.last == transcript.events[index].jsonLine())
+        let last = fixture.proxy.waitForTranscriptLines(from: lines.next - 1, timeout: .zero)
+        #expect(last.lines.hasPrefix(given[4] + "\n") && last.next >= lines.next)
+    }
 }
