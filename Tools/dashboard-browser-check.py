@@ -24,6 +24,7 @@ import sys
 import tempfile
 import time
 
+from selenium.common.exceptions import StaleElementReferenceException
 from selenium.webdriver.common.by import By
 
 from chromium import browser, console_errors, take_screenshot_argument
@@ -40,7 +41,10 @@ def wait_for(what, condition, patience=PATIENCE):
     """Polls `condition` (the page's state, a process's output) until it returns something truthy."""
     deadline = time.monotonic() + patience
     while time.monotonic() < deadline:
-        value = condition()
+        try:
+            value = condition()
+        except StaleElementReferenceException:
+            value = None  # the page redrew what was being read: look again
         if value:
             return value
         time.sleep(0.1)
@@ -123,11 +127,14 @@ def main():
         processes.append(upload)
 
         def uploading_connection():
-            for row in driver.find_elements(By.CSS_SELECTOR, "#connections tbody tr"):
-                cells = row.find_elements(By.TAG_NAME, "td")
-                offset = row.find_element(By.CSS_SELECTOR, "td.offset").text
-                if cells[4].text.startswith("POST") and offset and int(offset) > 512 * 1024:
-                    return row.get_attribute("data-connection"), int(offset)
+            # Read in one script: the page rebuilds the table every second, so elements found one call earlier
+            # may be gone by the next.
+            rows = driver.execute_script(
+                'return Array.from(document.querySelectorAll("#connections tbody tr"), (row) => '
+                '[row.dataset.connection, row.cells[4].textContent, row.querySelector("td.offset").textContent]);')
+            for connection, request, offset in rows:
+                if request.startswith("POST") and offset and int(offset) > 512 * 1024:
+                    return connection, int(offset)
             return None
         connection, offset = wait_for("the upload's connection with an offset past 512 KiB", uploading_connection)
         field = driver.find_element(By.ID, "fire-connection")
