@@ -23,6 +23,15 @@ import time
 import urllib.parse
 
 
+def failed(what):
+    """Counts a failed request and says which it was."""
+    COUNTS["errors"] += 1
+    print(f"bench-dashboard: {what}", file=sys.stderr, flush=True)
+
+
+COUNTS = {"events": 0, "errors": 0, "polls": 0}
+
+
 def connection(api):
     return http.client.HTTPConnection(api.hostname, api.port, timeout=30)
 
@@ -35,7 +44,7 @@ def stream_events(api, counts, stop):
             link.request("GET", "/squall/events?from=0")
             response = link.getresponse()
             if response.status != 200:
-                counts["errors"] += 1
+                failed(f"GET /squall/events: {response.status}")
                 return
             while not stop.is_set():
                 line = response.fp.readline()
@@ -43,9 +52,9 @@ def stream_events(api, counts, stop):
                     break
                 if line.startswith(b"data: "):
                     counts["events"] += 1
-        except OSError:
+        except OSError as error:
             if not stop.is_set():
-                counts["errors"] += 1
+                failed(f"the event stream: {error}")
             return
 
 
@@ -65,7 +74,7 @@ def main():
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
     signal.signal(signal.SIGINT, lambda *_: stop.set())
-    counts = {"events": 0, "errors": 0, "polls": 0}
+    counts = COUNTS
     reader = threading.Thread(target=stream_events, args=(api, counts, stop), daemon=True)
     reader.start()
 
@@ -83,7 +92,8 @@ def main():
                 link.request("GET", path)
                 response = link.getresponse()
                 response.read()
-                counts["errors"] += response.status != 200
+                if response.status != 200:
+                    failed(f"GET {path}: {response.status}")
             counts["polls"] += 1
             next_poll += 1
         if now >= next_change:
@@ -95,11 +105,19 @@ def main():
             response = link.getresponse()
             response.read()
             change_times.append(time.monotonic() - started)
-            counts["errors"] += response.status not in (200, 201, 204)
+            if response.status not in (200, 201, 204):
+                failed(f"{'DELETE' if added else 'POST'} /squall/faults: {response.status}")
             added = not added
             next_change += 1 / changes_per_second
         stop.wait(max(0.0, min(next_change, next_poll) - time.monotonic()))
 
+    if added:
+        # Leave the proxy as found: the next run adds the same rule.
+        link.request("DELETE", "/squall/faults/bench-churn")
+        response = link.getresponse()
+        response.read()
+        if response.status not in (200, 204):
+            failed(f"DELETE /squall/faults/bench-churn at the end: {response.status}")
     change_times.sort()
     p50 = change_times[len(change_times) // 2] * 1000 if change_times else 0
     worst = change_times[-1] * 1000 if change_times else 0
