@@ -4,7 +4,8 @@ import SquallCore
 /// The `--html` report and a bundle's `report.html`: one self-contained page (inline CSS and SVG, no script, nothing
 /// fetched), readable with scripts off, in light and dark (`prefers-color-scheme`).
 ///
-/// A summary (passed, failed, skipped, flaky; time; seed; shard) and a row per scenario, failures first; then for
+/// A summary (passed, failed, skipped, flaky; time; seed; shard), a key to the charts, and a row per scenario,
+/// failures first; then for
 /// each scenario its failing expectations (expected, observed, evidence) and a chart per asset
 /// (`UploadTimeline`): x is the proxy's clock, y the upload offset; the bytes the client sent in each request (a
 /// line), the offsets the server acknowledged (dots: 104, HEAD, final, 409), where the client resumed (triangles),
@@ -80,7 +81,7 @@ public enum HTMLReport {
         for (name, value) in facts {
             page += "<div><dt>\(name)</dt><dd data-fact=\"\(name)\">\(escape(value))</dd></div>"
         }
-        page += "</dl>\n</header>\n<main>\n"
+        page += "</dl>\n\(key)</header>\n<main>\n"
         page += summaryTable(ordered)
         for group in ordered {
             page += section(group)
@@ -434,6 +435,18 @@ public enum HTMLReport {
         return "\(bytes) B"
     }
 
+    /// How to read the charts, once per page.
+    private static let key = """
+        <p id="key" class="key"><span class="swatch sent"></span>bytes the client sent, as the proxy read them (a \
+        bandwidth or latency fault paces what reaches the server after that) \
+        <span class="swatch ack"></span>offsets the server acknowledged (104, HEAD, final, 409) \
+        <span class="swatch resume"></span>where the client resumed, from which offset \
+        <span class="swatch fault"></span>a fault, at the time it reached the wire \
+        <span class="swatch event"></span>an event; below each plot, each request as a span with its method and \
+        status</p>
+
+        """
+
     private static let style = """
         :root{--fg:#1b1f24;--bg:#ffffff;--muted:#57606a;--line:#d0d7de;--pass:#1a7f37;--fail:#cf222e;\
         --skip:#9a6700;--sent:#0969da;--ack:#1a7f37;--fault:#cf222e;--event:#8250df;--span:#eaeef2}
@@ -459,5 +472,9 @@ public enum HTMLReport {
         .fault line{stroke:var(--fault);stroke-dasharray:4 3}.fault path{fill:var(--fault)}.fault text{fill:var(--fault)}
         .event line{stroke:var(--event);stroke-width:1.5}.event text{fill:var(--event)}
         .request rect{fill:var(--span);stroke:var(--line)}.request text{fill:var(--fg)}
+        .key{color:var(--muted);font-size:13px}.swatch{display:inline-block;width:14px;height:3px;\
+        vertical-align:middle;margin:0 4px 0 10px}.swatch.sent{background:var(--sent)}.swatch.ack{height:8px;\
+        width:8px;border-radius:4px;background:var(--ack)}.swatch.resume{background:var(--sent);height:8px;width:6px}\
+        .swatch.fault{border-top:2px dashed var(--fault);height:0}.swatch.event{background:var(--event)}
         """
 }

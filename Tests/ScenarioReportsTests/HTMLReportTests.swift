@@ -55,6 +55,9 @@ struct HTMLReportTests {
         #expect(rows == ["failed", "failed", "passed"])
         #expect(page.contains("3 scenarios: 1 passed, 2 failed, 0 skipped, 0 flaky"))
         #expect(page.contains("<dd data-fact=\"seed\">each scenario&#39;s own</dd>"))
+        // The key says what the line is: what the proxy read from the client, not what reached the server.
+        #expect(page.components(separatedBy: "id=\"key\"").count == 2)
+        #expect(page.contains("bytes the client sent, as the proxy read them"))
     }
 
     @Test func aFailingScenarioShowsExpectedObservedAndEvidenceEscaped() {
