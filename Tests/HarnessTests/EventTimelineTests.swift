@@ -74,6 +74,38 @@ import Testing
         #expect(result.verdicts.first { $0.key == "jobs.failed" }?.status == .passed)
     }
 
+    /// `network-up` at 0 ms, after a `network-down` at 30 % of the upload: the up is not due before the down has
+    /// played, so the network comes back and the upload finishes, however long 30 % takes on this machine.
+    @Test func anUndoWaitsForWhatItUndoes() throws {
+        let result = ScenarioRunner.run(Self.networkDownAndUp(upFirst: false))
+        #expect(result.passed, "\(result.verdicts.filter { $0.status != .passed }) \(result.error ?? "")")
+        let down = try #require(result.eventTimeline.first { $0.event == "network-down" })
+        let up = try #require(result.eventTimeline.first { $0.event == "network-up" })
+        #expect(down.played && up.played)
+        #expect(try #require(up.runMicroseconds) >= (try #require(down.runMicroseconds)))
+    }
+
+    /// Negative control: listed before the down, the up does not wait; it plays at once, undoing nothing, and the
+    /// network stays down from 30 % on: the upload never finishes.
+    @Test func anUndoListedBeforeWhatItUndoesDoesNotWait() throws {
+        let result = ScenarioRunner.run(Self.networkDownAndUp(upFirst: true))
+        #expect(!result.passed)
+        #expect(result.verdicts.first { $0.key == "jobs.succeeded" }?.status == .failed)
+        let down = try #require(result.eventTimeline.first { $0.event == "network-down" })
+        let up = try #require(result.eventTimeline.first { $0.event == "network-up" })
+        #expect(try #require(up.runMicroseconds) < (try #require(down.runMicroseconds)))
+    }
+
+    static func networkDownAndUp(upFirst: Bool) -> Scenario {
+        let down = ScenarioEvent(
+            action: .networkDown, trigger: .progress(.fraction(numerator: 30, denominator: 100), asset: "video"))
+        let up = ScenarioEvent(action: .networkUp, trigger: .time(.zero))
+        return Scenario(
+            name: "down-then-up", description: "network-up at 0 ms after a network-down at 30 %", seed: 14,
+            timeout: .seconds(5), assets: [AssetSpec(name: "video", size: 1 << 20)],
+            events: upFirst ? [up, down] : [down, up], expect: [.jobs(state: "succeeded", .all)])
+    }
+
     /// A progress event plays, and the timeline says which connections it reset.
     @Test func aPlayedEventSaysWhatItDid() throws {
         let slow = try Self.rule(

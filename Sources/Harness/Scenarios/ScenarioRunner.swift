@@ -437,7 +437,7 @@ struct ScenarioRun {
 
     private func isDue(_ item: (index: Int, event: ScenarioEvent)) -> Bool {
         switch item.event.trigger {
-        case .time(let delay): ContinuousClock.now >= origin + delay
+        case .time(let delay): ContinuousClock.now >= origin + delay && !waitsForWhatItUndoes(item)
         case .progress: progress.reached(item.event, hold: Self.holdName(item.index), in: proxy.transcript)
         case .jobsCreated(let count): client.terminatedAtJob(count) != nil
         }
@@ -445,9 +445,22 @@ struct ScenarioRun {
 
     private func nextTimeTrigger() -> ContinuousClock.Instant? {
         pending.compactMap { item -> ContinuousClock.Instant? in
-            if case .time(let delay) = item.event.trigger { return origin + delay }
+            if case .time(let delay) = item.event.trigger, !waitsForWhatItUndoes(item) { return origin + delay }
             return nil
         }.min()
+    }
+
+    /// `network-up` and `enable-extension` undo an earlier `network-down` or `disable-extension` of the file: while
+    /// that one has not played (a progress point a loaded machine has not reached yet), the undo is not due,
+    /// whatever its time says. Played first, it would undo nothing, and the network would then stay down.
+    private func waitsForWhatItUndoes(_ item: (index: Int, event: ScenarioEvent)) -> Bool {
+        let undone: EventAction
+        switch item.event.action {
+        case .networkUp: undone = .networkDown
+        case .enableExtension: undone = .disableExtension
+        default: return false
+        }
+        return pending.contains { $0.index < item.index && $0.event.action == undone }
     }
 
     /// With the client settled, whether a pending event can still play: nothing more moves by itself, so only a
