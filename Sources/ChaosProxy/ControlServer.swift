@@ -40,6 +40,15 @@ public final class ControlServer: Sendable {
     private let loop: AcceptLoop
     private let connections: OpenConnections
 
+    /// Why the API may not listen on `address`, or nil: off loopback, anyone on that network could steer the proxy,
+    /// so an address other than 127.0.0.0/8 or ::1 needs a token (`--api-token`).
+    public static func refusal(of address: SocketAddress, tokenRequired: Bool) -> ControlServerError? {
+        guard !address.isLoopback, !tokenRequired else { return nil }
+        return ControlServerError(
+            .notLoopback,
+            "the control API listens on loopback only (127.0.0.1 or ::1) unless it has a token, not \(address)")
+    }
+
     /// The control API's limits unless told otherwise: a first head within 10 s of the accept, 60 s idle between
     /// requests, 64 connections at once. Its clients are tools and tests on the same machine (`squall fault`,
     /// Toxiproxy client libraries, the dashboard), which keep a few connections; 64 leaves room for parallel test
@@ -47,11 +56,11 @@ public final class ControlServer: Sendable {
     public static let defaultLimits = ListenerLimits(
         headTimeout: .seconds(10), idleTimeout: .seconds(60), maximumConnections: 64)
 
-    /// Binds `address` (loopback only; port 0 picks a free port) and starts serving `handler` within `limits`.
+    /// Binds `address` (loopback, or any address when the API has a token; port 0 picks a free port) and starts
+    /// serving `handler` within `limits`.
     public init(address: SocketAddress, handler: ControlAPIHandler, limits: ListenerLimits = defaultLimits) throws {
-        guard address.isLoopback else {
-            throw ControlServerError(
-                .notLoopback, "the control API listens on loopback only (127.0.0.1 or ::1), not \(address)")
+        if let refusal = Self.refusal(of: address, tokenRequired: handler.configuration.token != nil) {
+            throw refusal
         }
         let connections = OpenConnections()
         self.connections = connections

@@ -7,6 +7,9 @@ public struct ControlAPIError: Error, Sendable, Hashable, CustomStringConvertibl
         case badRequest
         /// No token, or the wrong one: 401.
         case unauthorized
+        /// Without a token, a request addressed to a name other than loopback, or sent from a page of another
+        /// origin (DNS rebinding, a web page posting to 127.0.0.1): 403.
+        case forbidden
         /// No such proxy, toxic or endpoint: 404.
         case notFound
         /// The endpoint exists but not with this method: 405.
@@ -35,6 +38,7 @@ public struct ControlAPIError: Error, Sendable, Hashable, CustomStringConvertibl
         switch code {
         case .badRequest: 400
         case .unauthorized: 401
+        case .forbidden: 403
         case .notFound: 404
         case .methodNotAllowed: 405
         case .requestTimeout: 408

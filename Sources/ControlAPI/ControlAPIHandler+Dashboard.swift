@@ -68,15 +68,18 @@ extension ControlAPIHandler {
             fields: ["Cache-Control": "no-cache", "Connection": "close"])
     }
 
-    /// The transcript lines from index `from` as server-sent events (`data: LINE` and a blank line each), waiting
+    /// The transcript lines from index `from` as server-sent events (`id: INDEX`, `data: LINE` and a blank line
+    /// each: the index is the line's place in the transcript, so a reader that asks again from the last id + 1, or
+    /// reconnects with `Last-Event-ID`, neither misses nor repeats one, even when older lines were dropped), waiting
     /// up to `wait` for one when there is none yet; the text is empty when none came, and the index to ask for
     /// next. Nil once no proxy is attached (the stream ends).
     public func events(from: Int, wait: Duration) -> (text: String, next: Int)? {
         guard let runtime else { return nil }
         let (lines, next) = runtime.waitForTranscriptLines(from: from, timeout: wait)
+        let split = lines.split(separator: "\n", omittingEmptySubsequences: true)
         var text = ""
-        for line in lines.split(separator: "\n", omittingEmptySubsequences: true) {
-            text += "data: " + line + "\n\n"
+        for (offset, line) in split.enumerated() {
+            text += "id: \(next - split.count + offset)\ndata: " + line + "\n\n"
         }
         return (text, next)
     }

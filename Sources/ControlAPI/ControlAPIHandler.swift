@@ -57,12 +57,18 @@ public final class ControlAPIHandler: Sendable {
         let (responseHead, content) = answer(head, body: body)
         var response = ControlAPIResponse(head: responseHead, body: content)
         if responseHead.status == 200, responseHead.fields["Content-Type"] == Self.eventStreamType {
-            response.eventStreamFrom = Int(RequestTarget(head.target).queryValue("from") ?? "0") ?? 0
+            // `?from=N`, else after the `Last-Event-ID` an EventSource sends when it reconnects, else 0.
+            let resume = head.fields["Last-Event-ID"].flatMap { Int($0) }.map { $0 + 1 }
+            response.eventStreamFrom =
+                RequestTarget(head.target).queryValue("from").flatMap { Int($0) } ?? resume ?? 0
         }
         return response
     }
 
     private func answer(_ head: RequestHead, body: [UInt8]) -> (ResponseHead, [UInt8]) {
+        if configuration.token == nil, let refusal = Self.foreignRequest(head) {
+            return ControlAPIReply(error: refusal).encoded()
+        }
         if !Self.isPublic(head), let challenge = challenge(for: head) {
             let error = ControlAPIError(.unauthorized, "missing or invalid bearer token")
             return ControlAPIReply(error: error, challenge: challenge).encoded()
@@ -148,6 +154,53 @@ public final class ControlAPIHandler: Sendable {
         }
         onChange(generation)
         return (result, registry)
+    }
+
+    /// Without a token the API trusts whoever reaches its loopback address, which a web page in the user's browser
+    /// can too: by posting to 127.0.0.1 (its `Origin` says where it comes from) or by rebinding its own name to
+    /// 127.0.0.1 (its `Host` then names that site). So a `Host` must be a loopback name or address, and an
+    /// `Origin`, when sent, a loopback one (`null`, a local file or sandboxed page, is refused too). Requests
+    /// without either (curl, `squall fault`, Toxiproxy clients that send no `Host`) are served.
+    static func foreignRequest(_ head: RequestHead) -> ControlAPIError? {
+        if let host = head.fields["Host"], !isLoopbackName(authorityHost(host)) {
+            return ControlAPIError(
+                .forbidden,
+                "Host \(host) is not a loopback name: without --api-token the control API answers only requests "
+                    + "to 127.0.0.1, localhost or [::1]; give the proxy --api-token to reach it by another name")
+        }
+        if let origin = head.fields["Origin"] {
+            let parts = origin.split(separator: "://", maxSplits: 1, omittingEmptySubsequences: false)
+            guard parts.count == 2, parts[0] == "http" || parts[0] == "https",
+                isLoopbackName(authorityHost(String(parts[1])))
+            else {
+                return ControlAPIError(
+                    .forbidden,
+                    "a page of \(origin) may not use the control API: without --api-token only its own pages "
+                        + "(served from 127.0.0.1, localhost or [::1]) may")
+            }
+        }
+        return nil
+    }
+
+    /// The host of an authority (`host`, `host:port`, `[v6]:port`), lower-cased.
+    static func authorityHost(_ authority: String) -> String {
+        let text = authority.lowercased()
+        if text.hasPrefix("["), let end = text.firstIndex(of: "]") {
+            return String(text[text.index(after: text.startIndex)..<end])
+        }
+        if let colon = text.lastIndex(of: ":") { return String(text[..<colon]) }
+        return text
+    }
+
+    /// `localhost` (RFC 6761 §6.3), an address of 127.0.0.0/8, or `::1`.
+    static func isLoopbackName(_ host: String) -> Bool {
+        if host == "localhost" || host == "::1" { return true }
+        let parts = host.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 4, parts[0] == "127" else { return false }
+        return parts.allSatisfy { part in
+            !part.isEmpty && part.count <= 3 && part.allSatisfy(\.isASCII) && part.allSatisfy(\.isNumber)
+                && Int(part).map { $0 <= 255 } == true
+        }
     }
 
     /// The `WWW-Authenticate` challenge when a token is configured and the request lacks it (RFC 6750 §3).

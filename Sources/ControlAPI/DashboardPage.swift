@@ -171,8 +171,11 @@ enum DashboardPage {
           showFaults(faults);
           status(connections.length + " connections, " + faults.length + " rules, transcript " + next + " lines");
         }
-        function onEvent(text) {
-          next += 1;
+        const shown = [];  // the transcript's last 300 lines, drawn once per chunk read
+        function onEvent(text, id) {
+          if (id !== null) next = id + 1;  // the server's index: no line missed or repeated on a reconnect
+          shown.push(text);
+          if (shown.length > 300) shown.splice(0, shown.length - 300);
           let event = null;
           try { event = JSON.parse(text); } catch (e) { return; }
           const upload = uploads[event.conn] || (uploads[event.conn] = {});
@@ -180,9 +183,10 @@ enum DashboardPage {
           if (event.event === "request_body" && event.upload_offset !== null && event.upload_offset !== undefined) {
             upload.offset = event.upload_offset + event.length;
           }
+        }
+        function drawTranscript() {
           const pre = $("transcript");
-          const lines = (pre.textContent ? pre.textContent.split("\\n") : []).concat([text]);
-          pre.textContent = lines.slice(-300).join("\\n");
+          pre.textContent = shown.join("\\n");
           pre.scrollTop = pre.scrollHeight;
         }
         async function stream() {
@@ -198,11 +202,17 @@ enum DashboardPage {
                 if (done) break;
                 buffer += decoder.decode(value, {stream: true});
                 let end;
+                let any = false;
                 while ((end = buffer.indexOf("\\n\\n")) >= 0) {
                   const chunk = buffer.slice(0, end);
                   buffer = buffer.slice(end + 2);
-                  for (const line of chunk.split("\\n")) if (line.startsWith("data: ")) onEvent(line.slice(6));
+                  let id = null;
+                  for (const line of chunk.split("\\n")) {
+                    if (line.startsWith("id: ")) id = Number(line.slice(4));
+                    if (line.startsWith("data: ")) { onEvent(line.slice(6), id); any = true; }
+                  }
                 }
+                if (any) drawTranscript();
               }
             } catch (e) {
               status("transcript stream: " + e.message, true);

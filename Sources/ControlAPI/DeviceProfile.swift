@@ -33,6 +33,8 @@ public struct DeviceProfile: Sendable, Hashable {
                 base64 += line.trimmingCharacters(in: .whitespaces)
             }
         }
+        // No CERTIFICATE block at all is no certificate (the empty string would decode to no bytes).
+        guard !base64.isEmpty else { return nil }
         return Data(base64Encoded: base64).map(Array.init)
     }
 

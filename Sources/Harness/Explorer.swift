@@ -284,10 +284,12 @@ public enum Explorer {
         _ document: JSONValue, violating violated: Set<String>, options: ExploreOptions, runs: inout Int
     ) -> Set<String>? {
         var confirmed: [Set<String>] = []
-        for _ in 0..<3 where confirmed.count < 2 {
+        var missed = 0
+        // Stops as soon as two of three can no longer be reached, or the run is being stopped.
+        while confirmed.count < 2, missed < 2, options.runner.stop?.isRequested != true {
             runs += 1
             let again = Set(violations(of: document, options: options)).intersection(violated)
-            if !again.isEmpty { confirmed.append(again) }
+            if again.isEmpty { missed += 1 } else { confirmed.append(again) }
         }
         return confirmed.count == 2 ? confirmed[0].union(confirmed[1]) : nil
     }

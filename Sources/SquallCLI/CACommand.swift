@@ -1,3 +1,4 @@
+import Foundation
 import SquallCore
 import TLSKit
 
@@ -68,8 +69,13 @@ enum CAShowCommand: Subcommand {
         console.print("private key: \(authority.keyPath)")
         if let warning = authority.keyExposure { console.printError("squall ca show: warning: \(warning)") }
         if let api = arguments["--url"] {
-            guard api.hasPrefix("http://") || api.hasPrefix("https://"), api.count > "https://".count else {
-                throw UsageError("--url must be the control API's http:// URL, not '\(api)'", command: spec.path)
+            // The control API speaks plain HTTP (a phone cannot trust the CA before it has it): http://HOST[:PORT].
+            guard let url = URLComponents(string: api), url.scheme == "http", let host = url.host, !host.isEmpty,
+                url.query == nil, url.fragment == nil, url.path.isEmpty || url.path == "/"
+            else {
+                throw UsageError(
+                    "--url must be the control API's address as the phone reaches it, http://HOST:PORT, not '\(api)'",
+                    command: spec.path)
             }
             let profile = (api.hasSuffix("/") ? String(api.dropLast()) : api) + "/ca.mobileconfig"
             let code: QRCode

@@ -84,9 +84,23 @@ struct ControlServerTests {
         let address = try SocketAddress(parsing: "0.0.0.0:0")
         #expect(
             throws: ControlServerError(
-                .notLoopback, "the control API listens on loopback only (127.0.0.1 or ::1), not 0.0.0.0:0")
+                .notLoopback,
+                "the control API listens on loopback only (127.0.0.1 or ::1) unless it has a token, not 0.0.0.0:0")
         ) {
             try ControlServer(address: address, handler: ControlAPIHandler())
+        }
+    }
+
+    /// With a token, any address is allowed (a phone on the network reaches the CA profile and the dashboard asks
+    /// for the token); checked on the rule itself, so that no test binds an address off loopback.
+    @Test func aNonLoopbackAddressIsAllowedWithAToken() throws {
+        for text in ["0.0.0.0:8474", "192.168.1.20:8474", "[::]:8474"] {
+            let address = try SocketAddress(parsing: text)
+            #expect(ControlServer.refusal(of: address, tokenRequired: true) == nil, "\(text)")
+            #expect(ControlServer.refusal(of: address, tokenRequired: false) != nil, "\(text)")
+        }
+        for text in ["127.0.0.1:0", "127.0.0.2:0", "[::1]:0"] {
+            #expect(ControlServer.refusal(of: try SocketAddress(parsing: text), tokenRequired: false) == nil)
         }
     }
 
@@ -122,7 +136,7 @@ struct ControlServerTests {
         connection.expect("GET")
         connection.expect("DELETE")
         try connection.send(
-            "GET /version HTTP/1.1\r\nHost: a\r\n\r\nDELETE /proxies/x HTTP/1.1\r\nHost: a\r\n\r\n")
+            "GET /version HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\nDELETE /proxies/x HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
         let responses = [try connection.response(), try connection.response()]
         #expect(responses.map(\.head.status) == [200, 404])
     }
@@ -145,7 +159,7 @@ struct ControlServerTests {
         let server = try ControlServer(address: try Self.loopback(), handler: handler)
         defer { server.stop() }
         let connection = try Connection(server.address)
-        try connection.send("GET /version HTTP/1.1\r\nHost: a\r\nBad Field: x\r\n\r\n")
+        try connection.send("GET /version HTTP/1.1\r\nHost: 127.0.0.1\r\nBad Field: x\r\n\r\n")
         let reply = try connection.response()
         #expect(reply.head.status == 400)
         #expect(reply.head.fields["Connection"] == "close")
@@ -165,7 +179,7 @@ struct ControlServerTests {
             chunked
             ? "Transfer-Encoding: chunked\r\n\r\n\(String(body.utf8.count, radix: 16))\r\n\(body)\r\n0\r\n\r\n"
             : "Content-Length: \(body.utf8.count)\r\n\r\n\(body)"
-        try connection.send("POST /proxies HTTP/1.1\r\nHost: a\r\n" + framing)
+        try connection.send("POST /proxies HTTP/1.1\r\nHost: 127.0.0.1\r\n" + framing)
         let reply = try connection.response()
         #expect(reply.head.status == 413)
         #expect(reply.text.contains("request body over 40 bytes"))
@@ -180,7 +194,8 @@ struct ControlServerTests {
         let body = #"{"name": "db", "upstream": "127.0.0.1:9000"}"#
         connection.expect("POST")
         try connection.send(
-            "POST /proxies HTTP/1.1\r\nHost: a\r\nExpect: 100-continue\r\nContent-Length: \(body.utf8.count)\r\n\r\n")
+            "POST /proxies HTTP/1.1\r\nHost: 127.0.0.1\r\nExpect: 100-continue\r\nContent-Length: \(body.utf8.count)\r\n\r\n"
+        )
         #expect(try connection.response().head.status == 100)
         try connection.send(body)
         #expect(try connection.response().head.status == 201)

@@ -1,6 +1,7 @@
 import ControlAPI
 import Foundation
 import HTTPWire
+import TestSupport
 import Testing
 
 /// The public pages of the control API (the dashboard, the CA as PEM and as a profile) and the event stream's
@@ -44,6 +45,28 @@ struct DashboardRoutesTests {
         #expect(client.send(.get, "/squall/events").status == 401)
         #expect(client.send(.post, "/ca.pem").status == 405)
         #expect(ControlClient(Self.handler(), token: "s3cret").send(.get, "/version").status == 200)
+    }
+
+    /// Each event carries its transcript index as its id; a reader resumes after `Last-Event-ID` or from `?from=`.
+    @Test func eventsCarryTheirTranscriptIndex() {
+        let handler = Self.handler(token: nil)
+        let runtime = FakeRuntime(transcript: ["{\"a\":0}", "{\"b\":1}", "{\"c\":2}"])
+        handler.attach(runtime)
+        let events = handler.events(from: 1, wait: .zero)
+        #expect(events?.text == "id: 1\ndata: {\"b\":1}\n\nid: 2\ndata: {\"c\":2}\n\n" && events?.next == 3)
+        var head = RequestHead(method: .get, target: "/squall/events", fields: [:])
+        head.fields.append(name: "Last-Event-ID", value: "1")
+        #expect(handler.respond(head, body: []).eventStreamFrom == 2)
+        head.target = "/squall/events?from=0"
+        #expect(handler.respond(head, body: []).eventStreamFrom == 0, "?from= wins over Last-Event-ID")
+    }
+
+    /// Negative control: a PEM with no certificate in it gives no profile (a 404), never an empty one.
+    @Test func aPEMWithoutACertificateGivesNoProfile() {
+        for pem in ["", "-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----\n"] {
+            let profile = DeviceProfile(certificatePEM: pem, fingerprint: "ABCDEF0123456789", subject: "CN=x")
+            #expect(profile.certificateDER == nil && profile.mobileconfig == nil)
+        }
     }
 
     @Test func theProfileHoldsTheCertificatesDERAndStableIdentifiers() throws {

@@ -96,6 +96,21 @@ import Testing
         #expect(try #require(up.runMicroseconds) < (try #require(down.runMicroseconds)))
     }
 
+    /// A relaunch at a progress point waits for the client to have stopped: the upload is not held there (held, it
+    /// could never finish, the client never settle, and the run would last until its timeout).
+    @Test func aRelaunchAtAProgressPointIsNotHeld() throws {
+        let relaunch = ScenarioEvent(
+            action: .relaunchClient, trigger: .progress(.fraction(numerator: 50, denominator: 100), asset: "video"))
+        let scenario = Scenario(
+            name: "relaunch-at-progress", description: "a relaunch once the upload passed half", seed: 15,
+            timeout: .seconds(20), assets: [AssetSpec(name: "video", size: 1 << 20)], events: [relaunch],
+            expect: [.jobs(state: "succeeded", .all)])
+        let result = ScenarioRunner.run(scenario)
+        #expect(result.passed, "\(result.verdicts.filter { $0.status != .passed }) \(result.error ?? "")")
+        #expect(result.eventTimeline.first?.played == true)
+        #expect(result.duration < .seconds(10), "the run lasted \(result.duration)")
+    }
+
     static func networkDownAndUp(upFirst: Bool) -> Scenario {
         let down = ScenarioEvent(
             action: .networkDown, trigger: .progress(.fraction(numerator: 30, denominator: 100), asset: "video"))

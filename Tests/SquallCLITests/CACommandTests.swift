@@ -41,8 +41,8 @@ struct CACommandTests {
         #expect(showOut.contains("sha256:"))
     }
 
-    /// `--url`: the profile's URL and a QR code of it, the same code `QRCode` draws; a URL that is not http(s) is
-    /// refused naming the flag.
+    /// `--url`: the profile's URL and a QR code of it, the same code `QRCode` draws; a URL that is not the API's
+    /// http://HOST:PORT is refused naming the flag.
     @Test func showWithAnAPIURLPrintsTheProfilesURLAndItsQRCode() throws {
         let directory = temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
@@ -52,9 +52,17 @@ struct CACommandTests {
         #expect(out.contains("profile:     http://192.168.1.20:8474/ca.mobileconfig\n\n"))
         let code = try QRCode("http://192.168.1.20:8474/ca.mobileconfig")
         #expect(out.hasSuffix(code.terminalLines().joined(separator: "\n") + "\n"))
-        let (refused, _, error) = squall(["ca", "show", "--dir", directory, "--url", "192.168.1.20:8474"])
-        #expect(refused == 2)
-        #expect(error.contains("--url must be the control API's http:// URL"), "\(error)")
+        // Not the API's plain-HTTP address: no scheme, https, a path, a query, no host.
+        for url in [
+            "192.168.1.20:8474", "https://192.168.1.20:8474", "http://192.168.1.20:8474/squall",
+            "http://192.168.1.20:8474/?x", "http://",
+        ] {
+            let (refused, _, error) = squall(["ca", "show", "--dir", directory, "--url", url])
+            #expect(refused == 2, "\(url)")
+            #expect(
+                error.contains("--url must be the control API's address as the phone reaches it, http://HOST:PORT"),
+                "\(error)")
+        }
     }
 
     @Test func showWithoutACAFailsClearly() throws {

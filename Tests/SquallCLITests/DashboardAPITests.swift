@@ -72,6 +72,7 @@ struct DashboardAPITests {
         _ = try curl(["-o", "/dev/null", "--cacert", fetched, site + "/sse-probe"])
         let streamed = try events.read(until: "/sse-probe")
         #expect(streamed.contains("data: {\"t_us\":"), "\(streamed)")
+        #expect(streamed.contains("id: 0\ndata: {"), "each event carries its transcript index: \(streamed)")
         #expect(streamed.contains("\"event\":\"request\""))
         let ended = proxy.stop()
         #expect(ended.status == 143, "the proxy stops with an event stream open: \(ended.errors)")

@@ -324,7 +324,10 @@ struct ScenarioRun {
     /// loaded the machine, instead of wherever the upload got while the run noticed.
     static func holds(for events: [ScenarioEvent]) throws -> [FaultRule] {
         try events.enumerated().compactMap { index, event in
-            guard case .progress(let position, let asset) = event.trigger else { return nil }
+            // A relaunch waits for the client to have stopped; held there, the upload would never let it stop.
+            guard case .progress(let position, let asset) = event.trigger, event.action != .relaunchClient else {
+                return nil
+            }
             var match = FaultMatch()
             if let asset { match.header = HeaderMatch(name: "X-Filename", value: Glob(asset)) }
             return try FaultRule(
@@ -387,14 +390,18 @@ struct ScenarioRun {
                 break
             }
             let next = nextTimeTrigger().map { min($0, deadline) } ?? deadline
+            // What wakes the wait: a progress point reached (a relaunch's is not enough: it also waits for the
+            // client to stop), the client settling (when it had not yet: a settled client waiting for a timed event
+            // would wake it at once, again and again), a stop.
             let progressEvents = pending.filter {
-                if case .progress = $0.event.trigger { true } else { false }
+                if case .progress = $0.event.trigger { $0.event.action != .relaunchClient } else { false }
             }
             let client = self.client
             let progress = self.progress
             let stop = runStop
+            let wasSettled = settled
             _ = proxy.waitForTranscript(timeout: max(.zero, next - .now)) { transcript in
-                client.isSettled || stop?.isRequested == true
+                (!wasSettled && client.isSettled) || stop?.isRequested == true
                     || progressEvents.contains {
                         progress.reached($0.event, hold: Self.holdName($0.index), in: transcript)
                     }
