@@ -1,5 +1,6 @@
 import Capture
 import FaultEngine
+import HTTPWire
 import ProxyFlow
 import SquallNet
 import TLSKit
@@ -32,18 +33,7 @@ public struct UpstreamTarget: Sendable, Hashable, CustomStringConvertible {
             rest = rest[range.upperBound...]
         }
         if let slash = rest.firstIndex(of: "/") { rest = rest[..<slash] }
-        var host: Substring
-        var portText: Substring?
-        if rest.hasPrefix("["), let close = rest.firstIndex(of: "]") {
-            host = rest[rest.index(after: rest.startIndex)..<close]
-            let after = rest[rest.index(after: close)...]
-            if after.hasPrefix(":") { portText = after.dropFirst() }
-        } else if let colon = rest.lastIndex(of: ":") {
-            host = rest[..<colon]
-            portText = rest[rest.index(after: colon)...]
-        } else {
-            host = rest
-        }
+        let (host, portText) = HTTPAuthority.split(rest)
         guard !host.isEmpty else { throw ChaosProxyError(.badUpstream, "upstream \(text): no host") }
         let port = portText.flatMap { UInt16($0) } ?? defaultPort
         guard let port, port > 0 else {

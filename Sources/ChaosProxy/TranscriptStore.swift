@@ -92,12 +92,7 @@ final class TranscriptStore: Sendable {
             let first = state.transcript.appendedCount - since.count
             return (Array(limit.map { since.prefix($0) } ?? since), first)
         }
-        var text = ""
-        for event in events {
-            text += event.jsonLine()
-            text += "\n"
-        }
-        return (text, first + events.count)
+        return (events.jsonLines(), first + events.count)
     }
 
     /// Writes what is buffered to the file.

@@ -20,8 +20,6 @@ public struct ControlAPIResponse: Sendable {
 }
 
 extension ControlAPIHandler {
-    static let eventStreamType = "text/event-stream"
-
     /// The paths served without the token.
     static func isPublic(_ head: RequestHead) -> Bool {
         ["/", "/ca.pem", "/ca.mobileconfig"].contains(RequestTarget(head.target).path)
@@ -56,16 +54,23 @@ extension ControlAPIHandler {
         }
     }
 
-    /// `GET /squall/events`: the head of the stream (its body comes from `events(from:wait:)`).
-    func eventStream(_ target: RequestTarget, _ method: HTTPMethod) throws(ControlAPIError) -> ControlAPIReply {
-        try allow(method, [.get])
+    /// `GET /squall/events`: the head of the stream (its body comes from `events(from:wait:)`), from `?from=N`,
+    /// else after the `Last-Event-ID` an `EventSource` sends when it reconnects, else from 0.
+    func eventStream(_ head: RequestHead, _ target: RequestTarget) throws(ControlAPIError) -> ControlAPIReply {
+        try allow(head.method, [.get])
         guard runtime != nil else { throw ControlAPIError(.notFound, "no endpoint \(target.path): no proxy attached") }
-        if let text = target.queryValue("from"), Int(text).map({ $0 < 0 }) ?? true {
-            throw ControlAPIError(.badRequest, "from must be a transcript index (0 or more), not '\(text)'")
+        var from = head.fields["Last-Event-ID"].flatMap { Int($0) }.map { $0 + 1 } ?? 0
+        if let text = target.queryValue("from") {
+            guard let index = Int(text), index >= 0 else {
+                throw ControlAPIError(.badRequest, "from must be a transcript index (0 or more), not '\(text)'")
+            }
+            from = index
         }
-        return ControlAPIReply(
-            text: "", contentType: Self.eventStreamType,
+        var reply = ControlAPIReply(
+            text: "", contentType: "text/event-stream",
             fields: ["Cache-Control": "no-cache", "Connection": "close"])
+        reply.eventStreamFrom = from
+        return reply
     }
 
     /// The transcript lines from index `from` as server-sent events (`id: INDEX`, `data: LINE` and a blank line

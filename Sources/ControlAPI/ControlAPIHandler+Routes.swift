@@ -22,7 +22,7 @@ extension ControlAPIHandler {
         let segments = target.segments
         let method = head.method
         if let reply = try dashboardRoute(target, method) { return reply }
-        if segments == ["squall", "events"] { return try eventStream(target, method) }
+        if segments == ["squall", "events"] { return try eventStream(head, target) }
         if segments.first == "squall" || segments == ["metrics"] {
             return try native(target, method, body)
         }

@@ -47,40 +47,33 @@ public final class ControlAPIHandler: Sendable {
 
     /// Handles one request: authorization, the body limit, then the endpoint.
     public func handle(_ head: RequestHead, body: [UInt8]) -> (ResponseHead, [UInt8]) {
-        let response = respond(head, body: body)
-        return (response.head, response.body)
+        answer(head, body: body).encoded()
     }
 
     /// Handles one request like `handle`; a `GET /squall/events` is answered with the head of an event stream
     /// and `eventStreamFrom`, which the server then feeds with `events(from:wait:)` until the peer goes.
     public func respond(_ head: RequestHead, body: [UInt8]) -> ControlAPIResponse {
-        let (responseHead, content) = answer(head, body: body)
-        var response = ControlAPIResponse(head: responseHead, body: content)
-        if responseHead.status == 200, responseHead.fields["Content-Type"] == Self.eventStreamType {
-            // `?from=N`, else after the `Last-Event-ID` an EventSource sends when it reconnects, else 0.
-            let resume = head.fields["Last-Event-ID"].flatMap { Int($0) }.map { $0 + 1 }
-            response.eventStreamFrom =
-                RequestTarget(head.target).queryValue("from").flatMap { Int($0) } ?? resume ?? 0
-        }
-        return response
+        let reply = answer(head, body: body)
+        let (responseHead, content) = reply.encoded()
+        return ControlAPIResponse(head: responseHead, body: content, eventStreamFrom: reply.eventStreamFrom)
     }
 
-    private func answer(_ head: RequestHead, body: [UInt8]) -> (ResponseHead, [UInt8]) {
+    private func answer(_ head: RequestHead, body: [UInt8]) -> ControlAPIReply {
         if configuration.token == nil, let refusal = Self.foreignRequest(head) {
-            return ControlAPIReply(error: refusal).encoded()
+            return ControlAPIReply(error: refusal)
         }
         if !Self.isPublic(head), let challenge = challenge(for: head) {
             let error = ControlAPIError(.unauthorized, "missing or invalid bearer token")
-            return ControlAPIReply(error: error, challenge: challenge).encoded()
+            return ControlAPIReply(error: error, challenge: challenge)
         }
         guard body.count <= configuration.maxBodyBytes else {
             let error = ControlAPIError(.bodyTooLarge, "request body over \(configuration.maxBodyBytes) bytes")
-            return ControlAPIReply(error: error).encoded()
+            return ControlAPIReply(error: error)
         }
         do {
-            return try route(head, body).encoded()
+            return try route(head, body)
         } catch {
-            return ControlAPIReply(error: error).encoded()
+            return ControlAPIReply(error: error)
         }
     }
 
@@ -184,12 +177,7 @@ public final class ControlAPIHandler: Sendable {
 
     /// The host of an authority (`host`, `host:port`, `[v6]:port`), lower-cased.
     static func authorityHost(_ authority: String) -> String {
-        let text = authority.lowercased()
-        if text.hasPrefix("["), let end = text.firstIndex(of: "]") {
-            return String(text[text.index(after: text.startIndex)..<end])
-        }
-        if let colon = text.lastIndex(of: ":") { return String(text[..<colon]) }
-        return text
+        HTTPAuthority.split(Substring(authority)).host.lowercased()
     }
 
     /// `localhost` (RFC 6761 §6.3), an address of 127.0.0.0/8, or `::1`.

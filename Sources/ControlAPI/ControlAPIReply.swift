@@ -8,6 +8,9 @@ struct ControlAPIReply: Sendable {
     var body: [UInt8]
     var contentType = "application/json"
     var fields: HTTPFields = [:]
+    /// For the head of an event stream: the transcript index it starts from. Its body is written as the transcript
+    /// grows, until the connection closes, so the head has no `Content-Length`.
+    var eventStreamFrom: Int?
 
     /// A reply with `value` encoded as JSON (sorted keys, so the output is stable).
     init(status: Int = 200, _ value: some Encodable) {
@@ -49,8 +52,7 @@ struct ControlAPIReply: Sendable {
         var fields = fields
         if status != 204 {
             fields.append(name: "Content-Type", value: contentType)
-            // An event stream's body is written as the transcript grows, until the connection closes.
-            if contentType != ControlAPIHandler.eventStreamType {
+            if eventStreamFrom == nil {
                 fields.append(name: "Content-Length", value: String(body.count))
             }
         }

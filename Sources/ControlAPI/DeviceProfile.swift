@@ -1,4 +1,5 @@
 import Foundation
+import SquallCore
 
 /// The proxy's CA as a phone installs it: the certificate (PEM) and an Apple configuration profile
 /// (`.mobileconfig`, a property list with one `com.apple.security.root` payload holding the certificate's DER).
@@ -44,7 +45,7 @@ public struct DeviceProfile: Sendable, Hashable {
         let hex = fingerprint.filter(\.isHexDigit).uppercased()
         let short = String(hex.prefix(16))
         let body = Data(der).base64EncodedString(options: [.lineLength64Characters, .endLineWithLineFeed])
-        let subject = Self.escaped(subject)
+        let subject = XMLText.text(subject)
         return """
             <?xml version="1.0" encoding="UTF-8"?>
             <!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd">
@@ -110,10 +111,5 @@ public struct DeviceProfile: Sendable, Hashable {
         }
         parts.append(text[start...])
         return parts.joined(separator: "-")
-    }
-
-    private static func escaped(_ text: String) -> String {
-        text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
-            .replacingOccurrences(of: ">", with: "&gt;")
     }
 }

@@ -130,9 +130,7 @@ public final class HTTPServerStream {
     /// Writes `head` and `body` in one write, within `timeout`; a failure is the stream's own error (`NetError`,
     /// `TLSError`), as a server logs it.
     public func send(_ head: ResponseHead, body: [UInt8] = [], timeout: Duration) throws {
-        var bytes = try HTTP1Serializer.serialize(head)
-        bytes += body
-        try stream.writeAll(bytes, deadline: ContinuousClock.now.advanced(by: timeout))
+        try sendBody(HTTP1Serializer.serialize(head) + body, timeout: timeout)
     }
 
     /// Writes more of a response body whose head went out with `send` (a stream with no length), within `timeout`.

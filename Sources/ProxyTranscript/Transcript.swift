@@ -53,8 +53,15 @@ public struct Transcript: Sendable {
 
     /// Every kept event as JSON Lines, one `jsonLine()` per line, each ending in a newline.
     public func jsonLines() -> String {
+        storage[start...].jsonLines()
+    }
+}
+
+extension Sequence<TranscriptEvent> {
+    /// The events as JSON Lines, one `jsonLine()` per line, each ending in a newline.
+    public func jsonLines() -> String {
         var text = ""
-        for event in storage[start...] {
+        for event in self {
             text += event.jsonLine()
             text += "\n"
         }

@@ -1,4 +1,5 @@
 import Scenario
+import SquallCore
 
 /// The `--junit` report: JUnit XML as CI systems read it — one `<testsuite>` with one `<testcase>` per scenario
 /// (classname from the scenario's file, time in seconds); a `<failure>` with a message and the unmet
@@ -19,7 +20,7 @@ public enum JUnitReport {
         let counts =
             "tests=\"\(results.count)\" failures=\"\(failed - errors)\" errors=\"\(errors)\" skipped=\"\(skipped)\" "
             + "time=\"\(ReportText.seconds(ReportText.total(results), digits: 3))\""
-        let name = attribute(suiteName)
+        let name = XMLText.attribute(suiteName)
         var xml = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"\(name)\" \(counts)>\n"
         xml += "  <testsuite name=\"\(name)\" \(counts)>\n"
         for result in results {
@@ -30,11 +31,11 @@ public enum JUnitReport {
 
     private static func testCase(_ result: ScenarioResult, suiteName: String) -> String {
         let head =
-            "    <testcase name=\"\(attribute(result.name))\" classname=\"\(attribute(className(result, suiteName)))\" "
+            "    <testcase name=\"\(XMLText.attribute(result.name))\" classname=\"\(XMLText.attribute(className(result, suiteName)))\" "
             + "time=\"\(ReportText.seconds(result.duration, digits: 3))\""
-        let details = text(ConsoleReport.failureDetails(for: result).joined(separator: "\n"))
+        let details = XMLText.text(ConsoleReport.failureDetails(for: result).joined(separator: "\n"))
         if let error = result.error {
-            return head + ">\n      <error message=\"\(attribute(error))\" type=\"run\">\(details)</error>\n"
+            return head + ">\n      <error message=\"\(XMLText.attribute(error))\" type=\"run\">\(details)</error>\n"
                 + "    </testcase>\n"
         }
         switch Outcome(result) {
@@ -42,12 +43,12 @@ public enum JUnitReport {
             return head + "/>\n"
         case .skipped:
             let message = result.skipReason ?? "every expectation was skipped"
-            return head + ">\n      <skipped message=\"\(attribute(message))\"/>\n    </testcase>\n"
+            return head + ">\n      <skipped message=\"\(XMLText.attribute(message))\"/>\n    </testcase>\n"
         case .failed:
             let keys = result.verdicts.filter { $0.status == .failed }.map(\.key)
             let noun = keys.count == 1 ? "expectation" : "expectations"
             let message = "\(keys.count) unmet \(noun): \(keys.joined(separator: ", "))"
-            return head + ">\n      <failure message=\"\(attribute(message))\" type=\"expectation\">\(details)"
+            return head + ">\n      <failure message=\"\(XMLText.attribute(message))\" type=\"expectation\">\(details)"
                 + "</failure>\n    </testcase>\n"
         }
     }
@@ -62,41 +63,4 @@ public enum JUnitReport {
         return path.split(separator: "/").joined(separator: ".")
     }
 
-    /// Character data: `&`, `<`, `>` escaped, and characters XML 1.0 forbids (§2.2) replaced by U+FFFD.
-    static func text(_ value: String) -> String {
-        escape(value, attribute: false)
-    }
-
-    /// An attribute value in double quotes: also `"`, `'` and whitespace escaped so they survive normalization.
-    static func attribute(_ value: String) -> String {
-        escape(value, attribute: true)
-    }
-
-    private static func escape(_ value: String, attribute: Bool) -> String {
-        var escaped = ""
-        for scalar in value.unicodeScalars {
-            switch scalar {
-            case "&": escaped += "&amp;"
-            case "<": escaped += "&lt;"
-            case ">": escaped += "&gt;"
-            case "\"" where attribute: escaped += "&quot;"
-            case "'" where attribute: escaped += "&apos;"
-            case "\n" where attribute: escaped += "&#10;"
-            case "\r": escaped += "&#13;"
-            case "\t" where attribute: escaped += "&#9;"
-            case _ where !allowed(scalar): escaped += "\u{FFFD}"
-            default: escaped.unicodeScalars.append(scalar)
-            }
-        }
-        return escaped
-    }
-
-    /// XML 1.0 `Char` (§2.2): tab, newline, carriage return, and U+0020 on, less U+FFFE and U+FFFF.
-    private static func allowed(_ scalar: Unicode.Scalar) -> Bool {
-        switch scalar.value {
-        case 0x9, 0xA, 0xD: true
-        case 0x20...0xFFFD, 0x10000...0x10FFFF: true
-        default: false
-        }
-    }
 }

@@ -107,17 +107,17 @@ public enum ServerCheckReport {
 
     private static func testCase(_ result: ServerCheckResult) -> String {
         let head =
-            "    <testcase name=\"\(JUnitReport.attribute(result.name))\" "
+            "    <testcase name=\"\(XMLText.attribute(result.name))\" "
             + "classname=\"check-server.interop-\(result.version)\" time=\"\(seconds(result.duration))\""
         switch result.outcome {
         case .passed:
             return head + "/>\n"
         case .skipped:
-            return head + ">\n      <skipped message=\"\(JUnitReport.attribute(result.detail))\"/>\n    </testcase>\n"
+            return head + ">\n      <skipped message=\"\(XMLText.attribute(result.detail))\"/>\n    </testcase>\n"
         case .failed:
             let message = "expected \(result.expected ?? result.checks)"
-            return head + ">\n      <failure message=\"\(JUnitReport.attribute(message))\" type=\"check\">"
-                + JUnitReport.text("\(result.checks)\ngot: \(result.detail)") + "</failure>\n    </testcase>\n"
+            return head + ">\n      <failure message=\"\(XMLText.attribute(message))\" type=\"check\">"
+                + XMLText.text("\(result.checks)\ngot: \(result.detail)") + "</failure>\n    </testcase>\n"
         }
     }
 

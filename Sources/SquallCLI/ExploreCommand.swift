@@ -134,19 +134,15 @@ enum ExploreCommand: Subcommand {
     }
 
     static func violationLine(_ outcome: ExploreOutcome, _ shrunk: ShrunkSchedule) -> String {
-        guard shrunk.confirmed else {
-            var line =
-                "VIOLATION \(outcome.name): \(outcome.violated.joined(separator: ", ")); not shrunk: it did not "
-                + "violate again in two of three more runs (it hangs on a race)"
-            if let file = shrunk.file { line += ": \(file)" }
-            if let error = shrunk.writeError { line += "; \(error)" }
-            return line
+        var line = "VIOLATION \(outcome.name): \(outcome.violated.joined(separator: ", ")); "
+        if shrunk.confirmed {
+            line +=
+                "shrunk in \(shrunk.steps) steps (\(shrunk.runs) runs) from \(shrunk.from.faults) faults and "
+                + "\(shrunk.from.events) events to \(shrunk.to.faults) and \(shrunk.to.events)"
+            if shrunk.budgetSpent { line += " (shrink budget spent)" }
+        } else {
+            line += "not shrunk: it did not violate again in two of three more runs (it hangs on a race)"
         }
-        var line =
-            "VIOLATION \(outcome.name): \(outcome.violated.joined(separator: ", ")); shrunk in \(shrunk.steps) steps "
-            + "(\(shrunk.runs) runs) from \(shrunk.from.faults) faults and \(shrunk.from.events) events to "
-            + "\(shrunk.to.faults) and \(shrunk.to.events)"
-        if shrunk.budgetSpent { line += " (shrink budget spent)" }
         if let file = shrunk.file { line += ": \(file)" }
         if let error = shrunk.writeError { line += "; \(error)" }
         return line

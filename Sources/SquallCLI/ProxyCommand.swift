@@ -219,8 +219,9 @@ enum ProxyCommand: Subcommand {
         guard let address = try? SocketAddress(parsing: text) else {
             throw UsageError("--api must be HOST:PORT such as 127.0.0.1:8474, not '\(text)'", command: path)
         }
-        // Off loopback (a phone fetching the CA, a dashboard on another machine) only behind a token.
-        guard address.isLoopback || arguments["--api-token"] != nil else {
+        // Off loopback (a phone fetching the CA, a dashboard on another machine) only behind a token: the server's
+        // own rule, said here in the command's terms.
+        guard ControlServer.refusal(of: address, tokenRequired: arguments["--api-token"] != nil) == nil else {
             throw UsageError(
                 "--api \(text) is not a loopback address: anyone on that network could steer the proxy; add "
                     + "--api-token T (the dashboard asks for it), or listen on 127.0.0.1", command: path)

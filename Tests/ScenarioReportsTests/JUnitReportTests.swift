@@ -1,5 +1,6 @@
 import Foundation
 import Scenario
+import SquallCore
 import TestSupport
 import Testing
 
@@ -68,8 +69,8 @@ struct JUnitReportTests {
         let printed = lines.joined(separator: "\n")
         #expect(printed.contains("case a<b>&\"c'\n\u{FFFD}|"))
         #expect(printed.contains("</failure><x>&amp;\u{FFFD}"))
-        #expect(JUnitReport.text("<&>\"") == "&lt;&amp;&gt;\"")
-        #expect(JUnitReport.attribute("\"'\t\n") == "&quot;&apos;&#9;&#10;")
+        #expect(XMLText.text("<&>\"") == "&lt;&amp;&gt;\"")
+        #expect(XMLText.attribute("\"'\t\n") == "&quot;&apos;&#9;&#10;")
     }
 
     @Test(arguments: [

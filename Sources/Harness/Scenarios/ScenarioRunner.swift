@@ -315,6 +315,14 @@ struct ScenarioRun {
             onEnd: { proxyReference.wakeTranscriptWaiters() })
     }
 
+    /// Whether the upload is held at the event's progress point until it plays: every progress event but a
+    /// relaunch, which waits for the client to have stopped (held, the upload would never let it stop), so that
+    /// reaching its point is not enough to play it either.
+    static func holdsTheUpload(_ event: ScenarioEvent) -> Bool {
+        guard case .progress = event.trigger else { return false }
+        return event.action != .relaunchClient
+    }
+
     /// The name of the hold placed for the event at `index` of the scenario.
     static func holdName(_ index: Int) -> String { "squall-hold-\(index)" }
 
@@ -324,10 +332,7 @@ struct ScenarioRun {
     /// loaded the machine, instead of wherever the upload got while the run noticed.
     static func holds(for events: [ScenarioEvent]) throws -> [FaultRule] {
         try events.enumerated().compactMap { index, event in
-            // A relaunch waits for the client to have stopped; held there, the upload would never let it stop.
-            guard case .progress(let position, let asset) = event.trigger, event.action != .relaunchClient else {
-                return nil
-            }
+            guard case .progress(let position, let asset) = event.trigger, holdsTheUpload(event) else { return nil }
             var match = FaultMatch()
             if let asset { match.header = HeaderMatch(name: "X-Filename", value: Glob(asset)) }
             return try FaultRule(
@@ -390,12 +395,9 @@ struct ScenarioRun {
                 break
             }
             let next = nextTimeTrigger().map { min($0, deadline) } ?? deadline
-            // What wakes the wait: a progress point reached (a relaunch's is not enough: it also waits for the
-            // client to stop), the client settling (when it had not yet: a settled client waiting for a timed event
-            // would wake it at once, again and again), a stop.
-            let progressEvents = pending.filter {
-                if case .progress = $0.event.trigger { $0.event.action != .relaunchClient } else { false }
-            }
+            // What wakes the wait: a held progress point reached, the client settling (when it had not yet: a
+            // settled client waiting for a timed event would wake it at once, again and again), a stop.
+            let progressEvents = pending.filter { Self.holdsTheUpload($0.event) }
             let client = self.client
             let progress = self.progress
             let stop = runStop
