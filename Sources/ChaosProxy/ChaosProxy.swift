@@ -52,6 +52,7 @@ public final class ChaosProxy: ProxyRuntime, Sendable {
             name: Self.mainListenerName, upstream: configuration.upstream, mode: configuration.mode,
             seed: configuration.seed, limits: configuration.limits)
         settings.upstreamAtAccept = configuration.upstreamAtAccept
+        settings.upstreamInterop = configuration.upstreamInterop
         if let authority = configuration.authority {
             let fallbackName = configuration.listen.host
             var server = TLSServerConfiguration { serverName in try authority.leaf(for: serverName ?? fallbackName) }

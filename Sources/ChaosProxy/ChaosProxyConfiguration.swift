@@ -88,6 +88,10 @@ public struct ChaosProxyConfiguration: Sendable {
     /// server speaks first; idle clients then hold upstream connections. The Toxiproxy-compatible listeners always
     /// do. Default false: on the client's first byte.
     public var upstreamAtAccept = false
+    /// The interop versions the upstream serves resumably, when known (a scenario's reference server, a server
+    /// profile): a fault at an upload offset of a creation at another version fires at once instead of waiting for a
+    /// 104 that will not come (`Announcement`). Default nil: every version may be announced.
+    public var upstreamInterop: Set<Int>?
     /// A pcap file of both legs' plaintext as synthesized TCP/IPv4 (created or truncated; flushed as it is
     /// written). Default nil: none.
     public var decryptedCapturePath: String?

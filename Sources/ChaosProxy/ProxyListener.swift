@@ -34,6 +34,8 @@ struct ListenerSettings: Sendable {
     var limits: ListenerLimits
     /// tcp mode: connect the upstream at the accept rather than on the first byte (`ConnectionLimits`).
     var upstreamAtAccept = false
+    /// The interop versions the upstream serves resumably (`ChaosProxyConfiguration.upstreamInterop`).
+    var upstreamInterop: Set<Int>?
 }
 
 /// One listening socket of the proxy and the connections it accepts, each on its own thread: accept, judge
@@ -111,6 +113,7 @@ final class ProxyListener: Sendable {
         flow.forwardedProto = settings.mode == .http ? (settings.clientTLS == nil ? "http" : "https") : nil
         flow.upstreamName = "\(settings.upstream)"
         flow.upstreamOrigins = settings.upstream.origins
+        flow.upstreamInterop = settings.upstreamInterop
         flow.limits = ConnectionLimits(
             headTimeout: settings.limits.headTimeout, idleTimeout: settings.limits.idleTimeout,
             upstreamAtAccept: settings.upstreamAtAccept)

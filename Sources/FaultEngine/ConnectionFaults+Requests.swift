@@ -4,7 +4,9 @@ extension ConnectionFaults {
     /// Judges the per-request rules on a request head: criteria, then the nth-request count, then the window,
     /// then the probability roll. Arms whose trigger is immediate fire here; the others wait for their event.
     mutating func request(_ head: RequestHead, time: Duration, budget: inout FaultBudget) -> [FaultDecision] {
+        _ = noteUnfired(budget: &budget)
         requestArms = []
+        met = RequestMet()
         learn(from: head, budget: &budget)
         let token = head.fields["Authorization"]
         var decisions: [FaultDecision] = []
@@ -37,7 +39,8 @@ extension ConnectionFaults {
         case .after, .atOffset, .afterResponseBytes: immediate = false
         }
         guard immediate else {
-            requestArms.append(Arm(rule: index, since: time))
+            // A rule whose `times` are used up never fires again: no arm (it would only keep the body watched).
+            if budget.hasTimesLeft(index) { requestArms.append(Arm(rule: index, since: time)) }
             return []
         }
         return budget.fire(index, on: connection, time: time).map { [$0] } ?? []
@@ -49,7 +52,7 @@ extension ConnectionFaults {
         guard count > 0, let start = uploadOffset else { return false }
         let length = statedLength ?? upload?.learnedLength
         return requestArms.contains { arm in
-            guard case .atOffset(let position) = rules[arm.rule].trigger else { return false }
+            guard case .atOffset(let position, _) = rules[arm.rule].trigger else { return false }
             guard let target = position.offset(uploadLength: length) else {
                 return upload?.method == .patch || !arm.reported
             }
@@ -68,7 +71,7 @@ extension ConnectionFaults {
         // The rules as they are now: placing the arms changes only which stay armed.
         let faults = self
         return fireCovered(from: start, count: count, time: time, budget: &budget) { arm, budget in
-            guard case .atOffset(let position) = faults.rules[arm.rule].trigger else { return nil }
+            guard case .atOffset(let position, _) = faults.rules[arm.rule].trigger else { return nil }
             if let target = position.offset(uploadLength: uploadLength) { return target }
             // Reported once per request; a rule whose `times` are used up never will be.
             if case .fraction(let numerator, let denominator) = position, !arm.reported {
@@ -145,6 +148,17 @@ extension ConnectionFaults {
         return fireCovered(from: start, count: count, time: time, budget: &budget) { arm, _ in
             faults.responseThreshold(arm.rule)
         }
+    }
+
+    /// The rule of an armed `at-offset` arm of the latest request that interrupts it before the client has the
+    /// upload's announcement (`Announcement.before`), if one waits: the flow keeps the request's 104s from the client
+    /// until it fired.
+    public var cutsBeforeAnnouncement: String? {
+        for arm in requestArms {
+            let rule = rules[arm.rule]
+            if case .atOffset(_, .before) = rule.trigger, rule.action.interruptsUpload { return rule.name }
+        }
+        return nil
     }
 
     /// Whether an arm waits on body bytes.

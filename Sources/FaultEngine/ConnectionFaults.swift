@@ -34,6 +34,9 @@ public struct ConnectionFaults: Sendable {
     var responseBytes: Int64 = 0
     /// The latest request's upload.
     var upload: RequestUpload?
+    /// What the latest request met, for the arms that did not fire in it (`+Unfired`): its interim responses,
+    /// whether its final response came, how far its body reached in the upload.
+    var met = RequestMet()
 
     struct Arm: Sendable {
         var rule: Int
@@ -57,7 +60,12 @@ public struct ConnectionFaults: Sendable {
         }
         guard opened else { return FaultOutcome() }
         switch event {
-        case .connectionOpened, .connectionClosed:
+        case .connectionOpened:
+            self = ConnectionFaults(connection: connection)
+            return FaultOutcome()
+        case .connectionClosed:
+            // The latest request's arms that did not fire say why on their rules.
+            if !requestArms.isEmpty { _ = asking(budget) { faults, budget, _ in faults.noteUnfired(budget: &budget) } }
             self = ConnectionFaults(connection: connection)
             return FaultOutcome()
         case .due(_, let time):
@@ -70,6 +78,7 @@ public struct ConnectionFaults: Sendable {
             outcome.watchesBody = watchesBody
             return outcome
         case .requestBody(_, let count, let offset, let length, let time):
+            if let offset, count > 0 { met.bodyEnd = max(met.bodyEnd ?? 0, offset + Int64(count)) }
             guard isDue(at: time) || bodyNeedsBudget(count: count, at: offset, of: length) else {
                 return FaultOutcome()
             }
@@ -79,6 +88,7 @@ public struct ConnectionFaults: Sendable {
                         count: count, at: offset, of: length, time: time, budget: &budget, unresolved: &unresolved)
             }
         case .responseHead(_, let head, let time):
+            if head.isInformational { met.interims += 1 } else { met.finalResponse = true }
             var outcome = asking(budget) { faults, budget, _ in
                 faults.learn(from: head, budget: &budget)
                 return faults.due(time: time, budget: &budget)

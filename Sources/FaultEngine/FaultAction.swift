@@ -77,6 +77,16 @@ public enum FaultAction: Sendable, Hashable {
         }
     }
 
+    /// Whether the action interrupts the request it fires in (the client must resume it): fired at an upload offset
+    /// on a creation, it waits for the client to have the upload's announcement (`Announcement`). The shaping
+    /// effects (`latency`, `bandwidth`, `slice`, `slow-close`) only slow the request down.
+    public var interruptsUpload: Bool {
+        switch self {
+        case .reset, .close, .stall, .limit, .refuse, .respond, .expireAuth, .dropResponse, .truncateResponse: true
+        case .latency, .bandwidth, .slice, .slowClose, .stripInterim, .delayResponse, .rewriteHeader: false
+        }
+    }
+
     /// Whether `direction` means something for the action (it picks the stream to shape or the head to rewrite).
     public var takesDirection: Bool {
         switch self {

@@ -83,10 +83,15 @@ public struct FaultBudget: Sendable {
         let rule = rules[index]
         states[index].fired += 1
         var expires: Duration?
-        if case .window(_, let until) = rule.trigger { expires = until }
+        var announcement: Announcement?
+        switch rule.trigger {
+        case .window(_, let until): expires = until
+        case .atOffset(_, let wait) where rule.action.interruptsUpload: announcement = wait
+        default: break
+        }
         return FaultDecision(
             rule: rule.name, connection: id, action: rule.action, direction: rule.direction, afterBytes: afterBytes,
-            offset: offset, time: time, expires: expires)
+            offset: offset, time: time, expires: expires, announcement: announcement)
     }
 
     /// `expire-auth` arms at its window's start, or at its first match; true when `token` was first seen before.

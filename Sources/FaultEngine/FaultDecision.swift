@@ -19,10 +19,13 @@ public struct FaultDecision: Sendable, Hashable {
     /// For a rule with a `window` trigger, the window's end: an ongoing effect (latency, bandwidth, stall, …)
     /// stops there.
     public var expires: Duration?
+    /// For an action that interrupts the request (`FaultAction.interruptsUpload`) fired by an `at-offset` trigger:
+    /// what it does on a creation the client cannot resume yet. Nil otherwise.
+    public var announcement: Announcement?
 
     public init(
         rule: String, connection: Int, action: FaultAction, direction: FaultDirection, afterBytes: Int? = nil,
-        offset: Int64? = nil, time: Duration, expires: Duration? = nil
+        offset: Int64? = nil, time: Duration, expires: Duration? = nil, announcement: Announcement? = nil
     ) {
         self.rule = rule
         self.connection = connection
@@ -32,5 +35,6 @@ public struct FaultDecision: Sendable, Hashable {
         self.offset = offset
         self.time = time
         self.expires = expires
+        self.announcement = announcement
     }
 }

@@ -94,7 +94,8 @@ extension HeaderMatch: Encodable {
 }
 
 extension FaultTrigger: Encodable {
-    /// Writes `"on-match"` or the one-key object `FaultTrigger.read(_:path:)` reads.
+    /// Writes `"on-match"` or the object `FaultTrigger.read(_:path:)` reads (one key, and for `at-offset` its
+    /// announcement keys unless they are the default).
     public func encode(to encoder: any Encoder) throws {
         if case .onMatch = self {
             var single = encoder.singleValueContainer()
@@ -107,10 +108,12 @@ extension FaultTrigger: Encodable {
             return
         case .after(let delay):
             try writer.duration(name, delay)
-        case .atOffset(.bytes(let bytes)):
+        case .atOffset(.bytes(let bytes), let announcement):
             try writer.size(name, bytes)
-        case .atOffset(.fraction(let numerator, let denominator)):
+            try announcement.encode(into: &writer)
+        case .atOffset(.fraction(let numerator, let denominator), let announcement):
             try writer.string(name, UploadPosition.percentText(numerator: numerator, denominator: denominator))
+            try announcement.encode(into: &writer)
         case .afterResponseBytes(let bytes):
             try writer.size(name, bytes)
         case .window(let from, let until):

@@ -121,7 +121,7 @@ public struct FaultRule: Sendable, Hashable {
             guard from < until else {
                 throw FaultError(.invalidValue, path: "trigger.window", "from must precede until")
             }
-        case .atOffset(let position):
+        case .atOffset(let position, _):
             guard timing == .anytime else { throw notApplicable() }
             try validateUploadBody(position)
         case .afterResponseBytes(let bytes):

@@ -9,7 +9,7 @@ extension FaultTrigger {
     }
 
     /// Reads `"on-match"` or an object with exactly one of `after`, `at-offset`, `after-response-bytes`,
-    /// `window` (see `FaultTrigger`) at `path`.
+    /// `window` (see `FaultTrigger`) at `path`; `at-offset` may have `announcement` keys beside it.
     static func read(_ value: JSONValue, path: String) throws -> FaultTrigger {
         if case .string(let text) = value {
             guard text == "on-match" else {
@@ -19,9 +19,14 @@ extension FaultTrigger {
         }
         let reader = try JSONFieldReader(
             value, path: path, expected: "\"on-match\" or a trigger object such as {\"at-offset\": \"40%\"}")
-        try reader.rejectUnknownKeys(triggerKeys, context: "a trigger")
-        guard reader.keys.count == 1, let key = reader.keys.first else {
+        try reader.rejectUnknownKeys(triggerKeys + Announcement.keys, context: "a trigger")
+        let keys = reader.keys.filter { !Announcement.keys.contains($0) }
+        guard keys.count == 1, let key = keys.first else {
             throw FaultError(.unknownTrigger, path: path, "a trigger has exactly one key")
+        }
+        if key != "at-offset", let extra = Announcement.keys.first(where: reader.has) {
+            throw FaultError(
+                .notApplicable, path: reader.path(extra), "\(extra) goes with at-offset only, not with \(key)")
         }
         return try read(key, from: reader)
     }
@@ -33,9 +38,10 @@ extension FaultTrigger {
         case "after":
             return .after(try value.duration(at: path))
         case "at-offset":
-            if case .integer(let bytes) = value { return .atOffset(.bytes(bytes)) }
+            let announcement = try Announcement.read(reader)
+            if case .integer(let bytes) = value { return .atOffset(.bytes(bytes), announcement: announcement) }
             let text = try value.string(at: path)
-            return .atOffset(try UploadPosition.parse(text, path: path))
+            return .atOffset(try UploadPosition.parse(text, path: path), announcement: announcement)
         case "after-response-bytes":
             return .afterResponseBytes(try value.size(at: path))
         default:

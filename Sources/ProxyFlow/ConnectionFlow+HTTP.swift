@@ -102,60 +102,85 @@ extension ConnectionFlow {
         unanswered.append((exchange, head.method))
     }
 
-    /// Body bytes of the current request: asks the engine, forwards them up to the first cut or answer and
-    /// records what was forwarded and what was dropped apart (`requestBody`, `requestBodyDropped`).
+    /// Body bytes of the current request: asks the engine, then forwards them with its decisions in place.
     private mutating func requestBody(_ slice: ArraySlice<UInt8>, at now: Duration, budget: some FaultBudgetAccess) {
         guard var progress = request, !slice.isEmpty else { return }
         let count = slice.count
-        let uploadOffset = progress.upload.start.map { $0 + progress.bodyBytes }
-        let bodyStart = progress.bodyBytes
+        let piece = BodyPiece(
+            exchange: progress.exchange, chunked: progress.chunked, bodyOffset: progress.bodyBytes,
+            uploadOffset: progress.upload.start.map { $0 + progress.bodyBytes }, bytes: slice)
         progress.bodyBytes += Int64(count)
         request = progress
-        /// Records the chunk's bytes `from..<to` as forwarded or dropped.
-        func recordBody(_ from: Int, _ to: Int, dropped: Bool) {
-            guard to > from else { return }
-            let offset = bodyStart + Int64(from)
-            let upload = uploadOffset.map { $0 + Int64(from) }
-            let length = Int64(to - from)
-            emitBody(
-                dropped
-                    ? .requestBodyDropped(
-                        exchange: progress.exchange, offset: offset, length: length, uploadOffset: upload)
-                    : .requestBody(exchange: progress.exchange, offset: offset, length: length, uploadOffset: upload),
-                at: now)
-        }
         guard !progress.answeredLocally, !toUpstream.isCut else {
-            recordBody(0, count, dropped: true)
+            recordBody(piece, dropped: true, at: now)
             return
         }
         let event = FaultEvent.requestBody(
-            connection: id, count: count, uploadOffset: uploadOffset, uploadLength: progress.upload.length, time: now)
+            connection: id, count: count, uploadOffset: piece.uploadOffset, uploadLength: progress.upload.length,
+            time: now)
         // The connection's faults hear of body bytes only while one of its arms waits on them.
         let outcome = faultsWatchBody ? faults.outcome(event, budget: budget) : FaultOutcome()
         for notice in outcome.unresolved {
             emit(.faultUnresolved(rule: notice.rule, exchange: progress.exchange, reason: notice.reason), at: now)
         }
+        place(outcome.decisions.sorted { ($0.afterBytes ?? 0) < ($1.afterBytes ?? 0) }, in: piece, at: now)
+    }
+
+    /// Forwards `piece` with `decisions` (in byte order, `afterBytes` relative to the piece) carried out at their
+    /// byte: up to the first cut or answer, or up to a fault that waits for the creation's announcement (which
+    /// holds the rest, `awaitAnnouncement`). Records what was forwarded and what was dropped apart
+    /// (`requestBody`, `requestBodyDropped`).
+    mutating func place(_ decisions: [FaultDecision], in piece: BodyPiece, at now: Duration) {
         var position = 0
-        for decision in outcome.decisions.sorted(by: { ($0.afterBytes ?? 0) < ($1.afterBytes ?? 0) }) {
-            let cut = min(count, max(position, decision.afterBytes ?? 0))
-            forwardRequestContent(slice.dropFirst(position).prefix(cut - position), chunked: progress.chunked, at: now)
-            recordBody(position, cut, dropped: false)
+        for (index, decision) in decisions.enumerated() {
+            let cut = min(piece.bytes.count, max(position, decision.afterBytes ?? 0))
+            forward(piece.dropping(position), count: cut - position, at: now)
             position = cut
+            if let within = announcementBound(decision, in: piece) {
+                let waiting = decisions[index...].map { decision in
+                    var rebased = decision
+                    rebased.afterBytes = max(0, (decision.afterBytes ?? 0) - cut)
+                    return rebased
+                }
+                awaitAnnouncement(waiting, in: piece.dropping(cut), within: within, at: now)
+                return
+            }
+            firedBeforeAnnouncement(decision, exchange: piece.exchange)
             if case .respond(let response) = decision.action {
                 request?.answeredLocally = true
                 let through = answer(response, at: now, close: true)
                 record(decision, at: now, wire: .after(.client, through: through))
-                recordBody(position, count, dropped: true)
+                recordBody(piece.dropping(position), dropped: true, at: now)
                 return
             }
             applyInStream(decision, toClientLane: false, at: now)
             if toUpstream.isCut {
-                recordBody(position, count, dropped: true)
+                recordBody(piece.dropping(position), dropped: true, at: now)
                 return
             }
         }
-        forwardRequestContent(slice.dropFirst(position), chunked: progress.chunked, at: now)
-        recordBody(position, count, dropped: false)
+        forward(piece.dropping(position), count: piece.bytes.count - position, at: now)
+    }
+
+    /// Forwards the first `count` bytes of `piece` and records them.
+    private mutating func forward(_ piece: BodyPiece, count: Int, at now: Duration) {
+        guard count > 0 else { return }
+        var part = piece
+        part.bytes = piece.bytes.prefix(count)
+        forwardRequestContent(part.bytes, chunked: piece.chunked, at: now)
+        recordBody(part, dropped: false, at: now)
+    }
+
+    /// Records `piece`'s bytes as forwarded or dropped.
+    private mutating func recordBody(_ piece: BodyPiece, dropped: Bool, at now: Duration) {
+        guard !piece.bytes.isEmpty else { return }
+        let length = Int64(piece.bytes.count)
+        let (exchange, offset, upload) = (piece.exchange, piece.bodyOffset, piece.uploadOffset)
+        emitBody(
+            dropped
+                ? .requestBodyDropped(exchange: exchange, offset: offset, length: length, uploadOffset: upload)
+                : .requestBody(exchange: exchange, offset: offset, length: length, uploadOffset: upload),
+            at: now)
     }
 
     private mutating func forwardRequestContent(_ bytes: ArraySlice<UInt8>, chunked: Bool, at now: Duration) {
@@ -229,7 +254,13 @@ extension ConnectionFlow {
         guard !strip else { return }
         rewriteLocation(&forwarded.fields, exchange: pending.exchange, at: now)
         let bytes = (try? HTTP1Serializer.serialize(forwarded)) ?? (try? HTTP1Serializer.serialize(head)) ?? []
-        toClient.push(bytes[...], at: now)
+        if head.isInformational {
+            forwardInterim(bytes[...], head, exchange: pending.exchange, at: now)
+        } else {
+            // The exchange is answered: heads kept back for a cut that can no longer come go first.
+            releaseWithheld(at: now, answered: pending.exchange)
+            toClient.push(bytes[...], at: now)
+        }
         for decision in rewrites { record(decision, at: now, wire: afterQueued(toClientLane: true)) }
     }
 

@@ -52,10 +52,16 @@ extension ConnectionFlow {
             guard phase == .relaying else { return [] }
             catchUpRules(budget: budget, at: now)
             received(bytes, from: side, at: now, budget: budget)
+            resumeAfterAnnouncement(at: now, budget: budget)
             updateTimers(at: now)
             return endIfDecided()
         case .wrote:
             wrote(at: now)
+            guard phase == .relaying else { return endIfDone(at: now) }
+            resumeAfterAnnouncement(at: now, budget: budget)
+            releaseWithheld(at: now)
+            let cut = cutOnceInterimsWritten(at: now)
+            guard cut.isEmpty else { return cut }
             updateTimers(at: now)
             return endIfDone(at: now)
         case .shutDown(let side):
@@ -104,7 +110,7 @@ extension ConnectionFlow {
         case .writeFailed(let side):
             return peerFailed(side, abruptEOF: false)
         case .reachedCut(let item):
-            return proxyEnds(item == .reset ? .rst : .fin)
+            return reached(item, at: now)
         case .waitFailed:
             return proxyEnds(.rst)
         case .tick:
@@ -112,6 +118,10 @@ extension ConnectionFlow {
             catchUpRules(budget: budget, at: now)
             let due = faults.outcome(.due(connection: id, time: now), budget: budget)
             for decision in due.decisions { apply(decision, at: now) }
+            resumeAfterAnnouncement(at: now, budget: budget)
+            deferredCut?.polled = true
+            let cut = cutOnceInterimsWritten(at: now)
+            guard cut.isEmpty else { return cut }
             let decided = endIfDecided()
             return decided.isEmpty ? timersDue(at: now) : decided
         case .message(let message):
@@ -148,9 +158,11 @@ extension ConnectionFlow {
     /// When the connection's next delayed trigger is due, while they reach it (not once the upstream failed).
     public var faultsDue: Duration? { phase == .relaying || phase == .awaitingRequest ? faults.nextDue : nil }
 
-    /// Whether the driver still reads `side` (it has not ended, and the flow is relaying).
+    /// Whether the driver still reads `side` (it has not ended, and the flow is relaying); not the client while a
+    /// fault waits for its creation's announcement (the client's bytes wait in its socket).
     public func reads(_ side: FlowSide) -> Bool {
         let clientOnly = phase == .gateway || phase == .awaitingRequest
+        if side == .client, announcementWait != nil { return false }
         return (phase == .relaying || (clientOnly && side == .client)) && !hasEnded(side)
     }
 

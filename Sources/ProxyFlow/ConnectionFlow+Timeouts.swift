@@ -39,10 +39,11 @@ extension ConnectionFlow {
         return end.isEmpty ? [.relay] : end
     }
 
-    /// The next time the flow wants a `tick` of its own: the head deadline, or the end of the idle time.
+    /// The next time the flow wants a `tick` of its own: the head deadline, the end of the idle time, or the end
+    /// of a wait for an announcement or of a deferred cut (`+Announcement`).
     public var deadline: Duration? {
         let idleEnd = idleSince.flatMap { since in limits.idleTimeout.map { since + $0 } }
-        return [headDeadline, idleEnd].compactMap { $0 }.min()
+        return [headDeadline, idleEnd, announcementDeadline].compactMap { $0 }.min()
     }
 
     /// Re-reads the timers after bytes came or went while relaying in http mode: a later head that began (once the

@@ -48,6 +48,9 @@ public struct ConnectionFlow: Sendable {
     public var upstreamOrigins: Set<String> = []
     /// The head and idle timeouts the client gets (`ConnectionLimits`). Default: none.
     public var limits = ConnectionLimits()
+    /// The interop versions the upstream serves resumably, when known: a creation at another version gets no 104,
+    /// so a cut in it never waits for one (`Announcement`). Nil: every version.
+    public var upstreamInterop: Set<Int>?
     /// The `Host` of the last request, for a rewritten `Location`.
     var clientHost: String?
     /// Set when a fault ends the connection at once (not after queued bytes): the driver does it first.
@@ -88,6 +91,19 @@ public struct ConnectionFlow: Sendable {
     var opaque: Bool
     /// Fired faults recorded once their action reaches the wire, in the order they fired.
     var awaitingWire: [AwaitingWire] = []
+    /// The last 104 announcing an upload (its `Location`): its exchange and the client lane's position after it, so
+    /// that the client has it once the lane carried that far (see `+Announcement`).
+    var announced: (exchange: Int, through: Int)?
+    /// The client lane's position after the last interim head queued for the client (written before a cut's RST).
+    var interimsThrough = 0
+    /// A fault held at its position in a creation until the client has the announcement.
+    var announcementWait: AnnouncementWait?
+    /// The exchange whose wait ended without the announcement: its later faults fire at their position.
+    var announcementGivenUp: Int?
+    /// Interim heads kept from the client for a cut before the announcement (`Announcement.before`).
+    var withheld: Withheld?
+    /// A cut reached in the upstream lane, carried out once the interim heads queued for the client are written.
+    var deferredCut: DeferredCut?
 
     /// Where a fired fault's action reaches the wire.
     enum WireMoment {
@@ -194,7 +210,10 @@ public struct ConnectionFlow: Sendable {
     mutating func received(
         _ bytes: ArraySlice<UInt8>, from side: FlowSide, at now: Duration, budget: some FaultBudgetAccess
     ) {
-        if opaque {
+        if side == .client, announcementWait != nil {
+            // A fault waits for its creation's announcement: what the client sent meanwhile comes after it.
+            announcementWait?.input.append(.bytes(bytes))
+        } else if opaque {
             side == .client ? toUpstream.push(bytes, at: now) : toClient.push(bytes, at: now)
         } else if side == .client {
             receivedRequestBytes(bytes, at: now, budget: budget)
@@ -206,6 +225,10 @@ public struct ConnectionFlow: Sendable {
     /// `side` ended its stream (FIN or close_notify) at `now`: what was framed until the close is completed,
     /// then the end is passed on after the queued bytes.
     mutating func ended(_ side: FlowSide, at now: Duration, budget: some FaultBudgetAccess) {
+        if side == .client, announcementWait != nil {
+            announcementWait?.input.append(.end)
+            return
+        }
         if !opaque, side == .upstream, let events = try? responseParser.finish() {
             handleResponseEvents(events, at: now, budget: budget)
         }
@@ -256,8 +279,9 @@ public struct ConnectionFlow: Sendable {
     }
 
     /// The connection ended at `now`, its last RST or FIN sent: faults still waiting (cuts, and anything the end
-    /// overtook) are recorded at `now`.
+    /// overtook, a fault waiting for its announcement included) are recorded at `now`.
     mutating func finished(at now: Duration) {
+        abandonAnnouncementWait(at: now)
         for waiting in awaitingWire { emit(.faultFired(FiredFault(waiting.decision)), at: now) }
         awaitingWire = []
     }

@@ -81,7 +81,9 @@ extension TranscriptEvent.Kind {
         case .requestHead(let exchange, _), .requestBody(let exchange, _, _, _),
             .requestBodyDropped(let exchange, _, _, _), .interimResponse(let exchange, _),
             .finalResponse(let exchange, _), .responseBody(let exchange, _, _), .faultUnresolved(_, let exchange, _),
-            .requestForwarded(let exchange, _), .proxyAnswered(let exchange), .locationRewritten(let exchange, _, _):
+            .requestForwarded(let exchange, _), .proxyAnswered(let exchange), .locationRewritten(let exchange, _, _),
+            .announcementAwaited(let exchange, _, _), .announcementWaitEnded(let exchange, _),
+            .announcementWithheld(let exchange, _):
             exchange
         case .opened, .tlsEstablished, .tlsFailed, .closed, .faultFired: nil
         }

@@ -24,6 +24,9 @@ extension TranscriptEvent {
     /// {"t_us":9400,"conn":1,"event":"close","side":"client","kind":"fin"}
     /// {"t_us":5021,"conn":1,"event":"fault","rule":"cut-at-40%","action":"reset","direction":"upstream","offset":3355443,"decided_us":4870}
     /// {"t_us":1295,"conn":2,"event":"fault_unresolved","rule":"cut-at-70%","exchange":1,"reason":"70% of an upload whose length the proxy never learned (PATCH /upload/7)"}
+    /// {"t_us":1310,"conn":1,"event":"announcement_wait","exchange":1,"rule":"cut-at-30%","upload_offset":314572}
+    /// {"t_us":2790,"conn":1,"event":"announcement_wait_end","exchange":1,"outcome":"announced"}
+    /// {"t_us":1402,"conn":1,"event":"announcement_withheld","exchange":1,"rule":"cut-early"}
     /// ```
     ///
     /// `request_body` is what was forwarded to the upstream, `request_body_dropped` what was read from the client
@@ -67,6 +70,9 @@ extension TranscriptEvent.Kind {
         case .closed: "close"
         case .faultFired: "fault"
         case .faultUnresolved: "fault_unresolved"
+        case .announcementAwaited: "announcement_wait"
+        case .announcementWaitEnded: "announcement_wait_end"
+        case .announcementWithheld: "announcement_withheld"
         }
     }
 
@@ -125,6 +131,16 @@ extension TranscriptEvent.Kind {
             writer.add("rule", rule)
             writer.add("exchange", exchange)
             writer.add("reason", reason)
+        case .announcementAwaited(let exchange, let rule, let uploadOffset):
+            writer.add("exchange", exchange)
+            writer.add("rule", rule)
+            writer.add("upload_offset", uploadOffset)
+        case .announcementWaitEnded(let exchange, let outcome):
+            writer.add("exchange", exchange)
+            writer.add("outcome", outcome.rawValue)
+        case .announcementWithheld(let exchange, let rule):
+            writer.add("exchange", exchange)
+            writer.add("rule", rule)
         }
     }
 }

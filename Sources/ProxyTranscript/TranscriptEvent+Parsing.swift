@@ -33,6 +33,9 @@ extension TranscriptEvent {
         "close": ["side", "kind"],
         "fault": ["rule", "action", "direction", "offset", "decided_us"],
         "fault_unresolved": ["rule", "exchange", "reason"],
+        "announcement_wait": ["exchange", "rule", "upload_offset"],
+        "announcement_wait_end": ["exchange", "outcome"],
+        "announcement_withheld": ["exchange", "rule"],
     ]
 }
 
@@ -81,6 +84,17 @@ extension TranscriptEvent.Kind {
             self = .faultUnresolved(
                 rule: try reader.string("rule"), exchange: try reader.int("exchange", minimum: 1),
                 reason: try reader.string("reason"))
+        case "announcement_wait":
+            self = .announcementAwaited(
+                exchange: try reader.int("exchange", minimum: 1), rule: try reader.string("rule"),
+                uploadOffset: try Self.optionalCount("upload_offset", reader))
+        case "announcement_wait_end":
+            self = .announcementWaitEnded(
+                exchange: try reader.int("exchange", minimum: 1),
+                outcome: try reader.name("outcome", as: AnnouncementWaitEnd.self))
+        case "announcement_withheld":
+            self = .announcementWithheld(
+                exchange: try reader.int("exchange", minimum: 1), rule: try reader.string("rule"))
         default:
             self = .faultFired(try Self.fault(reader))
         }

@@ -64,7 +64,29 @@ public struct TranscriptEvent: Sendable, Hashable {
         case faultFired(FiredFault)
         /// A rule matched request `exchange` but cannot fire in it (`UnresolvedFault`): `reason` says why.
         case faultUnresolved(rule: String, exchange: Int, reason: String)
+        /// Rule `rule` reached its position (`uploadOffset`) in creation `exchange` before the client had the
+        /// server's 104 announcing the upload: the upload is held there (`Announcement.awaited`) until the
+        /// `announcementWaitEnded` of the exchange.
+        case announcementAwaited(exchange: Int, rule: String, uploadOffset: Int64?)
+        /// The wait for creation `exchange`'s announcement is over, as `outcome` says; the held faults fire now.
+        case announcementWaitEnded(exchange: Int, outcome: AnnouncementWaitEnd)
+        /// An interim response to creation `exchange` was kept from the client: rule `rule` asks for its cut before
+        /// the client has the announcement (`Announcement.before`). It goes on to the client only once the rule's
+        /// action is over without ending the connection.
+        case announcementWithheld(exchange: Int, rule: String)
     }
+}
+
+/// How a wait for a creation's announcement ended (`TranscriptEvent.Kind.announcementWaitEnded`).
+public enum AnnouncementWaitEnd: String, Sendable, Hashable, CaseIterable {
+    /// The proxy wrote the server's 104 with `Location` to the client.
+    case announced
+    /// The wait's bound passed and no such 104 had reached the client (none came, or a fault kept it).
+    case timedOut = "timed-out"
+    /// The server's final response came first.
+    case answered
+    /// The connection ended first.
+    case ended
 }
 
 /// The leg of a proxied connection: client ↔ proxy, or proxy ↔ upstream server.

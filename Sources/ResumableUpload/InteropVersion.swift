@@ -24,11 +24,17 @@ public struct InteropVersion: RawRepresentable, Sendable, Hashable, Comparable, 
 
     /// The version a request announces: nil when the field is missing, not an sf-Integer, or not implemented.
     public init?(fields: HTTPFields) {
-        let lines = fields.values(for: Self.fieldName)
-        guard !lines.isEmpty, let item = try? StructuredFieldParser.parseItem(lines: lines),
-            let value = item.integer, let version = Int(exactly: value)
-        else { return nil }
+        guard let version = Self.announced(in: fields) else { return nil }
         self.init(rawValue: version)
+    }
+
+    /// The version number `fields` announce, implemented here or not (`99`); nil when the field is missing or not
+    /// an sf-Integer.
+    public static func announced(in fields: HTTPFields) -> Int? {
+        let lines = fields.values(for: Self.fieldName)
+        guard !lines.isEmpty, let item = try? StructuredFieldParser.parseItem(lines: lines), let value = item.integer
+        else { return nil }
+        return Int(exactly: value)
     }
 
     public static func < (lhs: Self, rhs: Self) -> Bool {

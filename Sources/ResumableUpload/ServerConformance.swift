@@ -36,6 +36,10 @@ public struct ConformanceDeviation: Sendable, Hashable, CustomStringConvertible 
         /// More informational responses on one request than common clients accept (Go's net/http before 1.24
         /// fails after five).
         case tooManyInformational = "informational-count"
+        /// A 4xx refusing a creation at an interop version the server does not serve (other than the statuses any
+        /// plain upload may meet: `ServerConformance.plainUploadStatuses`): such a request is a plain upload, never
+        /// rejected for its version (-00 on; Apple's clients send 3, 5, 6 and 8, and a server may serve fewer).
+        case unservedVersionRefused = "unserved-version-refused"
     }
 
     public var rule: Rule
@@ -86,9 +90,15 @@ public enum ServerConformance {
     /// The most informational responses per request Go's net/http (before 1.24) accepts.
     public static let informationalLimit = 5
 
-    /// The deviations of `exchange`, judged alone.
-    public static func check(_ exchange: ServerExchange) -> [ConformanceDeviation] {
+    /// The 4xx statuses a plain upload may meet for reasons of its own (auth, size, rate, method, time, form), which
+    /// are no refusal of an interop version.
+    public static let plainUploadStatuses: Set<Int> = [401, 403, 404, 405, 407, 408, 411, 413, 414, 415, 429, 431]
+
+    /// The deviations of `exchange`, judged alone; with `served` (the interop versions the server serves
+    /// resumably, when known), a creation at another version refused with a 4xx is one too.
+    public static func check(_ exchange: ServerExchange, served: Set<Int>? = nil) -> [ConformanceDeviation] {
         var found: [ConformanceDeviation] = []
+        if let served, let refusal = unservedVersionRefusal(exchange, served: served) { found.append(refusal) }
         let count = exchange.interims.count
         if count > Self.informationalLimit {
             found.append(
@@ -132,6 +142,20 @@ public enum ServerConformance {
             break
         }
         return found
+    }
+
+    /// A 4xx to a creation (POST or PUT) at an interop version outside `served`.
+    private static func unservedVersionRefusal(_ exchange: ServerExchange, served: Set<Int>) -> ConformanceDeviation? {
+        guard exchange.request.method == .post || exchange.request.method == .put,
+            let version = InteropVersion.announced(in: exchange.request.fields), !served.contains(version),
+            let status = exchange.response?.status, (400...499).contains(status), !plainUploadStatuses.contains(status)
+        else { return nil }
+        let list = served.sorted().map(String.init).joined(separator: ", ")
+        return .init(
+            .unservedVersionRefused,
+            "a \(status) to a creation at interop \(version), which the server does not serve (it serves "
+                + "\(list.isEmpty ? "none" : list)): a request at a version a server does not serve is a plain "
+                + "upload, never refused for its version")
     }
 
     // MARK: - By request kind

@@ -25,12 +25,18 @@ public struct UploadRequestFacts: Sendable, Hashable {
     public var start: Int64?
     /// The upload's whole length, when the head states it.
     public var length: Int64?
+    /// Whether the request is a creation that asks for a resumable upload (POST or PUT with a known interop
+    /// version and its completion field): until the server's 104 announces the upload, the client cannot resume it.
+    public var createsResumableUpload: Bool
 
-    public init(version: InteropVersion?, path: String, start: Int64?, length: Int64?) {
+    public init(
+        version: InteropVersion?, path: String, start: Int64?, length: Int64?, createsResumableUpload: Bool = false
+    ) {
         self.version = version
         self.path = path
         self.start = start
         self.length = length
+        self.createsResumableUpload = createsResumableUpload
     }
 
     public init(_ head: RequestHead) {
@@ -59,7 +65,10 @@ public struct UploadRequestFacts: Sendable, Hashable {
             let contentLength = (try? UploadFields.contentLength(in: fields)) ?? nil
             length = (declared ?? nil) ?? (complete == true ? contentLength.map { start + $0 } : nil)
         }
-        self.init(version: version, path: UploadRequest.path(of: head.target), start: start, length: length)
+        let creation = (head.method == .post || head.method == .put) && version != nil && completion != nil
+        self.init(
+            version: version, path: UploadRequest.path(of: head.target), start: start, length: length,
+            createsResumableUpload: creation)
     }
 }
 

@@ -31,6 +31,9 @@ public struct RunObservation: Sendable {
     public var extensionConduct: [ExtensionConduct]?
     /// Why the server's state is not observable, when `serverUploads` is nil.
     public var noServerState = "not observable: no server introspection (--upstream)"
+    /// The interop versions the server serves resumably, when the run knows them (the reference server's, a
+    /// profile's `interop`): `server-conformance` then fails a creation at another version refused with a 4xx.
+    public var servedInterop: Set<Int>?
 
     public init(
         ledger: JobLedger, transcript: Transcript, serverUploads: [ServerUpload]?, assets: [AssetDigest],

@@ -78,8 +78,9 @@ public enum EventTrigger: Sendable, Hashable {
     /// This long after the run started (`"at": "2s"`).
     case time(Duration)
     /// When the proxy sees an upload's absolute offset cross `position` (`"at-progress": "40%"` or a size),
-    /// for the asset named `asset` (nil: any asset).
-    case progress(UploadPosition, asset: String?)
+    /// for the asset named `asset` (nil: any asset); on a creation the client cannot resume yet, as `announcement`
+    /// says (`"announcement"`, `"announcement-wait"`: the hold at the position waits for the server's 104, or not).
+    case progress(UploadPosition, asset: String?, announcement: Announcement = .default)
     /// Inside the client's invocation, when the change block that created its `count`-th job of the run commits
     /// (`"at-jobs-created": 2`): the extension is told `willTerminate()` before its `performChanges` returns, so
     /// the event lands while `processJobs()` runs. Only for `terminate-client`, with the client in-process.
@@ -92,14 +93,15 @@ extension EventTrigger {
         switch self {
         case .time(let delay):
             return "at " + (DurationText.format(delay) ?? "\(delay)")
-        case .progress(let position, let asset):
+        case .progress(let position, let asset, let announcement):
             let place =
                 switch position {
                 case .bytes(let bytes): "\(bytes) bytes"
                 case .fraction(let numerator, let denominator):
                     UploadPosition.percentText(numerator: numerator, denominator: denominator)
                 }
-            return "at-progress \(place)" + (asset.map { " of \($0)" } ?? "")
+            let before = announcement == .before ? " before the announcement" : ""
+            return "at-progress \(place)" + (asset.map { " of \($0)" } ?? "") + before
         case .jobsCreated(let count):
             return "at-jobs-created \(count)"
         }

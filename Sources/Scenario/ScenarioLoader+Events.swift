@@ -1,9 +1,10 @@
+import FaultEngine
 import SquallCore
 
 /// The `events` section: `{"event": "kill-client", "at": "2s"}`, `{"event": "switch-network", "at-progress": "40%",
 /// "asset": "photo"}`, `{"event": "add-assets", "at": "1s", "name": "late", "size": "1MiB", "count": 2}`.
 extension ScenarioLoader {
-    static let triggerKeys = ["event", "at", "at-progress", "at-jobs-created", "asset"]
+    static let triggerKeys = ["event", "at", "at-progress", "at-jobs-created", "asset"] + Announcement.keys
 
     static func readEvents(
         _ value: JSONValue, path: String, assets: [AssetSpec], into diagnostics: inout Diagnostics
@@ -80,6 +81,10 @@ extension ScenarioLoader {
             return nil
         }
         let hasTime = given == ["at"]
+        if given != ["at-progress"], let extra = Announcement.keys.first(where: { object.fields[$0] != nil }) {
+            diagnostics.report(.invalidValue, path: object.path(extra), "\"\(extra)\" goes only with \"at-progress\"")
+            return nil
+        }
         if given == ["at-jobs-created"] {
             if object.fields["asset"] != nil {
                 diagnostics.report(
@@ -104,8 +109,13 @@ extension ScenarioLoader {
             }
             return name
         }
-        guard let position, object.fields["asset"] == nil || asset != nil else { return nil }
-        return .progress(position, asset: asset)
+        let announcement = diagnostics.attempt { () throws(ScenarioError) in
+            try faultVocabulary { () throws(FaultError) in
+                try FaultError.reading { try Announcement.read(object.reader) }
+            }
+        }
+        guard let position, let announcement, object.fields["asset"] == nil || asset != nil else { return nil }
+        return .progress(position, asset: asset, announcement: announcement)
     }
 
     private static func action(named name: String) -> EventAction? {

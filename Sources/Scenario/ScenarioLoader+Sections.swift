@@ -131,8 +131,13 @@ extension ScenarioLoader {
     }
 
     private static func decodeFault(_ value: JSONValue, path: String) throws(ScenarioError) -> FaultRule {
+        try faultVocabulary { () throws(FaultError) in try FaultRule(value, path: path) }
+    }
+
+    /// What `body` reads with the fault vocabulary, its `FaultError` as the scenario's error at the same path.
+    static func faultVocabulary<T>(_ body: () throws(FaultError) -> T) throws(ScenarioError) -> T {
         do {
-            return try FaultRule(value, path: path)
+            return try body()
         } catch {
             throw ScenarioError(code(of: error.code), path: error.path, error.detail)
         }

@@ -84,9 +84,6 @@ public enum ScenarioNeeds {
         if scenario.client.refreshAuth != defaults.refreshAuth {
             needs.append("the built-in policy's auth refresh setting (client.refresh-auth)")
         }
-        if involvesAuth(scenario) || scenario.server.tokenTTL != nil {
-            needs.append("bearer tokens from the run (the extension sends its own Authorization)")
-        }
         // Disabled to the end: the built-in policy still acknowledges finished jobs (model choice); a disabled app
         // extension is not called, so its finished jobs wait, unacknowledged, for it to be enabled.
         if let disabled = scenario.events.lastIndex(where: { $0.action == .disableExtension }),

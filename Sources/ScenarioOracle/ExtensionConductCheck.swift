@@ -12,9 +12,10 @@ import UploadJobs
 /// | `extension.permanent-errors-not-retried` | ledger | a job failing with `badServerResponse` was retried as often as the retry limit let it |
 /// | `extension.stops-at-will-terminate` | conduct log | a change block begun after `willTerminate()` returned committed, in the invocation it was meant to stop |
 /// | `extension.reads-headers-before-acknowledging` | conduct log | a succeeded upload job was acknowledged in an invocation that never read its `responseHeaderFields` |
+/// | `extension.refreshes-auth-before-retrying` | conduct log | a job the server refused with 401 (`userAuthenticationRequired`) was retried with the same `Authorization` |
 ///
-/// The last two appear only where they can be judged (a `willTerminate()` happened; a succeeded job was
-/// acknowledged). Pure: no clock, no I/O.
+/// The last three appear only where they can be judged (a `willTerminate()` happened; a succeeded job was
+/// acknowledged; a job failed with `userAuthenticationRequired`). Pure: no clock, no I/O.
 enum ExtensionConductCheck {
     static func verdicts(_ context: OracleContext, conduct: [ExtensionConduct]) -> [Verdict] {
         let jobs = context.jobs
@@ -54,7 +55,28 @@ enum ExtensionConductCheck {
                             + "with the job"
                     }, judged: "\(acknowledgedSucceeded.count) succeeded jobs acknowledged"))
         }
+        if let verdict = refreshesAuthBeforeRetrying(context, conduct: conduct) { verdicts.append(verdict) }
         return verdicts
+    }
+
+    /// A job the server refused with 401 must not be retried with the token it refused: the app signs in again and
+    /// retries with a destination carrying the new token (or acknowledges the failure when it cannot).
+    static func refreshesAuthBeforeRetrying(_ context: OracleContext, conduct: [ExtensionConduct]) -> Verdict? {
+        let refused = context.jobs.filter { $0.errors.contains(.userAuthenticationRequired) }
+        let stale = conduct.filter { $0.conduct == .retriedAuthFailureWithSameAuthorization }
+        guard !refused.isEmpty || !stale.isEmpty else { return nil }
+        let names = Dictionary(
+            context.jobs.map { ($0.localID, context.name($0)) }, uniquingKeysWith: { first, _ in first })
+        return holds(
+            "extension.refreshes-auth-before-retrying",
+            expected: "a job refused with 401 retried only with a new Authorization",
+            problems: stale.map { record in
+                let job = record.job.map { names[$0] ?? "\($0)" } ?? "a job"
+                return "\(job) failed with userAuthenticationRequired and the extension retried it with the "
+                    + "Authorization the server refused (\(record.detail)): the server refuses it again; retry with a "
+                    + "destination carrying a new token (SquallCredentials.refreshedAuthorization()), or acknowledge the "
+                    + "failure when there is none"
+            }, judged: "\(refused.count) jobs refused with 401")
     }
 
     /// A job that finished (succeeded or failed) must be acknowledged: until then it holds an in-flight slot.

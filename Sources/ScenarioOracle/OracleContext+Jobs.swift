@@ -8,7 +8,9 @@ extension OracleContext {
         let matching = jobs.filter { $0.state.rawValue == state }
         var verdict = counted(key, count, Int64(matching.count), evidence: [])
         if verdict.status == .failed {
-            verdict.evidence = Evidence.capped(jobs.map { "\(name($0)): \($0.state.rawValue)" })
+            verdict.evidence =
+                Evidence.capped(jobs.map { "\(name($0)): \($0.state.rawValue)" }) + unannouncedCutEvidence
+                + defaultPermanenceNotes
         }
         return verdict
     }
@@ -46,7 +48,7 @@ extension OracleContext {
         let evidence = outside.map { "\(name($0.0)): \($0.1) \(noun)" }
         return Verdict(
             key: key, status: outside.isEmpty ? .passed : .failed, expected: "\(count) per job", observed: observed,
-            evidence: outside.isEmpty ? [] : Evidence.capped(evidence) + faultEvidence)
+            evidence: outside.isEmpty ? [] : Evidence.capped(evidence) + causeEvidence)
     }
 
     /// `retry-limit-respected`: no job retried more than the client's retry limit.
@@ -101,11 +103,11 @@ extension OracleContext {
         return withFaults(counted(key, count, failures.reduce(0, +), evidence: Evidence.capped(evidence)))
     }
 
-    /// `verdict` with the faults fired added to its evidence when it failed.
+    /// `verdict` with the faults fired and the other causes (`causeEvidence`) added to its evidence when it failed.
     private func withFaults(_ verdict: Verdict) -> Verdict {
         guard verdict.status == .failed else { return verdict }
         var verdict = verdict
-        verdict.evidence += faultEvidence
+        verdict.evidence += causeEvidence
         return verdict
     }
 

@@ -34,7 +34,7 @@ extension OracleContext {
     /// `server-conformance`: every answer of the server follows the draft (deviations of `allowed` rules are
     /// tolerated and listed as evidence).
     func serverConformance(_ key: String, _ wanted: Bool, allowed: [String]) -> Verdict {
-        let check = ServerConformanceCheck(observation.transcript)
+        let check = ServerConformanceCheck(observation.transcript, served: observation.servedInterop)
         let tolerated = check.problems.filter { allowed.contains($0.rule.rawValue) }.map { "allowed: " + $0.line }
         let problems = check.problems.filter { !allowed.contains($0.rule.rawValue) }.map(\.line)
         var verdict = holds(key, wanted, problems: problems, judged: "\(check.judged) exchanges")

@@ -29,8 +29,11 @@ struct ServerConformanceCheck {
 
     private var open: [ExchangeKey: Open] = [:]
     private var history = UploadOffsetHistory()
+    /// The interop versions the server serves resumably, when the run knows them (`RunObservation.servedInterop`).
+    private let served: Set<Int>?
 
-    init(_ transcript: Transcript) {
+    init(_ transcript: Transcript, served: Set<Int>? = nil) {
+        self.served = served
         for event in transcript.events { observe(event) }
         for key in open.keys.sorted(by: { ($0.connection, $0.exchange) < ($1.connection, $1.exchange) }) {
             finish(key)
@@ -104,7 +107,7 @@ struct ServerConformanceCheck {
         guard let state = open.removeValue(forKey: key) else { return }
         if state.answeredByProxy && state.exchange.interims.isEmpty { return }
         judged += 1
-        for deviation in ServerConformance.check(state.exchange) {
+        for deviation in ServerConformance.check(state.exchange, served: served) {
             problems.append((deviation.rule, line(state, state.exchange.response?.status, deviation)))
         }
     }

@@ -157,7 +157,8 @@ private struct Client {
     init(assets: [UploadAsset], options: UploadOptions, journal: String, hosted: HostedExtension?) throws {
         if let hosted {
             handler = try hosted.host(
-                assets: MutableAssetLibrary(assetIDs: assets.map(\.id)), uploadURL: options.url, journal: journal)
+                assets: MutableAssetLibrary(assetIDs: assets.map(\.id)), uploadURL: options.url, journal: journal,
+                tokens: options.tokens)
             policy = nil
         } else {
             let policy = try DefaultUploadPolicy(

@@ -18,11 +18,14 @@ public struct HostedExtension: Sendable {
 
     /// A host for a session: `assets` is the library, `uploadURL` the endpoint the client would send to (the
     /// proxy's in a scenario), whose origin takes the place of `urlBase`; what outlives a process (the enabled
-    /// flag, the app group containers, the conduct log) is kept in the `journal` folder.
-    public func host(assets: any AssetLibrary, uploadURL: String, journal: String) throws -> PhotosExtensionHost {
+    /// flag, the app group containers, the conduct log) is kept in the `journal` folder; `tokens`, the run's bearer
+    /// tokens, reach the extension through `SquallCredentials`.
+    public func host(
+        assets: any AssetLibrary, uploadURL: String, journal: String, tokens: (any TokenSource)? = nil
+    ) throws -> PhotosExtensionHost {
         try PhotosExtensionHost(
             type, assets: assets, destinations: DestinationRule(base: urlBase, target: Self.origin(of: uploadURL)),
-            folder: journal)
+            folder: journal, tokens: tokens)
     }
 
     /// `https://127.0.0.1:8443` of `https://127.0.0.1:8443/upload?x=1`.

@@ -17,6 +17,9 @@ final class LibraryBinding: Sendable {
 
     let assets: any AssetLibrary
     let destinations: DestinationRule
+    /// The run's bearer tokens for the server under test, which `SquallCredentials` hands the extension; nil when
+    /// the run has none.
+    let tokens: (any TokenSource)?
     /// The host's folder (the system's journal folder): the enabled flag, the conduct log and the app group
     /// containers live there; nil keeps the flag in memory and records no conduct.
     let folder: String?
@@ -33,9 +36,12 @@ final class LibraryBinding: Sendable {
         var gone: Set<JobID> = []
     }
 
-    init(assets: any AssetLibrary, destinations: DestinationRule, folder: String?) throws {
+    init(
+        assets: any AssetLibrary, destinations: DestinationRule, folder: String?, tokens: (any TokenSource)? = nil
+    ) throws {
         self.assets = assets
         self.destinations = destinations
+        self.tokens = tokens
         self.folder = folder
         var enabled = true
         if let path = folder.map({ $0 + "/extension-enabled.json" }),

@@ -73,14 +73,34 @@ public final class PHAssetResourceUploadJobChangeRequest {
         }
     }
 
-    /// Retries a failed job with retries left, with its original destination (`nil`) or a new one.
+    /// Retries a failed job with retries left, with its original destination (`nil`) or a new one. A job the
+    /// server refused with 401 retried with the same `Authorization` is conduct a verdict names.
     public func retry(destination: URLRequest?) {
+        let transaction = self.transaction
         let rule = transaction.binding.destinations
         change("retry(destination:)") { block, id throws(PHPhotosError) in
             var upload: UploadDestination?
             if let destination { upload = try rule.destination(for: destination) }
+            let job = block.job(id)
             try block.photos { block throws(JobStoreError) in try block.retry(id, destination: upload) }
+            guard let job, job.error == .userAuthenticationRequired else { return }
+            let used = Self.authorization(of: job.destination)
+            guard Self.authorization(of: upload ?? job.destination) == used else { return }
+            transaction.note(
+                ExtensionConduct(
+                    .retriedAuthFailureWithSameAuthorization, job: id,
+                    detail: used.map(Self.abridged) ?? "none"))
         }
+    }
+
+    /// The `Authorization` a destination carries.
+    private static func authorization(of destination: UploadDestination?) -> String? {
+        destination?.headerFields.first { $0.name.lowercased() == "authorization" }?.value
+    }
+
+    /// `Bearer 1a2b3c4d…`: enough of a credential to tell two apart in a report, not the whole secret.
+    private static func abridged(_ credential: String) -> String {
+        credential.count <= 15 ? credential : credential.prefix(15) + "…"
     }
 
     /// Cancels a registered or pending job; it is acknowledged with it.

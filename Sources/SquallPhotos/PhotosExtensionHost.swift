@@ -25,12 +25,13 @@ public final class PhotosExtensionHost: UploadExtension {
     /// server under test. `folder` (the system's journal folder) keeps what outlives a process: the enabled flag,
     /// the app's group containers (`FileManager.containerURL(forSecurityApplicationGroupIdentifier:)`, which then
     /// answers with this host's) and the log of the extension's conduct (`ExtensionConduct`); nil keeps the flag
-    /// in memory and records nothing.
+    /// in memory and records nothing. `tokens` are the run's bearer tokens, which the extension gets from
+    /// `SquallCredentials` as an app's extension gets its app's.
     public init(
         _ type: any PHBackgroundResourceUploadJobExtension.Type, assets: any AssetLibrary,
-        destinations: DestinationRule, folder: String? = nil
+        destinations: DestinationRule, folder: String? = nil, tokens: (any TokenSource)? = nil
     ) throws {
-        binding = try LibraryBinding(assets: assets, destinations: destinations, folder: folder)
+        binding = try LibraryBinding(assets: assets, destinations: destinations, folder: folder, tokens: tokens)
         self.type = type
         instance = Mutex(nil)
         if let folder { AppGroupContainers.root.withLock { $0 = folder + "/app-groups" } }

@@ -10,6 +10,9 @@ public struct ExtensionConduct: Hashable, Sendable, Codable {
         case acknowledgedWithoutReadingHeaders = "acknowledged-without-reading-headers"
         /// A change block begun after `willTerminate()` had returned committed, in the invocation it was meant to stop.
         case changedAfterWillTerminate = "changed-after-will-terminate"
+        /// A job that failed with `userAuthenticationRequired` (the server refused its token) was retried with the
+        /// same `Authorization` (no new destination, or one carrying the same value): the server refuses it again.
+        case retriedAuthFailureWithSameAuthorization = "retried-401-with-same-authorization"
     }
 
     public var conduct: Kind

@@ -47,14 +47,16 @@ extension UploadConnection {
         return outcome
     }
 
-    /// Ends the request streaming into the upload (its thread sees a new generation), keeping its bytes.
+    /// Ends the request streaming into the upload (its thread sees a new generation), keeping its bytes: the store
+    /// syncs what the writer wrote while its handle still lives (a handle dropped first ends it without a sync, and
+    /// the machine's offset would then be ahead of the durable one).
     private func abortActiveRequest(_ state: inout UploadSlot.State, id: String) throws {
         state.generation += 1
         state.streaming?.shutdown(reading: true, writing: true)
         state.streaming = nil
-        if state.writer != nil {
+        if let writer = state.writer {
+            try withExtendedLifetime(writer) { _ = try server.store.abortWriter(id) }
             state.writer = nil
-            try server.store.abortWriter(id)
         }
     }
 

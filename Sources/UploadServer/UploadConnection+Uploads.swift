@@ -4,8 +4,10 @@ import ResumableUpload
 import UploadStore
 
 extension UploadConnection {
-    /// A creation (§3 of the draft): checks the declared lengths, creates the upload in the store (or replays an
-    /// earlier creation with the same `Idempotency-Key`), sends the 104 before reading the body, then streams it.
+    /// A creation (§3 of the draft): checks the declared lengths, announces the upload (the 104 with its `Location`),
+    /// creates it in the store, then streams the body in (see `announceAndCreate`). A creation with an
+    /// `Idempotency-Key` is created in the store first, since an earlier creation with the same key is replayed
+    /// instead (no new upload, no 104).
     func create(_ request: CreationRequest, _ head: RequestHead) throws {
         let id = UploadID.generate()
         let location = baseURL(head) + uploadProtocol.resourcePathPrefix + id
@@ -21,22 +23,44 @@ extension UploadConnection {
         let creation = UploadCreation(
             id: id, principal: principal, idempotencyKey: request.idempotencyKey,
             interopVersion: request.version.rawValue, length: request.declaredLength)
-        if case .existing(let record) = try server.store.create(creation) {
+        var interims = started.actions.compactMap(Self.interim)
+        if request.idempotencyKey != nil, case .existing(let record) = try server.store.create(creation) {
             currentUpload = record.id
             return try replay(record, request.version, head)
         }
         currentUpload = id
         let slot = UploadSlot(id: id, principal: principal, machine: started.machine)
-        let writer = try server.store.beginAppend(id, for: principal, at: 0)
-        let generation = slot.state.withLock { state in
-            state.writer = writer
+        let generation = try announceAndCreate(
+            slot, creation: request.idempotencyKey == nil ? creation : nil, interims: &interims)
+        try streamBody(into: slot, generation: generation, after: ActionOutcome(interims: interims))
+    }
+
+    /// Lists the upload and starts its writer, under the slot's lock from before the upload is listed until the store
+    /// has it; with `creation` (not yet in the store), the announcing 104 goes out first, before the store's files
+    /// and syncs (about a millisecond, and more on a loaded disk), so that the client can resume as early as the
+    /// server can answer for the upload. A request for the upload meanwhile (a HEAD after a cut right after the 104)
+    /// waits on the slot's lock. A crash between the 104 and the store loses the upload: a HEAD then gets 404, and the
+    /// client starts over, as the draft allows. A 104 that could not be written stays in `interims` (sending it
+    /// again fails the same way, and the body is then drained as after any failed 104).
+    private func announceAndCreate(
+        _ slot: UploadSlot, creation: UploadCreation?, interims: inout [ResponseHead]
+    ) throws -> UInt64 {
+        try slot.state.withLock { state throws -> UInt64 in
+            server.registry.add(slot)
+            do {
+                if let creation {
+                    if let announcement = interims.first, (try? send(announcement)) != nil { interims.removeFirst() }
+                    _ = try server.store.create(creation)
+                }
+                state.writer = try server.store.beginAppend(slot.id, for: principal, at: 0)
+            } catch {
+                server.registry.remove([slot.id])
+                throw error
+            }
             state.streaming = socket
             state.generation += 1
             return state.generation
         }
-        server.registry.add(slot)
-        let outcome = ActionOutcome(interims: started.actions.compactMap(Self.interim))
-        try streamBody(into: slot, generation: generation, after: outcome)
     }
 
     /// An append (PATCH): the machine checks the offset and limits; on success the body streams in.

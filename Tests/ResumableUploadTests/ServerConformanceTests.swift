@@ -192,14 +192,51 @@ struct ServerConformanceTests {
                 response(104, ["Upload-Draft-Interop-Version": "6", "Upload-Offset": "\(offset)"]))
         }
         cases.append(("seven informational responses", exchange, .tooManyInformational))
+
+        cases.append(
+            (
+                "a 400 to a creation at an interop version not served", refusedCreation(version: 9),
+                .unservedVersionRefused
+            ))
         return cases
     }()
+
+    /// The versions the defects' server serves (every one they use): only a creation at another is "not served".
+    static let served: Set<Int> = [3, 4, 5, 6, 7, 8]
+
+    /// A creation at interop `version`, refused with `status` (and no upload field, as a server that does not know
+    /// the version answers).
+    static func refusedCreation(version: Int, status: Int = 400) -> ServerExchange {
+        var exchange = creation(version: 6)
+        exchange.request.fields.set("\(version)", for: "Upload-Draft-Interop-Version")
+        exchange.interims = []
+        exchange.response = response(status, ["Content-Type": "application/problem+json"])
+        return exchange
+    }
 
     @Test(arguments: defects.indices)
     func eachDefectIsFoundWithItsRuleAlone(index: Int) {
         let (name, exchange, rule) = Self.defects[index]
-        let found = ServerConformance.check(exchange)
+        let found = ServerConformance.check(exchange, served: Self.served)
         #expect(found.map(\.rule) == [rule], "\(name): \(found)")
+    }
+
+    /// A refusal of a creation at a version the server does not serve is a deviation only with the server's versions
+    /// known, only for a 4xx a plain upload would not meet for reasons of its own, and only at a version it does
+    /// not serve.
+    @Test func aRefusedCreationIsJudgedAgainstTheVersionsServed() {
+        let refused = Self.refusedCreation(version: 5)
+        #expect(ServerConformance.check(refused, served: [6, 7, 8]).map(\.rule) == [.unservedVersionRefused])
+        #expect(ServerConformance.check(refused, served: nil) == [], "the versions served unknown")
+        #expect(ServerConformance.check(refused, served: [5, 6]) == [], "a version served: its 400 is its own")
+        #expect(ServerConformance.check(Self.refusedCreation(version: 5, status: 413), served: [6]) == [])
+        #expect(ServerConformance.check(Self.refusedCreation(version: 5, status: 401), served: [6]) == [])
+        var plain = Self.refusedCreation(version: 5)
+        plain.response = Self.response(201)
+        #expect(ServerConformance.check(plain, served: [6]) == [], "served as a plain upload")
+        let detail = ServerConformance.check(refused, served: [6, 7, 8]).first?.detail ?? ""
+        #expect(
+            detail.hasPrefix("a 400 to a creation at interop 5, which the server does not serve (it serves 6, 7, 8)"))
     }
 
     @Test func everyRuleHasADefectThatFindsIt() {

@@ -42,11 +42,12 @@ struct PhotosExtensionHostTests {
         /// believes it sends (the sample's `https://api.example.com`), mapped onto `target` (default: the server).
         func system(
             _ type: any PHBackgroundResourceUploadJobExtension.Type, inFlightLimit: Int = 3, retryLimit: Int = 2,
-            base: String = "https://api.example.com", target: String? = nil
+            base: String = "https://api.example.com", target: String? = nil, tokens: (any TokenSource)? = nil
         ) throws -> (UploadSystem, PhotosExtensionHost) {
             let host = try PhotosExtensionHost(
                 type, assets: MutableAssetLibrary(assetIDs: assets),
-                destinations: DestinationRule(base: base, target: target ?? server.url), folder: folder.file("journal"))
+                destinations: DestinationRule(base: base, target: target ?? server.url), folder: folder.file("journal"),
+                tokens: tokens)
             let configuration = UploadSystemConfiguration(
                 jobs: JobStoreConfiguration(inFlightLimit: inFlightLimit, retryLimit: retryLimit), developerMode: true)
             let system = try UploadSystem(
@@ -80,14 +81,16 @@ struct PhotosExtensionHostTests {
     }
 
     /// The destination the sample built for api.example.com went to the server under test, with its header
-    /// fields; the id of the server's answer is what the sample recorded.
+    /// fields (the run's token from `SquallCredentials` among them); the id of the server's answer is what the
+    /// sample recorded.
     @Test func theExtensionsDestinationIsSentToTheServerUnderTestWithItsFields() throws {
         let fixture = try Fixture(assets: 1)
         let server = try ScriptedServer(steps: [
             ScriptedStep(respond: 501), ScriptedStep(respond: 201, fields: ["x-server-resource-id": "photo-77"]),
         ])
         defer { server.stop() }
-        let (system, _) = try fixture.system(SampleUploadExtension.self, target: server.url)
+        let (system, _) = try fixture.system(
+            SampleUploadExtension.self, target: server.url, tokens: StaticToken("run-token-1"))
         defer { system.close() }
 
         _ = try system.run()
@@ -97,7 +100,7 @@ struct PhotosExtensionHostTests {
         let post = try #require(requests.last?.head)
         #expect(post.target == "/upload")
         #expect(post.fields["X-Filename"] == "IMG_1000.HEIC")
-        #expect(post.fields["Authorization"] == "YOUR_AUTH_TOKEN")
+        #expect(post.fields["Authorization"] == "Bearer run-token-1")
         #expect(SampleRecords.snapshot.uploaded == [fixture.assets[0]: "photo-77"])
     }
 

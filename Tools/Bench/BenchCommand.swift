@@ -32,6 +32,7 @@ enum BenchMain {
             ProxyHoldBench.self,
             ProxyUploadBench.self,
             IdleLoadBench.self,
+            AnnounceBench.self,
         ]
     }
 

@@ -15,6 +15,10 @@ struct CreationOutcome: Sendable {
     /// The upload resource's URL, from the first head that carried `Location`.
     var location: String?
     var duration: Duration = .zero
+    /// From the head's last byte written to the first head carrying `Location` read (the creation's 104).
+    var announcedAfter: Duration?
+    /// Body bytes the server's socket had taken by then.
+    var sentBeforeAnnouncement: Int64?
 
     /// The upload's id: the last path segment of its `Location`.
     var uploadID: String? {
@@ -41,6 +45,9 @@ struct CreationClient {
     var hashing = true
     /// The longest the whole exchange may take.
     var timeout: Duration
+    /// End the exchange at the first head carrying `Location` (the announcement), with an RST: `announce` measures
+    /// only the time until it.
+    var stopAtAnnouncement = false
 
     /// Sends `body` in one creation request and reads every response to it.
     func upload(_ body: BodyPattern) throws -> CreationOutcome {
@@ -53,7 +60,10 @@ struct CreationClient {
         let stream = PlainStream(socket: socket)
         try stream.writeAll(try HTTP1Serializer.serialize(head(length: body.length)), deadline: deadline)
         var exchange = Exchange(digest: hashing ? SHA256Digest() : nil)
+        exchange.headWritten = clock.now
+        exchange.stopAtAnnouncement = stopAtAnnouncement
         try exchange.run(stream, body, deadline: deadline)
+        if stopAtAnnouncement { socket.abort() }
         var outcome = exchange.outcome
         outcome.duration = clock.now - started
         return outcome
@@ -79,6 +89,8 @@ private struct Exchange {
     var finished = false
     /// The server stopped reading (it answered early and closed): no more body, but its response may be there.
     var writeFailed = false
+    var headWritten = ContinuousClock.now
+    var stopAtAnnouncement = false
     var buffer = [UInt8](repeating: 0, count: 16 * 1024)
 
     init(digest: SHA256Digest?) {
@@ -128,7 +140,12 @@ private struct Exchange {
         for event in events {
             switch event {
             case .responseHead(let head):
-                if outcome.location == nil { outcome.location = head.fields["Location"] }
+                if outcome.location == nil, let location = head.fields["Location"] {
+                    outcome.location = location
+                    outcome.announcedAfter = ContinuousClock.now - headWritten
+                    outcome.sentBeforeAnnouncement = outcome.sentBytes
+                    if stopAtAnnouncement { finished = true }
+                }
                 if head.isInformational { outcome.interims += 1 } else { outcome.final = head }
             case .end:
                 finished = true

@@ -43,7 +43,7 @@ enum ProxyLatencyBench: BenchCommand {
     }
 
     /// The nearest-rank percentile of sorted, non-empty `samples` (`fraction` 1 is the largest).
-    static func percentile(_ fraction: Double, of samples: [Duration]) -> Duration {
+    static func percentile<Sample>(_ fraction: Double, of samples: [Sample]) -> Sample {
         let rank = Int((fraction * Double(samples.count)).rounded(.up))
         return samples[min(max(rank, 1), samples.count) - 1]
     }

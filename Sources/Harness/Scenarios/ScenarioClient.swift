@@ -70,17 +70,18 @@ final class ScenarioClient: @unchecked Sendable {
         self.library = MutableAssetLibrary(assetIDs: assetIDs)
         self.terminateAtJobs = terminateAtJobs
         self.resumesFromZero = resumesFromZero
+        // A silent token endpoint holds the client no longer than a silent upload server (the read timeout).
+        let tokens = target.tokens.map {
+            TokenSources.source($0, trustedCAFile: target.caFile, timeout: spec.readTimeout, stop: stop)
+        }
         if binary == nil, let hosted {
-            host = try hosted.host(assets: library, uploadURL: target.creationURL, journal: target.journal)
+            host = try hosted.host(
+                assets: library, uploadURL: target.creationURL, journal: target.journal, tokens: tokens)
             policy = nil
         } else if binary == nil {
             host = nil
             var configuration = UploadPolicyConfiguration(refreshAuthentication: spec.refreshAuth)
             configuration.permanentErrors = Set(spec.permanentErrors.compactMap(JobError.init(rawValue:)))
-            // A silent token endpoint holds the client no longer than a silent upload server (the read timeout).
-            let tokens = target.tokens.map {
-                TokenSources.source($0, trustedCAFile: target.caFile, timeout: spec.readTimeout, stop: stop)
-            }
             policy = try DefaultUploadPolicy(
                 library: library, destination: UploadDestinationTemplate(url: target.creationURL, tokens: tokens),
                 statePath: target.journal + "/extension.json", configuration: configuration)

@@ -287,6 +287,7 @@ struct ScenarioRun {
         configuration.authority = authority
         configuration.rules = scenario.faults + (try Self.holds(for: scenario.events))
         configuration.seed = scenario.seed
+        configuration.upstreamInterop = Self.servedInterop(scenario, outside: outside)
         if options.keepFolder != nil {
             configuration.transcriptPath = folder + "/" + DebugBundle.transcript
             configuration.decryptedCapturePath = folder + "/" + DebugBundle.decryptedCapture
@@ -323,6 +324,14 @@ struct ScenarioRun {
         return event.action != .relaunchClient
     }
 
+    /// The interop versions the run's server serves resumably, as far as the run knows them: the reference server's
+    /// (none when it is not resumable), or what the outside server's profile says (nil when it says nothing).
+    static func servedInterop(_ scenario: Scenario, outside: OutsideServer?) -> Set<Int>? {
+        guard let outside else { return scenario.server.resumable ? Set(scenario.server.interop) : [] }
+        if outside.profile.resumable == false { return [] }
+        return outside.profile.interop.isEmpty ? nil : Set(outside.profile.interop)
+    }
+
     /// The name of the hold placed for the event at `index` of the scenario.
     static func holdName(_ index: Int) -> String { "squall-hold-\(index)" }
 
@@ -332,11 +341,12 @@ struct ScenarioRun {
     /// loaded the machine, instead of wherever the upload got while the run noticed.
     static func holds(for events: [ScenarioEvent]) throws -> [FaultRule] {
         try events.enumerated().compactMap { index, event in
-            guard case .progress(let position, let asset) = event.trigger, holdsTheUpload(event) else { return nil }
+            guard case .progress(let position, let asset, let announcement) = event.trigger, holdsTheUpload(event)
+            else { return nil }
             var match = FaultMatch()
             if let asset { match.header = HeaderMatch(name: "X-Filename", value: Glob(asset)) }
             return try FaultRule(
-                name: holdName(index), match: match, trigger: .atOffset(position),
+                name: holdName(index), match: match, trigger: .atOffset(position, announcement: announcement),
                 action: .stall(duration: nil, thenClose: false), direction: .upstream, times: 1, optional: true)
         }
     }
@@ -422,6 +432,7 @@ struct ScenarioRun {
             wallTime: ContinuousClock.now - started, timedOut: timedOut, events: records)
         observation.neverFiredReasons = proxy.neverFiredReasons
         observation.proxyOrigin = proxy.url
+        observation.servedInterop = Self.servedInterop(scenario, outside: outside)
         observation.tokenPath =
             outside.map { $0.tokenPath(proxyURL: proxy.url, throughProxy: ScenarioNeeds.involvesAuth(scenario)) }
             ?? Self.tokenPath
@@ -447,7 +458,10 @@ struct ScenarioRun {
     private func isDue(_ item: (index: Int, event: ScenarioEvent)) -> Bool {
         switch item.event.trigger {
         case .time(let delay): ContinuousClock.now >= origin + delay && !waitsForWhatItUndoes(item)
-        case .progress: progress.reached(item.event, hold: Self.holdName(item.index), in: proxy.transcript)
+        case .progress:
+            progress.reached(
+                item.event, hold: Self.holdsTheUpload(item.event) ? Self.holdName(item.index) : nil,
+                in: proxy.transcript)
         case .jobsCreated(let count): client.terminatedAtJob(count) != nil
         }
     }
@@ -488,7 +502,7 @@ struct ScenarioRun {
     private mutating func recordNeverPlayed(because reason: String) {
         for item in pending {
             var why = reason
-            if case .progress(_, let asset) = item.event.trigger {
+            if case .progress(_, let asset, _) = item.event.trigger {
                 why = progress.furthest(of: asset, in: proxy.transcript) + "; " + reason
             }
             records[item.index].notPlayed = why

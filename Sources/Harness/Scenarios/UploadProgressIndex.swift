@@ -26,12 +26,13 @@ final class UploadProgressIndex: Sendable {
     private let state = Mutex(State())
 
     /// Whether an upload of the event's asset (any asset without one) crossed the event's position, in `transcript`
-    /// so far, or the proxy's rule `hold` (placed at that position) fired.
+    /// so far; for an event with a `hold` (the proxy's rule placed at that position), whether that rule fired: the
+    /// bytes reach the position while the hold still waits for the creation's announcement (`Announcement`).
     func reached(_ event: ScenarioEvent, hold: String? = nil, in transcript: Transcript) -> Bool {
-        guard case .progress(let position, let asset) = event.trigger else { return false }
+        guard case .progress(let position, let asset, _) = event.trigger else { return false }
         return state.withLock { state in
             Self.read(transcript, into: &state)
-            if let hold, state.fired.contains(hold) { return true }
+            if let hold { return state.fired.contains(hold) }
             return state.exchanges.values.contains { exchange in
                 // A request of no length (a token request's empty POST) is no upload's progress.
                 guard exchange.uploadLength != 0, asset.map({ exchange.filename == $0 }) ?? true,

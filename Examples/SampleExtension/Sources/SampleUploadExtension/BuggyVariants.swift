@@ -15,6 +15,8 @@ public enum BuggyVariant: String, CaseIterable, Sendable {
     case ignoresWillTerminate = "ignores-will-terminate"
     /// Succeeded jobs are acknowledged first and their headers read after, when the record is gone.
     case acknowledgesBeforeReadingHeaders = "acknowledges-before-reading-headers"
+    /// A job the server refused with 401 is retried with its original destination, the refused token in it.
+    case retries401WithStaleToken = "retries-401-with-stale-token"
 
     public var type: any PHBackgroundResourceUploadJobExtension.Type {
         switch self {
@@ -22,6 +24,7 @@ public enum BuggyVariant: String, CaseIterable, Sendable {
         case .retriesBadServerResponse: RetriesBadServerResponse.self
         case .ignoresWillTerminate: IgnoresWillTerminate.self
         case .acknowledgesBeforeReadingHeaders: AcknowledgesBeforeReadingHeaders.self
+        case .retries401WithStaleToken: Retries401WithStaleToken.self
         }
     }
 }
@@ -56,6 +59,20 @@ public final class AcknowledgesBeforeReadingHeaders: SampleUploadExtension {
             } else if job.state == .failed, let error = job.error as? URLError {
                 SampleRecords.recordFailure(for: resource.assetLocalIdentifier, error.code)
             }
+        }
+    }
+}
+
+public final class Retries401WithStaleToken: SampleUploadExtension {
+    override func retryFailedJobs() async throws {
+        let retryableJobs = PHAssetResourceUploadJob.fetchJobs(action: .retry, options: nil)
+        for i in 0..<retryableJobs.count {
+            let job = retryableJobs.object(at: i)
+            if let error = job.error as? URLError, error.code == .badServerResponse {
+                try await acknowledge(job)
+                continue
+            }
+            try await retry(job, destination: nil)
         }
     }
 }

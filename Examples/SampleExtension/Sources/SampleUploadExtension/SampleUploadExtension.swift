@@ -2,7 +2,9 @@ import Synchronization
 
 // The seed's sample upload extension (photokit-background-resource-upload.md), written against the PhotoKit API
 // with only the import made conditional: on Linux it compiles against SquallPhotos. Its app-side helpers (what was
-// uploaded, which jobs track which assets) keep their records in `SampleRecords`, in the app group's container.
+// uploaded, which jobs track which assets) keep their records in `SampleRecords`, in the app group's container;
+// its bearer token comes from the app (`SampleCredentials`), and a job the server refused with 401 is retried with
+// a new one, as the seed's "Option 2" has it ("a new destination; for example, with refreshed authorization").
 //
 // Not final, and its steps not private, only so that BuggyVariants.swift can change one behaviour each; the
 // logic is the seed's.
@@ -53,10 +55,17 @@ public class SampleUploadExtension: PHBackgroundResourceUploadJobExtension {
     }
 
     func retryFailedJobs() async throws {
-        let library = PHPhotoLibrary.shared()
         let retryableJobs = PHAssetResourceUploadJob.fetchJobs(action: .retry, options: nil)
         for i in 0..<retryableJobs.count {
             let job = retryableJobs.object(at: i)
+            if let error = job.error as? URLError, error.code == .userAuthenticationRequired,
+                let resource = PHAssetResource.assetResource(forUploadJob: job),
+                let authorization = try SampleCredentials.refreshedAuthorization()
+            {
+                // The server refused the token: sign in again and retry with a destination carrying the new one.
+                try await retry(job, destination: destination(for: resource, authorization: authorization))
+                continue
+            }
             if let error = job.error as? URLError, isPermanent(error) {
                 // Permanent: record the failure, then acknowledge instead of retrying.
                 if let resource = PHAssetResource.assetResource(forUploadJob: job) {
@@ -65,11 +74,26 @@ public class SampleUploadExtension: PHBackgroundResourceUploadJobExtension {
                 try await acknowledge(job)
                 continue
             }
-            try await library.performChanges {
-                guard let request = PHAssetResourceUploadJobChangeRequest(for: job) else { return }
-                request.retry(destination: nil)
-            }
+            try await retry(job, destination: nil)
         }
+    }
+
+    /// Retries `job` with its original destination (`nil`) or a new one.
+    func retry(_ job: PHAssetResourceUploadJob, destination: URLRequest?) async throws {
+        try await PHPhotoLibrary.shared().performChanges {
+            guard let request = PHAssetResourceUploadJobChangeRequest(for: job) else { return }
+            request.retry(destination: destination)
+        }
+    }
+
+    /// Where `resource` is uploaded to, with the app's `authorization` when it has one.
+    func destination(for resource: PHAssetResource, authorization: String?) -> URLRequest {
+        let url = URL(string: "https://api.example.com/upload")!
+        var request = URLRequest(url: url)
+        request.httpMethod = "POST"
+        if let authorization { request.setValue(authorization, forHTTPHeaderField: "Authorization") }
+        request.setValue(resource.originalFilename, forHTTPHeaderField: "X-Filename")
+        return request
     }
 
     func acknowledgeCompletedJobs() async throws {
@@ -106,13 +130,10 @@ public class SampleUploadExtension: PHBackgroundResourceUploadJobExtension {
     private func createNewUploadJobs() async throws {
         let library = PHPhotoLibrary.shared()
         let resources = try getUnprocessedResources(from: library)
+        let authorization = resources.isEmpty ? nil : try SampleCredentials.authorization()
         for resource in resources {
+            let request = destination(for: resource, authorization: authorization)
             try await library.performChanges {
-                let url = URL(string: "https://api.example.com/upload")!
-                var request = URLRequest(url: url)
-                request.httpMethod = "POST"
-                request.setValue("YOUR_AUTH_TOKEN", forHTTPHeaderField: "Authorization")
-                request.setValue(resource.originalFilename, forHTTPHeaderField: "X-Filename")
                 let jobRequest = PHAssetResourceUploadJobChangeRequest.creationRequestForJob(
                     destination: request, resource: resource)
                 if let jobID = jobRequest.placeholderForCreatedAssetResourceUploadJob?.localIdentifier {

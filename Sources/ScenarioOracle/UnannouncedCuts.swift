@@ -1,0 +1,102 @@
+import HTTPWire
+import ProxyTranscript
+import ResumableUpload
+import Scenario
+
+/// Creations that lost their connection before the client had the server's 104 announcing the upload: the client
+/// could not resume them, only start over. Evidence for the counts this changes (resumptions, retries, attempts,
+/// restarts from zero, bytes sent again), with both times, so that a verdict names the cause instead of only the
+/// count.
+///
+/// Read from the transcript: a creation asking for resumability (`UploadRequestFacts.createsResumableUpload`),
+/// its 104s with `Location` (one the proxy kept from the client, `strip-interim` or `announcement_withheld`, does
+/// not count), and the connection's close before any final response; what cut it is the last fault fired on the
+/// connection, else the event that played last before the close, else the side that closed.
+enum UnannouncedCuts {
+    private struct Creation {
+        var exchange: Int
+        var head: RequestHead
+        /// When the first 104 with `Location` reached the proxy, and whether the client got it.
+        var announcedAt: Duration?
+        var delivered = false
+        var keptBy: String?
+        var lastFault: (time: Duration, fault: FiredFault)?
+    }
+
+    /// One line per creation cut before the client had its announcement.
+    static func lines(_ transcript: Transcript, events: [EventRecord]) -> [String] {
+        var open: [Int: Creation] = [:]
+        var lines: [String] = []
+        for event in transcript.events {
+            let connection = event.connection
+            switch event.kind {
+            case .requestHead(let exchange, let head):
+                open[connection] =
+                    UploadRequestFacts(head).createsResumableUpload
+                    ? Creation(exchange: exchange, head: head) : nil
+            case .interimResponse(let exchange, let head):
+                guard open[connection]?.exchange == exchange, open[connection]?.announcedAt == nil,
+                    head.status == 104, UploadResponseFacts(head, requestVersion: nil).resourcePath != nil
+                else { continue }
+                open[connection]?.announcedAt = event.time
+                open[connection]?.delivered = true
+            case .announcementWithheld(let exchange, let rule):
+                if open[connection]?.exchange == exchange, open[connection]?.announcedAt == event.time {
+                    open[connection]?.delivered = false
+                    open[connection]?.keptBy = "kept from the client by \(rule) (\"announcement\": \"before\")"
+                }
+            case .faultFired(let fault):
+                guard open[connection] != nil else { continue }
+                if fault.action == "strip-interim", open[connection]?.announcedAt == event.time {
+                    open[connection]?.delivered = false
+                    open[connection]?.keptBy = "stripped by \(fault.rule)"
+                } else if !fault.rule.hasPrefix("squall-") {
+                    // The run's own rules (holds, a network switch) are its events, named as such below.
+                    open[connection]?.lastFault = (event.time, fault)
+                }
+            case .finalResponse(let exchange, _):
+                if open[connection]?.exchange == exchange { open[connection] = nil }
+            case .closed(let side, let kind):
+                guard let creation = open.removeValue(forKey: connection), !creation.delivered else { continue }
+                lines.append(line(creation, connection, closedAt: event.time, side, kind, events: events))
+            default:
+                continue
+            }
+        }
+        return lines
+    }
+
+    private static func line(
+        _ creation: Creation, _ connection: Int, closedAt time: Duration, _ side: CloseSide, _ kind: CloseKind,
+        events: [EventRecord]
+    ) -> String {
+        let request = Evidence.request(creation.head, connection: connection, exchange: creation.exchange)
+        let announcement =
+            switch (creation.announcedAt, creation.keptBy) {
+            case (let at?, let kept?): "its 104 came at \(ScenarioOracle.seconds(at)), \(kept)"
+            case (let at?, nil): "its 104 came at \(ScenarioOracle.seconds(at))"
+            default: "no 104 came"
+            }
+        let before = events.filter { ($0.proxyMicroseconds ?? .max) <= Int64(time / .microseconds(1)) }
+        let cause = cause(creation, side, kind, before)
+        return "\(request) was cut at \(ScenarioOracle.seconds(time)) (\(cause)) "
+            + "before the client had the server's 104 announcing the upload (\(announcement)): the client could not "
+            + "resume it"
+    }
+
+    /// What cut the connection: its last fault, else the last of `events` (those played before the close), else
+    /// who closed it.
+    private static func cause(_ creation: Creation, _ side: CloseSide, _ kind: CloseKind, _ events: [EventRecord])
+        -> String
+    {
+        if let (_, fault) = creation.lastFault {
+            let offset = fault.offset.map { " at upload offset \($0)" } ?? ""
+            return "fault \(fault.rule): \(fault.action)\(offset)"
+        }
+        let closed = "\(side.rawValue) \(kind == .rst ? "RST" : "FIN")"
+        if let event = events.max(by: { ($0.proxyMicroseconds ?? 0) < ($1.proxyMicroseconds ?? 0) }) {
+            return "event \(event.event) \(event.trigger), then \(closed)"
+        }
+        return closed
+    }
+}

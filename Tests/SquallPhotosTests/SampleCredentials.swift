@@ -1,0 +1,1 @@
+../../Examples/SampleExtension/Sources/SampleUploadExtension/SampleCredentials.swift
