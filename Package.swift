@@ -199,7 +199,7 @@ let package = Package(
             name: "HarnessTests",
             dependencies: [
                 "Harness", "Scenario", "ScenarioReports", "FaultEngine", "ProxyTranscript", "HTTPWire", "TestSupport",
-                "SquallCore", "SquallNet",
+                "SquallCore", "SquallNet", "ResumableUpload",
             ]),
         .testTarget(
             name: "ServerCheckTests",

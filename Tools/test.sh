@@ -2,7 +2,9 @@
 # The whole test suite: set-up, format lint, module boundaries (Tools/check-imports.py), warnings-as-errors build,
 # every test, 12 s of every fuzz target (Tools/fuzz.sh: fails on any crash), then the scenario catalog: 5 runs in
 # which every scenario must pass and the runs must agree (Tools/determinism.sh), and once under two CPU hogs and once
-# on one core (Tools/load-check.sh), the catalog's HTML report opened in headless Chromium and checked against its
+# on one core (Tools/load-check.sh), the cut sweep (Tools/cut-sweep.sh: cuts at 10 to 90 % of creations resumed in the
+# same three conditions, and its negative control), a newcomer's scenarios judged as they predicted
+# (Tools/newcomer-check.py), the catalog's HTML report opened in headless Chromium and checked against its
 # JSON report (Tools/report-browser-check.py), the proxy's dashboard driven against a live upload
 # (Tools/dashboard-browser-check.py), 50 schedules of `squall explore` (every invariant must hold); last,
 # Examples/SampleExtension built as a user's package, its sample extension
@@ -33,6 +35,13 @@ Tools/determinism.sh .build/debug/squall
 
 echo "== the scenario catalog under load: two CPU hogs, then one core"
 Tools/load-check.sh .build/debug/squall
+
+echo "== the cut sweep: RSTs and network switches at 10 to 90 % of creations, each resumed idle, under hogs, on one core"
+Tools/cut-sweep.sh .build/debug/squall
+
+echo "== scenarios of another author (Tests/Scenarios/newcomer), each judged as its author predicted"
+Tools/newcomer-check.py --self-test
+Tools/newcomer-check.py .build/debug/squall
 
 echo "== the HTML report in headless Chromium: rows, a failing scenario's chart and expectations, dark mode"
 Tools/report-browser-check.py .build/debug/squall

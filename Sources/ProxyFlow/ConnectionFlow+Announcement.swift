@@ -75,6 +75,8 @@ extension ConnectionFlow {
 
     /// The longest a cut waits for the interim heads queued for the client.
     static let interimFlushLimit: Duration = .milliseconds(50)
+    /// The hold on the server's lane while a cut decided outside the byte stream waits for those heads.
+    static let cutHold = "squall-cut"
 
     /// Whether the client has creation `exchange`'s announcement: the 104 with `Location` was written to it.
     func clientHasAnnouncement(_ exchange: Int) -> Bool {

@@ -54,7 +54,7 @@ extension ConnectionFlow {
             received(bytes, from: side, at: now, budget: budget)
             resumeAfterAnnouncement(at: now, budget: budget)
             updateTimers(at: now)
-            return endIfDecided()
+            return endIfDecided(at: now)
         case .wrote:
             wrote(at: now)
             guard phase == .relaying else { return endIfDone(at: now) }
@@ -122,7 +122,7 @@ extension ConnectionFlow {
             deferredCut?.polled = true
             let cut = cutOnceInterimsWritten(at: now)
             guard cut.isEmpty else { return cut }
-            let decided = endIfDecided()
+            let decided = endIfDecided(at: now)
             return decided.isEmpty ? timersDue(at: now) : decided
         case .message(let message):
             switch message {
@@ -132,7 +132,7 @@ extension ConnectionFlow {
                 keepEffects(of: faults.ruleNames)
             case .stop: return proxyEnds(.fin)
             }
-            return endIfDecided()
+            return endIfDecided(at: now)
         case .endSent:
             return endSent(at: now)
         case .drained:
@@ -183,9 +183,16 @@ extension ConnectionFlow {
         return [action]
     }
 
-    /// A fault or answer decided to end the connection at once.
-    mutating func endIfDecided() -> [ConnectionAction] {
+    /// A fault or answer decided to end the connection at once. A reset waits, the server's lane held, until the
+    /// interim heads already queued for the client are written (`deferredCut`).
+    mutating func endIfDecided(at now: Duration) -> [ConnectionAction] {
         guard let end = immediateEnd, phase == .relaying || phase == .awaitingRequest else { return [] }
+        if end == .reset, phase == .relaying, mode == .http, !opaque, toClient.carriedOut < interimsThrough {
+            immediateEnd = nil
+            toUpstream.holdEverything(rule: Self.cutHold)
+            deferredCut = DeferredCut(since: now)
+            return []
+        }
         return proxyEnds(end == .reset ? .rst : .fin)
     }
 
@@ -233,7 +240,7 @@ extension ConnectionFlow {
             if side == .client { clientEnded = true } else { upstreamEnded = true }
             if firstEnd == nil { firstEnd = side }
             ended(side, at: now, budget: budget)
-            return [mark] + endIfDecided()
+            return [mark] + endIfDecided(at: now)
         default:
             return []
         }

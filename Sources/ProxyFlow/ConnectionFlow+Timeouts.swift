@@ -35,7 +35,7 @@ extension ConnectionFlow {
         catchUpRules(budget: budget, at: now)
         for chunk in first { received(chunk, from: .client, at: now, budget: budget) }
         updateTimers(at: now)
-        let end = endIfDecided()
+        let end = endIfDecided(at: now)
         return end.isEmpty ? [.relay] : end
     }
 

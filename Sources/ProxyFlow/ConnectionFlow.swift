@@ -250,7 +250,8 @@ public struct ConnectionFlow: Sendable {
 
     /// Ends the effects of rules no longer in `names` (removed through the control API).
     mutating func keepEffects(of names: Set<String>) {
-        toUpstream.keepEffects(of: names)
+        // The hold of a cut waiting for its interim heads is the flow's own, no rule's.
+        toUpstream.keepEffects(of: names.union([Self.cutHold]))
         toClient.keepEffects(of: names)
     }
 

@@ -69,6 +69,15 @@ public struct Lane: Sendable {
         if case .bandwidth = effect.kind { bandwidthNext = max(bandwidthNext, now) }
     }
 
+    /// Holds everything still queued and everything that comes, for good (a cut about to be carried out): unlike a
+    /// stall, whose effect starts after the entries already queued.
+    mutating func holdEverything(rule: String) {
+        effects.removeAll { $0.rule == rule }
+        var effect = LaneEffect(rule: rule, kind: .stall(until: nil, thenClose: false), expires: nil)
+        effect.holdsFrom = carriedOut
+        effects.append(effect)
+    }
+
     /// Ends the effects of rules not in `names` (rules removed while the connection lives).
     mutating func keepEffects(of names: Set<String>) {
         effects.removeAll { !names.contains($0.rule) }

@@ -69,6 +69,8 @@ public enum EventAction: Sendable, Hashable {
 
     /// Whether the event needs the client in a child process (a real kill).
     public var killsClient: Bool { self == .killClient || self == .forceQuit }
+    /// Whether the event stops the client's session (it resumes only what its journal holds when relaunched).
+    public var stopsClient: Bool { killsClient || self == .terminateClient }
     /// Whether the event needs the server in a child process (a real kill).
     public var killsServer: Bool { self == .restartServer }
 }

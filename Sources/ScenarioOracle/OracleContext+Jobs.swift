@@ -89,9 +89,26 @@ extension OracleContext {
         return withFaults(counted(key, count, extra.reduce(0, +), evidence: Evidence.capped(evidence)))
     }
 
-    /// `restarts-from-zero`: per job, byte ranges starting at 0 after the first one, summed.
+    /// `restarts-from-zero`: per job, byte ranges starting at 0 after the first one, summed; a resume at offset 0 (a
+    /// HEAD that reported 0, then an append from it: the server kept the upload, with none of its bytes) is a
+    /// resume, not a restart.
     func restartsFromZero(_ key: String, _ count: Expectation.Count) -> Verdict {
-        let restarts = jobs.map { job in Int64(max(0, job.byteRanges.count { $0.offset == 0 } - 1)) }
+        let restarts = jobs.map { job -> Int64 in
+            var ranges = 0
+            var restarts: Int64 = 0
+            var resumedAt: Int64?
+            for entry in job.entries {
+                switch entry.event {
+                case .resumed(let offset): resumedAt = offset
+                case .bytesSent(let range):
+                    if range.offset == 0, ranges > 0, resumedAt != 0 { restarts += 1 }
+                    ranges += 1
+                    resumedAt = nil
+                default: continue
+                }
+            }
+            return restarts
+        }
         let evidence = zip(jobs, restarts).filter { $0.1 > 0 }.map { "\(name($0.0)): \($0.1) restarts from byte 0" }
         return withFaults(counted(key, count, restarts.reduce(0, +), evidence: Evidence.capped(evidence)))
     }

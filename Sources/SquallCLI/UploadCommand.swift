@@ -20,7 +20,7 @@ enum UploadCommand: Subcommand {
             + "[--token-header 'NAME: VALUE'] [--token-path PATH] | --token-command CMD] [--server-profile FILE] "
             + "[--journal DIR] [--production] [--resume-attempts N] [--backoff D] "
             + "[--backoff-limit D] [--connect-timeout D] [--read-timeout D] [--permanent-errors LIST] "
-            + "[--no-refresh-auth] FILE|DIR...",
+            + "[--no-refresh-auth] [--events] FILE|DIR...",
         options: [
             .value("--to", "URL", help: "The creation URL, e.g. http://127.0.0.1:8080/upload (required)."),
             .value("--ca", "FILE", help: "PEM file of the CAs to trust for https (e.g. the local CA's ca.pem)."),
@@ -69,6 +69,11 @@ enum UploadCommand: Subcommand {
                 help: "Job errors acknowledged, not retried: comma-separated names, or 'none'. "
                     + "Default badServerResponse,userAuthenticationRequired."),
             .flag("--no-refresh-auth", help: "Give up on a 401 instead of retrying with a refreshed token."),
+            .flag(
+                "--events",
+                help:
+                    "Also print a JSON line on stdout for each upload resource journaled (for a harness: squall run's "
+                    + "child clients)."),
         ],
         maxPositionals: Int.max,
         discussion: """
@@ -101,10 +106,12 @@ enum UploadCommand: Subcommand {
         let journal = options.journal ?? temporary!.path
         let client = try Client(assets: assets, options: options, journal: journal, hosted: context.clientExtension)
         let progress = UploadProgress(console: context.console, assets: assets, done: client.finished)
+        let events = arguments.has("--events")
         let system = try UploadSystem(
             journalFolder: journal, configuration: options.system, extension: client.handler,
             observer: { event in
                 progress.handle(event)
+                if events, let line = ClientEventLine.line(event) { context.console.print(line) }
                 // With a kept journal, the invocations are logged beside it (a harness running this as a child
                 // reads them: `InvocationLog`).
                 if case .invocation(_, let result) = event, options.journal != nil {

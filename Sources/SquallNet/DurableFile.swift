@@ -14,8 +14,12 @@ public enum DurableFile {
         public var errno: Int32
     }
 
-    /// Replaces `path` with `bytes` durably; a new file gets `mode` (less the umask).
-    public static func replace(_ path: String, with bytes: [UInt8], mode: mode_t = 0o644) throws(Failure) {
+    /// Replaces `path` with `bytes` durably; a new file gets `mode` (less the umask). With `synced` false nothing is
+    /// fsynced: the replacement is still atomic, and survives the process (not the machine) until `syncFile` and
+    /// `syncFolder` make it durable.
+    public static func replace(
+        _ path: String, with bytes: [UInt8], mode: mode_t = 0o644, synced: Bool = true
+    ) throws(Failure) {
         let temporary = path + temporarySuffix
         unlink(temporary)
         let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode)
@@ -27,14 +31,22 @@ public enum DurableFile {
             guard count > 0 else { return try abandon(fd, temporary, "write") }
             written += count
         }
-        guard fsync(fd) == 0 else { return try abandon(fd, temporary, "fsync") }
+        if synced, fsync(fd) != 0 { return try abandon(fd, temporary, "fsync") }
         close(fd)
         guard rename(temporary, path) == 0 else {
             let failure = Failure(call: "rename", path: temporary, errno: errno)
             unlink(temporary)
             throw failure
         }
-        try syncFolder(parent(of: path))
+        if synced { try syncFolder(parent(of: path)) }
+    }
+
+    /// Makes the file at `path` durable (fsync).
+    public static func syncFile(_ path: String) throws(Failure) {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw Failure(call: "open", path: path, errno: errno) }
+        defer { close(fd) }
+        guard fsync(fd) == 0 else { throw Failure(call: "fsync", path: path, errno: errno) }
     }
 
     /// Makes the folder's entries (creations, renames, removals) durable.

@@ -22,8 +22,8 @@ public final class FlawedUploadServer: Sendable {
         case swappedCompletionField
         /// Deletes the upload when it answers an append 409 (a later HEAD gets 404).
         case conflictDeletesUpload
-        /// Answers 400 to a request carrying an interop version it does not implement, instead of serving a plain
-        /// upload (NIO answers 400, tusd 412).
+        /// Answers 400 to a request carrying an interop version it does not serve (or implement), instead of serving
+        /// a plain upload (NIO answers 400, tusd 412).
         case rejectsUnknownVersions
         /// Answers only a head that arrives whole in the connection's first read; otherwise it waits for the
         /// rest without ever parsing it (the connection hangs until the client gives up).
@@ -38,7 +38,8 @@ public final class FlawedUploadServer: Sendable {
     public let flaw: Flaw
     private let loop: AcceptLoop
     private let uploads = Mutex<Uploads>(Uploads())
-    private static let rules = UploadProtocolConfiguration()
+    /// The draft's rules, with the versions it serves.
+    private let rules: UploadProtocolConfiguration
 
     /// The uploads, by id; ids count the creations.
     private struct Uploads {
@@ -46,8 +47,11 @@ public final class FlawedUploadServer: Sendable {
         var created = 0
     }
 
-    /// Starts the server on 127.0.0.1, port 0.
-    public init(flaw: Flaw) throws {
+    /// Starts the server on 127.0.0.1, port 0, serving `versions` resumably (default: all).
+    public init(flaw: Flaw, versions: Set<InteropVersion> = Set(InteropVersion.all)) throws {
+        var rules = UploadProtocolConfiguration()
+        rules.versions = versions
+        self.rules = rules
         let box = Mutex<FlawedUploadServer?>(nil)
         loop = try LoopbackServer.start { socket in
             guard let server = box.withLock({ $0 }) else { return socket.close() }
@@ -63,7 +67,7 @@ public final class FlawedUploadServer: Sendable {
     }
 
     /// Where uploads are created.
-    public var creationURL: String { url + Self.rules.creationPath }
+    public var creationURL: String { url + rules.creationPath }
 
     /// Stops accepting and waits (bounded) for the open connections to end.
     public func stop() {
@@ -90,13 +94,15 @@ public final class FlawedUploadServer: Sendable {
 
     private func handle(_ head: RequestHead, on server: HTTPServerStream) throws {
         let version = InteropVersion(fields: head.fields)
-        if flaw == .rejectsUnknownVersions, head.fields.contains(InteropVersion.fieldName), version == nil {
+        if flaw == .rejectsUnknownVersions, head.fields.contains(InteropVersion.fieldName),
+            version.map({ !rules.versions.contains($0) }) ?? true
+        {
             let refusal = ResponseHead(status: 400, reason: "Bad Request", fields: ["Content-Length": "0"])
             return try reply(UploadResponse(head: refusal), head.method, server)
         }
         let request: UploadRequest
         do {
-            request = try UploadRequest.classify(head, configuration: Self.rules)
+            request = try UploadRequest.classify(head, configuration: rules)
         } catch {
             return try reply(
                 UploadResponse.rejection(error, version: version, limits: UploadLimits()), head.method, server)
@@ -134,8 +140,8 @@ public final class FlawedUploadServer: Sendable {
         let started: (machine: UploadResourceStateMachine, actions: [UploadAction])
         do {
             started = try UploadResourceStateMachine.create(
-                id: id, location: url + Self.rules.resourcePathPrefix + id, request: request,
-                configuration: Self.rules, now: .zero)
+                id: id, location: url + rules.resourcePathPrefix + id, request: request,
+                configuration: rules, now: .zero)
         } catch {
             let response = UploadResponse.rejection(error, version: request.version, limits: UploadLimits())
             return try reply(response, .post, server)

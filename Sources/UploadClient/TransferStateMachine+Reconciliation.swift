@@ -23,8 +23,8 @@ extension TransferStateMachine {
         highestSent = max(highestSent, min(offset, total))
     }
 
-    /// The server no longer knows the resume location (404, 410: cancelled or expired): nothing of it can be
-    /// used, and no duplicate can arise, so the upload starts over with a creation from byte 0.
+    /// The server no longer knows the upload resource (404, 410: cancelled, expired, or lost in a crash): nothing of
+    /// it can be used, and no duplicate can arise, so the upload starts over with a creation from byte 0.
     mutating func restartFromZero() -> [Action] {
         reconciling = false
         location = nil

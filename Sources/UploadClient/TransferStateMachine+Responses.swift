@@ -57,13 +57,17 @@ extension TransferStateMachine {
 
     /// The answer to HEAD (§3.4, §3.10): complete → done (the final response was lost); else append from its
     /// offset; a 5xx is one more resume attempt (HEAD is safe and retried on 5xx, §3.11: a gateway answers 502 while
-    /// the server restarts). After a cancellation, the answer is only reported; on a resume location, 404 or 410
-    /// start over.
+    /// the server restarts). After a cancellation, the answer is only reported; otherwise 404 or 410 start over when
+    /// nothing of the upload was acknowledged: the server no longer has it (a resume location it forgot, or one it
+    /// announced and lost in a crash before its store had it, which the draft allows). Once the server acknowledged
+    /// an offset, a 404 is acknowledged bytes lost: the transfer fails (`badServerResponse`) rather than hide it.
     mutating func offsetResponse(_ head: ResponseHead, afterCancel: Bool) -> [Action] {
         let version = version!
-        if reconciling && !afterCancel {
-            if head.status == 404 || head.status == 410 { return restartFromZero() }
-            if (200...299).contains(head.status), let offset = offset(head) { confirmReconciliation(offset: offset) }
+        if !afterCancel, head.status == 404 || head.status == 410, reconciling || acknowledged == 0 {
+            return restartFromZero()
+        }
+        if reconciling && !afterCancel, (200...299).contains(head.status), let offset = offset(head) {
+            confirmReconciliation(offset: offset)
         }
         guard (200...299).contains(head.status), let offset = offset(head) else {
             if afterCancel { return finish(.cancelled, head: head) }

@@ -12,6 +12,7 @@ import ResumableUpload
 ///              │  │                              ▲   │         └─2xx, partial ─┐
 ///              │  │                              │   └──409─▶ (offset check) ──┤
 ///              │  │                              └──────────────────────────────┘
+///              │  ├─404/410, nothing acknowledged yet (the server lost the upload) ─▶ creation from byte 0
 ///              │  └─401/403 ▶ userAuthenticationRequired; other status ▶ badServerResponse
 ///              └─connection lost ─┬─ no 104 seen ──────────────────────────────▶ failed (transient)
 ///                                 └─ 104 seen: backoff ─▶ HEAD ─▶ offset check ─▶ append …

@@ -36,10 +36,11 @@ extension UploadConnection {
     }
 
     /// Lists the upload and starts its writer, under the slot's lock from before the upload is listed until the store
-    /// has it; with `creation` (not yet in the store), the announcing 104 goes out first, before the store's files
-    /// and syncs (about a millisecond, and more on a loaded disk), so that the client can resume as early as the
-    /// server can answer for the upload. A request for the upload meanwhile (a HEAD after a cut right after the 104)
-    /// waits on the slot's lock. A crash between the 104 and the store loses the upload: a HEAD then gets 404, and the
+    /// has it durably; with `creation` (not yet in the store), the store makes its files first, the announcing 104
+    /// goes out, and only then are the files synced (four fsyncs: about a millisecond, more on a loaded disk), so
+    /// that the client can resume as early as the server can answer for the upload. A request for the upload
+    /// meanwhile (a HEAD after a cut right after the 104) waits on the slot's lock. A kill -9 after the 104 keeps the
+    /// upload (the kernel has its files); a machine crash before the sync may lose it: a HEAD then gets 404, and the
     /// client starts over, as the draft allows. A 104 that could not be written stays in `interims` (sending it
     /// again fails the same way, and the body is then drained as after any failed 104).
     private func announceAndCreate(
@@ -49,8 +50,9 @@ extension UploadConnection {
             server.registry.add(slot)
             do {
                 if let creation {
+                    _ = try server.store.create(creation, durable: false)
                     if let announcement = interims.first, (try? send(announcement)) != nil { interims.removeFirst() }
-                    _ = try server.store.create(creation)
+                    try server.store.makeDurable(slot.id)
                 }
                 state.writer = try server.store.beginAppend(slot.id, for: principal, at: 0)
             } catch {

@@ -55,7 +55,11 @@ public final class FileUploadStore: Sendable {
     /// Creates an upload, or returns the one an earlier creation with the same principal and idempotency key
     /// made (complete or not; the caller replays its `finalResponse` when it is complete). Creations hold the
     /// store's lock while their files are made durable, so two with one key cannot both create.
-    public func create(_ creation: UploadCreation) throws -> CreateOutcome {
+    ///
+    /// With `durable` false the new upload's files are made but not synced: they survive the process (a kill -9),
+    /// not the machine, until `makeDurable(_:)`. The server announces the upload in between, so that its 104 waits
+    /// for no fsync; a machine crash there loses the upload (a HEAD then gets 404, and the client starts over).
+    public func create(_ creation: UploadCreation, durable: Bool = true) throws -> CreateOutcome {
         try state.withLock { state in
             let scope = creation.idempotencyKey.map { IdempotencyScope(principal: creation.principal, key: $0) }
             if let scope, let id = state.idempotent[scope], let existing = state.entries[id] {
@@ -68,7 +72,7 @@ public final class FileUploadStore: Sendable {
             let record = UploadRecord(
                 id: id, principal: creation.principal, idempotencyKey: creation.idempotencyKey,
                 interopVersion: creation.interopVersion, length: creation.length, createdAt: configuration.clock())
-            let entry = try makeEntry(record)
+            let entry = try makeEntry(record, synced: durable)
             state.entries[id] = entry
             if let scope { state.idempotent[scope] = id }
             return .created(record)
@@ -224,12 +228,22 @@ public final class FileUploadStore: Sendable {
     }
 
     /// Creates the folder, the empty data file and the metadata, each durably, before anything is reported.
-    private func makeEntry(_ record: UploadRecord) throws -> UploadEntry {
+    /// Makes the files of an upload created with `durable: false` durable: its data, its record, its folder and
+    /// the store's.
+    public func makeDurable(_ id: String) throws {
+        guard let entry = entry(id) else { throw notFound(id) }
+        try StoreFiles.syncFile(entry.dataPath)
+        try StoreFiles.syncFile(entry.recordPath)
+        try StoreFiles.syncFolder(entry.folder)
+        try StoreFiles.syncFolder(directory)
+    }
+
+    private func makeEntry(_ record: UploadRecord, synced: Bool) throws -> UploadEntry {
         let entry = UploadEntry(folder: directory + "/" + record.id, record: record)
         try StoreFiles.makeDirectory(entry.folder)
-        try StoreFiles.createEmpty(entry.dataPath)
-        try UploadEntry.save(record, to: entry.recordPath)
-        try StoreFiles.syncFolder(directory)
+        try StoreFiles.createEmpty(entry.dataPath, synced: synced)
+        try UploadEntry.save(record, to: entry.recordPath, synced: synced)
+        if synced { try StoreFiles.syncFolder(directory) }
         return entry
     }
 }

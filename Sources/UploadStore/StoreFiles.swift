@@ -58,9 +58,18 @@ enum StoreFiles {
     }
 
     /// Replaces `path` with `bytes` durably (`DurableFile.replace`).
-    static func writeAtomically(_ bytes: [UInt8], to path: String, mode: mode_t = 0o644) throws {
+    static func writeAtomically(_ bytes: [UInt8], to path: String, mode: mode_t = 0o644, synced: Bool = true) throws {
         do {
-            try DurableFile.replace(path, with: bytes, mode: mode)
+            try DurableFile.replace(path, with: bytes, mode: mode, synced: synced)
+        } catch {
+            throw UploadStoreError.system(error.call, path: error.path, errno: error.errno)
+        }
+    }
+
+    /// Makes the file at `path` durable.
+    static func syncFile(_ path: String) throws {
+        do {
+            try DurableFile.syncFile(path)
         } catch {
             throw UploadStoreError.system(error.call, path: error.path, errno: error.errno)
         }
@@ -123,10 +132,10 @@ enum StoreFiles {
 
 extension StoreFiles {
     /// Creates an empty file at `path` (failing if one exists) and makes it durable.
-    static func createEmpty(_ path: String) throws {
+    static func createEmpty(_ path: String, synced: Bool = true) throws {
         let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw UploadStoreError.system("create", path: path) }
         defer { close(fd) }
-        guard fsync(fd) == 0 else { throw UploadStoreError.system("fsync", path: path) }
+        if synced, fsync(fd) != 0 { throw UploadStoreError.system("fsync", path: path) }
     }
 }

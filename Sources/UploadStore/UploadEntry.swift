@@ -240,7 +240,7 @@ final class UploadEntry: Sendable {
     }
 
     /// Writes `record` to `path` atomically and durably.
-    static func save(_ record: UploadRecord, to path: String) throws {
+    static func save(_ record: UploadRecord, to path: String, synced: Bool = true) throws {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .prettyPrinted]
         let data: Data
@@ -249,7 +249,7 @@ final class UploadEntry: Sendable {
         } catch {
             throw UploadStoreError(.io, path: path, "cannot encode the record of \(record.id): \(error)")
         }
-        try StoreFiles.writeAtomically([UInt8](data), to: path)
+        try StoreFiles.writeAtomically([UInt8](data), to: path, synced: synced)
     }
 }
 

@@ -1,6 +1,7 @@
 import FaultEngine
 import Foundation
 import HTTPWire
+import ResumableUpload
 import Scenario
 import SquallCore
 import TestSupport
@@ -138,5 +139,39 @@ import Testing
         #expect(methods == [.options, .post, .head, .patch])
         #expect(server.requests.allSatisfy { $0.head.fields["Forwarded"] != nil }, "every request through the proxy")
         #expect(server.requests[2].head.target == "/files/1")
+    }
+
+    /// A server that answers 400 to a creation at a version it does not serve fails the jobs; `server-conformance`
+    /// names its refusal (`unserved-version-refused`), so that the failure reads as the server's. The negative
+    /// control: the same server serving the request as a plain upload passes the rule.
+    @Test(arguments: [FlawedUploadServer.Flaw.rejectsUnknownVersions, .none])
+    func aServerRefusingAVersionItDoesNotServeIsNamedByServerConformance(flaw: FlawedUploadServer.Flaw) throws {
+        let server = try FlawedUploadServer(flaw: flaw, versions: [InteropVersion(rawValue: 6)!])
+        defer { server.stop() }
+        var profile = ServerProfile()
+        profile.interop = [6]
+        var client = ClientSpec()
+        client.interop = 8
+        client.interopGiven = true
+        var spec = ServerSpec()
+        spec.interop = [6]
+        let scenario = Scenario(
+            name: "unserved-version", description: "a creation at interop 8 to a server serving 6",
+            server: spec, client: client, assets: [AssetSpec(name: "clip", size: 4096)],
+            expect: [.jobs(state: "succeeded", .all)])
+        let result = ScenarioRunner.run(scenario, options: Self.options(server.url, profile))
+        #expect(result.skipReason == nil, "\(result.skipReason ?? "")")
+        let conformance = try #require(result.verdicts.first { $0.key == "server-conformance" })
+        if flaw == .none {
+            #expect(result.passed, "\(result.verdicts.filter { $0.status != .passed })")
+        } else {
+            #expect(conformance.status == .failed)
+            #expect(
+                conformance.evidence.contains {
+                    $0.contains(
+                        "→ 400: unserved-version-refused: a 400 to a creation at interop 8, which the server "
+                            + "does not serve (it serves 6)")
+                }, "\(conformance.evidence)")
+        }
     }
 }

@@ -2,7 +2,6 @@ import FaultEngine
 import Foundation
 import HTTPWire
 import ProxyTranscript
-import SquallCore
 import TestSupport
 import Testing
 
@@ -209,6 +208,26 @@ import Testing
         let late = Self.carryOut(&flow, \.toClient, at: .milliseconds(3), budget: budget)
         #expect(late.bytes == progress)
         #expect(late.actions.contains(.abort(waitForAcknowledgement: true)))
+    }
+
+    /// A reset fired from outside the byte stream (a network switch, the control API) holds the server's lane at once
+    /// and is carried out once the 104 queued for the client is written.
+    @Test func aResetFiredFromOutsideWritesThe104sItHasReceivedFirst() throws {
+        let budget = BudgetCell(rules: [], seed: 1)
+        var flow = ConnectionFlowLifecycleTests.relaying(budget: budget)
+        _ = flow.handle(.received(Self.head()[...], from: .client), at: .milliseconds(1), budget: budget)
+        _ = flow.handle(.received(Self.body[..<1000], from: .client), at: .milliseconds(1), budget: budget)
+        _ = flow.handle(.received(Self.announcement[...], from: .upstream), at: .milliseconds(1), budget: budget)
+        let reset = FaultDecision(
+            rule: "squall-switch-network", connection: 1, action: .reset, direction: .both, time: .milliseconds(2))
+        #expect(flow.handle(.message(.fire(reset)), at: .milliseconds(2), budget: budget).isEmpty)
+        // The server's lane is held: the request's bytes go no further; the client's lane carries the 104.
+        #expect(flow.toUpstream.next(at: .milliseconds(3)) == nil)
+        _ = flow.handle(.received(Self.body[1000..<2000], from: .client), at: .milliseconds(2), budget: budget)
+        #expect(flow.toUpstream.next(at: .milliseconds(3)) == nil)
+        let down = Self.carryOut(&flow, \.toClient, at: .milliseconds(3), budget: budget)
+        #expect(down.bytes == Self.announcement)
+        #expect(flow.handle(.tick, at: .milliseconds(3), budget: budget).contains(.abort(waitForAcknowledgement: true)))
     }
 
     @Test func theAnnouncementKeysReadAndWriteBack() throws {

@@ -87,6 +87,29 @@ struct ExtensionConductCheckTests {
         #expect(Self.judge(ledger)["extension.stops-at-will-terminate"] == nil, "no willTerminate: not judged")
     }
 
+    /// A job refused with 401 and retried with the refused `Authorization` fails the verdict, naming the job and the
+    /// credential; the same run with the retry carrying a new token passes; a run with no 401 does not judge it.
+    @Test func a401RetriedWithTheRefusedTokenFailsAndOneWithANewTokenPasses() throws {
+        let refused = Fixture.Transfer(
+            ranges: [.init(offset: 0, length: 1000)], failure: (.userAuthenticationRequired, 401))
+        let ledger = try Fixture.ledger(retryLimit: 3, [[refused, Fixture.clean()]])
+        let record = ExtensionConduct(
+            .retriedAuthFailureWithSameAuthorization, job: JobID(1), detail: "Bearer sq1.c3F1…")
+        let verdict = try #require(
+            Self.judge(ledger, conduct: [record])["extension.refreshes-auth-before-retrying"])
+        #expect(verdict.status == .failed)
+        #expect(
+            verdict.evidence == [
+                "job-1 (photo-1) failed with userAuthenticationRequired and the extension retried it with the "
+                    + "Authorization the server refused (Bearer sq1.c3F1…): the server refuses it again; retry with a "
+                    + "destination carrying a new token (SquallCredentials.refreshedAuthorization()), or acknowledge "
+                    + "the failure when there is none"
+            ])
+        #expect(Self.judge(ledger)["extension.refreshes-auth-before-retrying"]?.status == .passed)
+        let clean = try Fixture.ledger([[Fixture.clean()]])
+        #expect(Self.judge(clean)["extension.refreshes-auth-before-retrying"] == nil, "no 401: not judged")
+    }
+
     @Test func anAcknowledgementWithoutReadingTheHeadersFailsNamingTheLostId() throws {
         let ledger = try Fixture.ledger([[Fixture.clean(resourceID: "r-17")]])
         let record = ExtensionConduct(

@@ -136,6 +136,21 @@ struct ScenarioOracleTests {
         #expect(verdict(.restartsFromZero(.exactly(1)), Fixture.observation(ledger: ledger)).status == .passed)
     }
 
+    /// A server killed before it stored a byte of the upload reports offset 0 to the resuming HEAD: the append from
+    /// 0 that follows is a resume, not a restart; the same range without the resume is one.
+    @Test func aResumeAtOffsetZeroIsNoRestart() throws {
+        let cut = ByteRange(offset: 0, length: 500)
+        let resumed = Transfer(ranges: [cut, ByteRange(offset: 0, length: 1000)], resumes: [0])
+        let observation = Fixture.observation(ledger: try Fixture.ledger([[resumed]]))
+        #expect(verdict(.restartsFromZero(.exactly(0)), observation).status == .passed)
+        #expect(verdict(.resumptions(.exactly(1)), observation).status == .passed)
+        let restarted = Transfer(ranges: [cut, ByteRange(offset: 0, length: 1000)])
+        let control = verdict(
+            .restartsFromZero(.exactly(0)), Fixture.observation(ledger: try Fixture.ledger([[restarted]])))
+        #expect(control.status == .failed)
+        #expect(control.evidence.first == "job-1 (photo-1): 1 restarts from byte 0")
+    }
+
     @Test func jobErrorsCountFailuresByCode() throws {
         let ledger = try Fixture.ledger([failedOnce(), [Fixture.clean()]])
         let observation = Fixture.observation(ledger: ledger)

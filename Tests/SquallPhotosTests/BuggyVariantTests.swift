@@ -25,6 +25,10 @@ extension PhotosExtensionHostTests {
             .acknowledgesBeforeReadingHeaders, "foreground-success",
             "extension.reads-headers-before-acknowledging", "acknowledged without reading its response headers"
         ),
+        (
+            .retries401WithStaleToken, "expire-auth-at-resume",
+            "extension.refreshes-auth-before-retrying", "retried it with the Authorization the server refused"
+        ),
     ])
     func aBuggyVariantFailsWithTheVerdictNamingItsFault(
         variant: BuggyVariant, scenarioName: String, key: String, evidence: String

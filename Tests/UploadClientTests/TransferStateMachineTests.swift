@@ -340,6 +340,21 @@ struct TransferStateMachineTests {
         #expect(outcome?.error?.code == .badServerResponse)
     }
 
+    /// A server that announced the upload and lost it in a crash before its store had it answers the HEAD 404: with
+    /// nothing acknowledged, the transfer starts over; once an offset was acknowledged, the same 404 fails it.
+    @Test func a404BeforeAnyAcknowledgementStartsOverAndAfterOneFails() throws {
+        var (machine, actions) = Self.interrupted(sent: 5000)
+        #expect(Self.requests(actions).first?.kind == .offsetRetrieval)
+        let restart = machine.handle(.response(ResponseHead(status: 404)))
+        #expect(restart.contains(.report(.restartedFromZero)))
+        let creation = try #require(Self.requests(restart).first)
+        #expect(creation.kind == .creation && creation.length == 10_000)
+        var (acknowledged, retry) = Self.interrupted(sent: 5000, acknowledged: 4096)
+        #expect(Self.requests(retry).first?.kind == .offsetRetrieval)
+        let outcome = Self.outcome(acknowledged.handle(.response(ResponseHead(status: 404))))
+        #expect(outcome?.error?.code == .badServerResponse)
+    }
+
     @Test func aLostResumeLocationHeadIsRetriedAndMayStillFindItGone() throws {
         var machine = Self.reconciling()
         _ = machine.handle(.start)

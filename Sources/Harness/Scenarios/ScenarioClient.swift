@@ -32,6 +32,9 @@ final class ScenarioClient: @unchecked Sendable {
     private let state = Mutex(SessionState())
     private var assetIDs: [String]
     private let onEnd: @Sendable () -> Void
+    /// The paths of the upload resources the client's sessions have put in the journal (told by an in-process
+    /// system's observer, or a child's `--events` lines); each one added calls `onEnd` too, to wake the run.
+    private let recorded = Mutex<Set<String>>([])
     /// The run's stop, which stops a child client too.
     private let stop: ProcessStop?
 
@@ -209,6 +212,35 @@ final class ScenarioClient: @unchecked Sendable {
         state.withLock { $0.system }?.libraryChanged()
     }
 
+    /// Whether a session put the upload resource at `path` (its `Location`'s path) in the journal: a client stopped
+    /// after that resumes the upload when relaunched.
+    func hasRecorded(uploadResource path: String) -> Bool {
+        recorded.withLock { $0.contains(path) }
+    }
+
+    private func noteRecorded(_ location: String) {
+        recorded.withLock { _ = $0.insert(UploadRequest.path(of: location)) }
+        onEnd()
+    }
+
+    /// Reads a child's stdout until it closes: its `--events` lines say which upload resources it journaled.
+    private func readEvents(from pipe: Pipe) {
+        let handle = pipe.fileHandleForReading
+        let thread = Thread { [self] in
+            var pending: [UInt8] = []
+            while case let data = handle.availableData, !data.isEmpty {
+                pending += data
+                while let newline = pending.firstIndex(of: 0x0A) {
+                    let line = String(decoding: pending[..<newline], as: UTF8.self)
+                    pending.removeSubrange(...newline)
+                    if let location = ClientEventLine.uploadResource(in: line) { noteRecorded(location) }
+                }
+            }
+            try? handle.close()
+        }
+        thread.start()
+    }
+
     /// The ledger in the journal (open it once no session runs).
     func ledger() throws -> JobLedger {
         let journal = try JobJournal(folder: target.journal, store: jobStoreConfiguration)
@@ -254,6 +286,7 @@ final class ScenarioClient: @unchecked Sendable {
             observer: { [self] event in
                 transferObserver?(event)
                 switch event {
+                case .uploadResourceAnnounced(_, let location): noteRecorded(location)
                 case .invocation(_, let result): state.withLock { $0.results.append(result.rawValue) }
                 case .settled: onEnd()
                 case .jobCreated(let id):
@@ -323,12 +356,17 @@ final class ScenarioClient: @unchecked Sendable {
             spec.permanentErrors.isEmpty ? "none" : spec.permanentErrors.joined(separator: ","),
         ]
         if !spec.refreshAuth { arguments.append("--no-refresh-auth") }
+        arguments.append("--events")
         let process = Process()
         process.executableURL = URL(fileURLWithPath: binary)
         process.arguments = arguments + assetIDs
-        process.standardOutput = FileHandle.nullDevice
+        let events = Pipe()
+        process.standardOutput = events
         process.standardError = FileHandle.nullDevice
         process.standardInput = FileHandle.nullDevice
-        return try ChildProcess(process, what: "squall upload", stop: stop)
+        let child = try ChildProcess(process, what: "squall upload", stop: stop)
+        try? events.fileHandleForWriting.close()
+        readEvents(from: events)
+        return child
     }
 }

@@ -404,19 +404,20 @@ struct ScenarioRun {
                 recordNeverPlayed(because: "the run timed out at \(Self.text(scenario.timeout)) before it played")
                 break
             }
-            let next = nextTimeTrigger().map { min($0, deadline) } ?? deadline
-            // What wakes the wait: a held progress point reached, the client settling (when it had not yet: a
-            // settled client waiting for a timed event would wake it at once, again and again), a stop.
+            let next =
+                [nextTimeTrigger(), nextRecordingBound()].compactMap { $0 }.min().map { min($0, deadline) }
+                ?? deadline
+            // What wakes the wait: a held progress point reached (for an event that stops the client, once the client
+            // also journaled the upload it was told of), the client settling (when it had not yet: a settled client
+            // waiting for a timed event would wake it at once, again and again), a stop.
             let progressEvents = pending.filter { Self.holdsTheUpload($0.event) }
             let client = self.client
-            let progress = self.progress
             let stop = runStop
             let wasSettled = settled
+            let run = self
             _ = proxy.waitForTranscript(timeout: max(.zero, next - .now)) { transcript in
                 (!wasSettled && client.isSettled) || stop?.isRequested == true
-                    || progressEvents.contains {
-                        progress.reached($0.event, hold: Self.holdName($0.index), in: transcript)
-                    }
+                    || progressEvents.contains { run.progressDue($0, in: transcript) }
             }
         }
         client.finish()
@@ -459,11 +460,40 @@ struct ScenarioRun {
         switch item.event.trigger {
         case .time(let delay): ContinuousClock.now >= origin + delay && !waitsForWhatItUndoes(item)
         case .progress:
-            progress.reached(
-                item.event, hold: Self.holdsTheUpload(item.event) ? Self.holdName(item.index) : nil,
-                in: proxy.transcript)
+            Self.holdsTheUpload(item.event)
+                ? progressDue(item, in: proxy.transcript) : progress.reached(item.event, in: proxy.transcript)
         case .jobsCreated(let count): client.terminatedAtJob(count) != nil
         }
+    }
+
+    /// Whether a held progress event is due: its hold fired, and for an event that stops the client, the client
+    /// journaled the upload resource the request's 104 had announced to it (it resumes only what its journal holds),
+    /// or no 104 had, or the event's announcement wait is over.
+    func progressDue(_ item: (index: Int, event: ScenarioEvent), in transcript: Transcript) -> Bool {
+        let hold = Self.holdName(item.index)
+        guard progress.reached(item.event, hold: hold, in: transcript) else { return false }
+        guard item.event.action.stopsClient, let firing = progress.firing(of: hold, in: transcript),
+            let path = firing.announced
+        else { return true }
+        return client.hasRecorded(uploadResource: path) || proxy.now >= firing.time + Self.announcementWait(item.event)
+    }
+
+    /// When the wait of a held event that stops the client for the client's journal is over (see `progressDue`).
+    private func nextRecordingBound() -> ContinuousClock.Instant? {
+        pending.compactMap { item -> ContinuousClock.Instant? in
+            guard item.event.action.stopsClient, Self.holdsTheUpload(item.event),
+                let firing = progress.firing(of: Self.holdName(item.index), in: proxy.transcript),
+                firing.announced != nil
+            else { return nil }
+            return .now + (firing.time + Self.announcementWait(item.event) - proxy.now)
+        }.min()
+    }
+
+    /// How long an event at a progress point waits for the announcement (its `announcement-wait`; none for
+    /// `"before"`).
+    static func announcementWait(_ event: ScenarioEvent) -> Duration {
+        guard case .progress(_, _, .awaited(let within)) = event.trigger else { return .zero }
+        return within
     }
 
     private func nextTimeTrigger() -> ContinuousClock.Instant? {
@@ -523,19 +553,32 @@ struct ScenarioRun {
         }
     }
 
-    /// Lets the bytes held at the event's position go on (nothing when it had no hold).
+    /// The rule that cuts the held connection of an event that stopped the client.
+    static let clientStoppedRule = "squall-client-stopped"
+
+    /// Lets the bytes held at the event's position go on (nothing when it had no hold). After an event that stopped
+    /// the client, its held connection is reset first (`squall-client-stopped`): the client is gone, and released,
+    /// the bytes it had sent past the position would reach the server after all (or not, as the proxy happened to
+    /// read the client's end first), so the server holds exactly the bytes up to the position.
     private func releaseHold(_ index: Int) {
         guard case .progress = scenario.events[index].trigger else { return }
-        try? proxy.removeFaultRule(named: Self.holdName(index))
+        let hold = Self.holdName(index)
+        if scenario.events[index].action.stopsClient, records[index].played,
+            let firing = progress.firing(of: hold, in: proxy.transcript),
+            proxy.liveConnections().contains(where: { $0.id == firing.connection })
+        {
+            try? proxy.fire(.reset, direction: .both, on: firing.connection, name: Self.clientStoppedRule)
+        }
+        try? proxy.removeFaultRule(named: hold)
     }
 
     /// Takes the event out of `pending` and stamps its record with both clocks and what it did.
     private mutating func played(_ index: Int, did: [String]) {
         pending.removeAll { $0.index == index }
-        releaseHold(index)
         records[index].runMicroseconds = ScenarioRunner.microseconds(ContinuousClock.now - origin)
         records[index].proxyMicroseconds = ScenarioRunner.microseconds(proxy.now)
         records[index].did = did
+        releaseHold(index)
     }
 
     /// Does what the event says; returns what it did, for the timeline.

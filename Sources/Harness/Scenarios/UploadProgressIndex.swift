@@ -14,13 +14,25 @@ final class UploadProgressIndex: Sendable {
         var uploadLength: Int64?
         /// The furthest upload offset its body reached.
         var reached: Int64 = 0
+        /// The path of the upload resource a 104 announced to the client for it (a creation's), if one did.
+        var announced: String?
+    }
+
+    /// Where a hold fired: the upload resource the client had been told of in that request (nil: none), when, and on
+    /// which connection.
+    struct Firing: Sendable {
+        var announced: String?
+        var time: Duration
+        var connection: Int
     }
 
     private struct State {
         var position = 0
         var exchanges: [Int: Exchange] = [:]
-        /// The rules that fired, by name (for the holds the run places at progress events).
-        var fired: Set<String> = []
+        /// Each connection's latest exchange.
+        var latest: [Int: Int] = [:]
+        /// The rules that fired, by name (for the holds the run places at progress events), with where.
+        var fired: [String: Firing] = [:]
     }
 
     private let state = Mutex(State())
@@ -32,7 +44,7 @@ final class UploadProgressIndex: Sendable {
         guard case .progress(let position, let asset, _) = event.trigger else { return false }
         return state.withLock { state in
             Self.read(transcript, into: &state)
-            if let hold { return state.fired.contains(hold) }
+            if let hold { return state.fired[hold] != nil }
             return state.exchanges.values.contains { exchange in
                 // A request of no length (a token request's empty POST) is no upload's progress.
                 guard exchange.uploadLength != 0, asset.map({ exchange.filename == $0 }) ?? true,
@@ -64,13 +76,29 @@ final class UploadProgressIndex: Sendable {
         }
     }
 
+    /// Where the proxy's rule `hold` fired, once it did: the upload resource the request's 104 announced to the
+    /// client by then, and the time (the transcript's clock).
+    func firing(of hold: String, in transcript: Transcript) -> Firing? {
+        state.withLock { state in
+            Self.read(transcript, into: &state)
+            return state.fired[hold]
+        }
+    }
+
     /// Takes in the events appended since the last call.
     private static func read(_ transcript: Transcript, into state: inout State) {
         for item in transcript.events(since: state.position) {
             switch item.kind {
             case .requestHead(let exchange, let head):
+                state.latest[item.connection] = exchange
                 state.exchanges[item.connection << 20 | exchange] = Exchange(
                     filename: head.fields["X-Filename"], uploadLength: UploadRequestFacts(head).length)
+            case .interimResponse(let exchange, let head) where head.status == 104:
+                guard let path = UploadResponseFacts(head, requestVersion: nil).resourcePath else { continue }
+                state.exchanges[item.connection << 20 | exchange]?.announced = path
+            case .announcementWithheld(let exchange, _):
+                // Kept from the client: it was not told of the upload.
+                state.exchanges[item.connection << 20 | exchange]?.announced = nil
             case .requestBody(let exchange, _, let length, let upload?):
                 let key = item.connection << 20 | exchange
                 if var known = state.exchanges[key] {
@@ -78,7 +106,12 @@ final class UploadProgressIndex: Sendable {
                     state.exchanges[key] = known
                 }
             case .faultFired(let fault):
-                state.fired.insert(fault.rule)
+                let exchange = state.latest[item.connection].flatMap { state.exchanges[item.connection << 20 | $0] }
+                if state.fired[fault.rule] == nil {
+                    state.fired[fault.rule] = Firing(
+                        announced: exchange?.announced, time: item.time, connection: item.connection)
+                }
+
             default:
                 continue
             }
