@@ -60,10 +60,12 @@ measure() {
     store="$work/store-$label-$load-$RANDOM"
     mkdir -p "$store"
     start_server "$squall" "$store"
-    coproc PROXY { exec "$squall" proxy --plain --upstream "$server_url" 2>"$store.proxy.err"; }
-    # shellcheck disable=SC2153 # PROXY_PID is set by coproc
-    proxy_pid=$PROXY_PID
-    read -r -t 30 -u "${PROXY[0]}" proxy_url || fail "squall proxy did not print its URL: $(cat "$store.proxy.err")"
+    # The proxy's first stdout line is its URL; a FIFO carries it (bash runs one coproc at a time: the server's).
+    mkfifo "$store.proxy.out"
+    "$squall" proxy --plain --upstream "$server_url" >"$store.proxy.out" 2>"$store.proxy.err" &
+    proxy_pid=$!
+    exec {proxy_out}<"$store.proxy.out"
+    read -r -t 30 -u "$proxy_out" proxy_url || fail "squall proxy did not print its URL: $(cat "$store.proxy.err")"
     if [[ "$load" == hogs ]]; then
         for ((core = 0; core < 2; core++)); do
             (while :; do :; done) &
@@ -82,8 +84,9 @@ measure() {
     done
     stop_hogs
     stop_proxy
+    exec {proxy_out}<&-
     stop_server
-    rm -rf "$store"
+    rm -rf "$store" "$store.proxy.out" "$store.proxy.err" "$store.err"
 }
 
 echo "creation head → 104 on $(nproc) CPUs: $count creations of $size per measurement, $rounds rounds"

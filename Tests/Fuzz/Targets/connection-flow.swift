@@ -329,6 +329,9 @@ extension TranscriptEvent.Kind {
         case .closed: 12
         case .faultFired: 13
         case .faultUnresolved: 14
+        case .announcementAwaited: 15
+        case .announcementWaitEnded: 16
+        case .announcementWithheld: 17
         }
     }
 }
