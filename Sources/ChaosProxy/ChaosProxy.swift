@@ -261,6 +261,15 @@ public final class ChaosProxy: ProxyRuntime, Sendable {
         handle.send(.fire(decision))
     }
 
+    /// Resets live connection `connection` (RSTs on both legs, the interim heads queued for the client written
+    /// first), as no fault: the transcript records its close, the fault timeline nothing. False when it is gone.
+    @discardableResult
+    public func reset(connection: Int) -> Bool {
+        guard let handle = shared.registry.handle(connection) else { return false }
+        handle.send(.reset)
+        return true
+    }
+
     public func transcriptLines(from: Int) -> (lines: String, next: Int) {
         shared.transcript.lines(from: from)
     }

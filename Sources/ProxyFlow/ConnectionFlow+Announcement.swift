@@ -34,6 +34,8 @@ extension ConnectionFlow {
     }
 
     enum AwaitedInput: Sendable {
+        /// Events already parsed from the client's bytes, after the body piece that waits.
+        case events(ArraySlice<HTTP1Event>)
         case bytes(ArraySlice<UInt8>)
         case end
     }
@@ -93,7 +95,8 @@ extension ConnectionFlow {
     /// How long `decision`, reached in `piece` of the current request, waits for the announcement; nil to fire now.
     func announcementBound(_ decision: FaultDecision, in piece: BodyPiece) -> Duration? {
         guard case .awaited(let within)? = decision.announcement, let request, request.exchange == piece.exchange,
-            announces(request.upload), announcementGivenUp != piece.exchange, !clientHasAnnouncement(piece.exchange)
+            announces(request.upload), announcementGivenUp != piece.exchange, !clientHasAnnouncement(piece.exchange),
+            unanswered.contains(where: { $0.exchange == piece.exchange })
         else { return nil }
         return within
     }
@@ -117,6 +120,7 @@ extension ConnectionFlow {
             outcome = .announced
         } else if !unanswered.contains(where: { $0.exchange == wait.exchange }) {
             outcome = .answered
+            announcementGivenUp = wait.exchange
         } else if now >= wait.until {
             outcome = .timedOut
             announcementGivenUp = wait.exchange
@@ -133,6 +137,7 @@ extension ConnectionFlow {
                 return
             }
             switch input {
+            case .events(let events): handleRequestEvents(events, at: now, budget: budget)
             case .bytes(let bytes): received(bytes, from: .client, at: now, budget: budget)
             case .end: ended(.client, at: now, budget: budget)
             }

@@ -20,8 +20,21 @@ extension ConnectionFlow {
                 exchange: request?.exchange ?? requests + 1)
             return
         }
-        for event in events {
-            switch event {
+        handleRequestEvents(events[...], at: now, budget: budget)
+    }
+
+    /// The client's parsed events, in order. Once a body piece's fault waits for its creation's announcement, the
+    /// events after it wait too (`announcementWait.input`): the body's end, a next head.
+    mutating func handleRequestEvents(
+        _ events: ArraySlice<HTTP1Event>, at now: Duration, budget: some FaultBudgetAccess
+    ) {
+        guard !toUpstream.isCut else { return dropAfterCut(events, at: now, budget: budget) }
+        for index in events.indices {
+            if announcementWait != nil {
+                announcementWait?.input.append(.events(events[index...]))
+                return
+            }
+            switch events[index] {
             case .requestHead(let head):
                 requestHead(head, at: now, budget: budget)
             case .body(let slice):
@@ -48,6 +61,12 @@ extension ConnectionFlow {
     /// after it (or unparsable) is dropped unrecorded.
     private mutating func dropAfterCut(_ bytes: ArraySlice<UInt8>, at now: Duration, budget: some FaultBudgetAccess) {
         guard request != nil, let events = try? requestParser.feed(bytes) else { return }
+        dropAfterCut(events[...], at: now, budget: budget)
+    }
+
+    private mutating func dropAfterCut(
+        _ events: ArraySlice<HTTP1Event>, at now: Duration, budget: some FaultBudgetAccess
+    ) {
         for event in events {
             guard request != nil else { return }
             switch event {

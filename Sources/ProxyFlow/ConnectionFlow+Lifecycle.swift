@@ -131,6 +131,7 @@ extension ConnectionFlow {
                 if change.set.version > faults.version { catchUpRules(budget: budget, at: now) }
                 keepEffects(of: faults.ruleNames)
             case .stop: return proxyEnds(.fin)
+            case .reset: immediateEnd = .reset
             }
             return endIfDecided(at: now)
         case .endSent:

@@ -42,11 +42,13 @@ public enum ConnectionInput: Sendable {
 }
 
 /// What other threads send a live connection: a fault to fire on it, a rule change (its faults re-arm, the effects
-/// of removed rules end), or the order to stop.
+/// of removed rules end), the order to stop, or to reset it (what the bytes still held would otherwise do, no fault:
+/// the peer it carried for is gone).
 public enum ConnectionMessage: Sendable {
     case fire(FaultDecision)
     case rulesChanged(FaultRuleChange)
     case stop
+    case reset
 }
 
 /// What `ConnectionFlow.handle` asks its driver to do, in order. Writing the lanes' items is not listed: the driver

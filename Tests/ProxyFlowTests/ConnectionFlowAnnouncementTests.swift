@@ -144,6 +144,29 @@ import Testing
         #expect(flow.toUpstream.queuedBytes == 50_000)
     }
 
+    /// A chunked body read whole with its end in one read: the end waits behind the held fault too, so the last
+    /// chunk goes after the body's rest, never before it.
+    @Test func theBodysEndReadWithItWaitsBehindTheFault() throws {
+        let head = Array(
+            ("POST /upload HTTP/1.1\r\nHost: h\r\nUpload-Draft-Interop-Version: 8\r\nUpload-Complete: ?1\r\n"
+                + "Upload-Length: 1000\r\nTransfer-Encoding: chunked\r\n\r\n").utf8)
+        let body = Array("3e8\r\n".utf8) + [UInt8](repeating: 0x62, count: 1000) + Array("\r\n0\r\n\r\n".utf8)
+        let pause = try Self.rule(
+            #"{"name": "pause", "match": {"method": "POST"}, "trigger": {"at-offset": "50%"}, "action": "stall", "duration": "1ms"}"#
+        )
+        let budget = BudgetCell(rules: [pause], seed: 1)
+        var flow = ConnectionFlowLifecycleTests.relaying(budget: budget)
+        _ = flow.handle(.received((head + body)[...], from: .client), at: .milliseconds(1), budget: budget)
+        let before = Self.carryOut(&flow, \.toUpstream, at: .milliseconds(2), budget: budget)
+        #expect(!String(decoding: before.bytes, as: UTF8.self).hasSuffix("0\r\n\r\n"), "the end waited")
+        _ = flow.handle(.received(Self.announcement[...], from: .upstream), at: .milliseconds(2), budget: budget)
+        Self.carryOut(&flow, \.toClient, at: .milliseconds(3), budget: budget)
+        let after = Self.carryOut(&flow, \.toUpstream, at: .milliseconds(10), budget: budget)
+        let forwarded = String(decoding: before.bytes + after.bytes, as: UTF8.self)
+        #expect(forwarded.hasSuffix("\r\n0\r\n\r\n"))
+        #expect(forwarded.filter { $0 == "b" }.count == 1000)
+    }
+
     @Test func aCreationAtAVersionTheServerDoesNotServeDoesNotWait() throws {
         var (flow, budget) = Self.flow([try Self.cut()], interop: [6, 7])
         let up = Self.carryOut(&flow, \.toUpstream, at: .milliseconds(2), budget: budget)

@@ -69,21 +69,18 @@ extension ScenarioRun {
         return within
     }
 
-    /// The rule that cuts the held connection of an event that stopped the client.
-    static let clientStoppedRule = "squall-client-stopped"
-
     /// Lets the bytes held at the event's position go on (nothing when it had no hold). After an event that stopped
-    /// the client, its held connection is reset first (`squall-client-stopped`): the client is gone, and released,
-    /// the bytes it had sent past the position would reach the server after all (or not, as the proxy happened to
-    /// read the client's end first), so the server holds exactly the bytes up to the position.
+    /// the client, its held connection is reset first (as no fault: a close in the transcript, nothing in the fault
+    /// timeline, since the connection may have closed by itself already): the client is gone, and released, the
+    /// bytes it had sent past the position would reach the server after all (or not, as the proxy happened to read
+    /// the client's end first), so the server holds exactly the bytes up to the position.
     func releaseHold(_ index: Int) {
         guard case .progress = scenario.events[index].trigger else { return }
         let hold = Self.holdName(index)
         if scenario.events[index].action.stopsClient, records[index].played,
-            let firing = progress.firing(of: hold, in: proxy.transcript),
-            proxy.liveConnections().contains(where: { $0.id == firing.connection })
+            let firing = progress.firing(of: hold, in: proxy.transcript)
         {
-            try? proxy.fire(.reset, direction: .both, on: firing.connection, name: Self.clientStoppedRule)
+            proxy.reset(connection: firing.connection)
         }
         try? proxy.removeFaultRule(named: hold)
     }
