@@ -13,23 +13,14 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+# shellcheck source=load-lib.sh source-path=SCRIPTDIR
+source "$(dirname "$0")/load-lib.sh"
+
 squall="${1:-.build/debug/squall}"
-[[ -x "$squall" ]] || {
-    echo "cut-sweep.sh: no squall binary at $squall (build it first: swift build --product squall)" >&2
-    exit 2
-}
-command -v taskset >/dev/null 2>&1 || {
-    echo "cut-sweep.sh: taskset is missing (Debian's util-linux has it)" >&2
-    exit 2
-}
-work=$(mktemp -d "${TMPDIR:-/tmp}/squall-cut-sweep.XXXXXX")
-hogs=()
-stop_hogs() {
-    ((${#hogs[@]} == 0)) || kill -KILL "${hogs[@]}" 2>/dev/null || true
-    ((${#hogs[@]} == 0)) || wait "${hogs[@]}" 2>/dev/null || true
-    hogs=()
-}
-trap 'stop_hogs; rm -rf "$work"' EXIT
+require_load_tools "$squall"
+load_work=$(mktemp -d "${TMPDIR:-/tmp}/squall-cut-sweep.XXXXXX")
+work="$load_work"
+trap 'stop_hogs; rm -rf "$load_work"' EXIT
 mkdir -p "$work/sweep"
 
 # The scenarios, as the README's "Writing scenarios" teaches them.
@@ -70,28 +61,11 @@ SCENARIO
     done
 done
 
-# sweep LABEL COMMAND...: one run of the sweep; fails the script when a scenario fails.
-sweep() {
-    local label="$1"
-    shift
-    local status=0
-    "$@" run "$work/sweep" --json "$work/$label.json" >"$work/$label.out" 2>&1 || status=$?
-    echo "cut sweep, $label: $(tail -n 1 "$work/$label.out")"
-    if ((status != 0)); then
-        echo "cut-sweep.sh: the sweep failed $label (exit $status):" >&2
-        grep -v '^PASS ' "$work/$label.out" >&2 || true
-        exit 1
-    fi
-}
-
-sweep idle "$squall"
-for ((core = 0; core < $(nproc); core++)); do
-    (while :; do :; done) &
-    hogs+=($!)
-done
-sweep "with $(nproc) CPU hogs" "$squall"
+run_under "cut sweep" idle "$work/sweep" "$squall"
+start_hogs
+run_under "cut sweep" "with $(nproc) CPU hogs" "$work/sweep" "$squall"
 stop_hogs
-sweep "on one core (taskset -c 0)" taskset -c 0 "$squall"
+run_under "cut sweep" "on one core (taskset -c 0)" "$work/sweep" taskset -c 0 "$squall"
 
 # The negative control: the same scenarios asking for the cut before the announcement ("announcement": "before")
 # must all fail (the client never learns the upload, so it starts over), each naming the cause.

@@ -44,7 +44,7 @@ enum ExtensionConductCheck {
         }
         let unread = conduct.filter { $0.conduct == .acknowledgedWithoutReadingHeaders }
         if !acknowledgedSucceeded.isEmpty || !unread.isEmpty {
-            let names = Dictionary(jobs.map { ($0.localID, context.name($0)) }, uniquingKeysWith: { first, _ in first })
+            let names = context.jobNames
             verdicts.append(
                 holds(
                     "extension.reads-headers-before-acknowledging",
@@ -65,8 +65,7 @@ enum ExtensionConductCheck {
         let refused = context.jobs.filter { $0.errors.contains(.userAuthenticationRequired) }
         let stale = conduct.filter { $0.conduct == .retriedAuthFailureWithSameAuthorization }
         guard !refused.isEmpty || !stale.isEmpty else { return nil }
-        let names = Dictionary(
-            context.jobs.map { ($0.localID, context.name($0)) }, uniquingKeysWith: { first, _ in first })
+        let names = context.jobNames
         return holds(
             "extension.refreshes-auth-before-retrying",
             expected: "a job refused with 401 retried only with a new Authorization",

@@ -96,6 +96,11 @@ struct OracleContext {
         "\(job.localID) (\(assets[job.assetID]?.name ?? job.assetID))"
     }
 
+    /// Every job's evidence name (`name(_:)`) by its id, for records that name a job by id only.
+    var jobNames: [JobID: String] {
+        Dictionary(jobs.map { ($0.localID, name($0)) }, uniquingKeysWith: { first, _ in first })
+    }
+
     /// The faults the proxy fired, as evidence lines for verdicts whose counts they explain.
     var faultEvidence: [String] {
         Evidence.capped(observation.transcript.faultsFired().map { Evidence.fault($0.fault, $0.connection, $0.time) })

@@ -73,15 +73,26 @@ extension ScenarioRun {
     /// the client, its held connection is reset first (as no fault: a close in the transcript, nothing in the fault
     /// timeline, since the connection may have closed by itself already): the client is gone, and released, the
     /// bytes it had sent past the position would reach the server after all (or not, as the proxy happened to read
-    /// the client's end first), so the server holds exactly the bytes up to the position.
+    /// the client's end first), so the server holds exactly the bytes up to the position. After such a reset, or an
+    /// event that resets connections (`switch-network`, `network-down`), the hold goes only once the connection has
+    /// closed (at most `resetPatience`): the reset waits in its inbox, and a rule change reaches a busy connection
+    /// sooner, through the shared rules, so that released first, the held bytes would go on before the RST.
     func releaseHold(_ index: Int) {
         guard case .progress = scenario.events[index].trigger else { return }
         let hold = Self.holdName(index)
-        if scenario.events[index].action.stopsClient, records[index].played,
-            let firing = progress.firing(of: hold, in: proxy.transcript)
-        {
-            proxy.reset(connection: firing.connection)
+        let action = scenario.events[index].action
+        if records[index].played, let firing = progress.firing(of: hold, in: proxy.transcript) {
+            if action.stopsClient { proxy.reset(connection: firing.connection) }
+            if action.stopsClient || action == .switchNetwork || action == .networkDown {
+                let progress = self.progress
+                _ = proxy.waitForTranscript(timeout: Self.resetPatience) { transcript in
+                    progress.hasClosed(firing.connection, in: transcript)
+                }
+            }
         }
         try? proxy.removeFaultRule(named: hold)
     }
+
+    /// The longest a hold waits for its connection's reset before it is removed anyway.
+    static let resetPatience: Duration = .seconds(2)
 }

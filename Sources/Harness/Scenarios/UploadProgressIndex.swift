@@ -33,6 +33,8 @@ final class UploadProgressIndex: Sendable {
         var latest: [Int: Int] = [:]
         /// The rules that fired, by name (for the holds the run places at progress events), with where.
         var fired: [String: Firing] = [:]
+        /// The connections whose close the transcript recorded.
+        var closed: Set<Int> = []
     }
 
     private let state = Mutex(State())
@@ -85,6 +87,14 @@ final class UploadProgressIndex: Sendable {
         }
     }
 
+    /// Whether `connection`'s close is in `transcript` so far.
+    func hasClosed(_ connection: Int, in transcript: Transcript) -> Bool {
+        state.withLock { state in
+            Self.read(transcript, into: &state)
+            return state.closed.contains(connection)
+        }
+    }
+
     /// Takes in the events appended since the last call.
     private static func read(_ transcript: Transcript, into state: inout State) {
         for item in transcript.events(since: state.position) {
@@ -93,6 +103,8 @@ final class UploadProgressIndex: Sendable {
                 state.latest[item.connection] = exchange
                 state.exchanges[item.connection << 20 | exchange] = Exchange(
                     filename: head.fields["X-Filename"], uploadLength: UploadRequestFacts(head).length)
+            case .closed:
+                state.closed.insert(item.connection)
             case .interimResponse(let exchange, let head) where head.status == 104:
                 guard let path = UploadResponseFacts(head, requestVersion: nil).resourcePath else { continue }
                 state.exchanges[item.connection << 20 | exchange]?.announced = path
