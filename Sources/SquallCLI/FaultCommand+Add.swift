@@ -15,6 +15,12 @@ enum FaultAddCommand: Subcommand {
             .value("--nth-request", "N", help: "Match only the Nth matching request (from 1, across connections)."),
             .value("--nth-connection", "N", help: "Match only the Nth connection (from 1)."),
             .value("--at-offset", "POS", help: "Fire where the upload's offset crosses POS: bytes, 3MiB or 40%."),
+            .value(
+                "--announcement", "wait|before",
+                help: "With --at-offset on a creation: wait for the client to have the 104 (default), or cut before."),
+            .value(
+                "--announcement-wait", "DURATION",
+                help: "With --at-offset: the longest wait for the creation's 104. Default 2s."),
             .value("--after", "DURATION", help: "Fire this long after the match (e.g. 2s)."),
             .value("--after-response-bytes", "N", help: "Fire once the response body crosses N bytes."),
             .value("--window", "FROM..UNTIL", help: "Fire only inside this time window (e.g. 2s..5s or ..500ms)."),

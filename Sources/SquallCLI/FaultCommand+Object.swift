@@ -61,6 +61,11 @@ enum FaultObject {
         guard given.count <= 1 else {
             throw UsageError("a fault has one trigger; got \(given.joined(separator: " and "))", command: command)
         }
+        if given != ["--at-offset"],
+            let flag = ["--announcement", "--announcement-wait"].first(where: { arguments[$0] != nil })
+        {
+            throw UsageError("\(flag) goes with --at-offset", command: command)
+        }
         guard let flag = given.first, let value = arguments[flag] else { return nil }
         let key = String(flag.dropFirst(2))
         switch flag {
@@ -74,7 +79,11 @@ enum FaultObject {
             if range.lowerBound != value.startIndex { window["from"] = .string(String(value[..<range.lowerBound])) }
             return .object([key: .object(window)])
         default:
-            return .object([key: integerOrString(value)])
+            var object: [String: JSONValue] = [key: integerOrString(value)]
+            for name in ["--announcement", "--announcement-wait"] {
+                if let text = arguments[name] { object[String(name.dropFirst(2))] = .string(text) }
+            }
+            return .object(object)
         }
     }
 

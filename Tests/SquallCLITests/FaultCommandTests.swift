@@ -75,6 +75,24 @@ struct FaultCommandTests {
             ])
     }
 
+    /// `--announcement` and `--announcement-wait` go beside `--at-offset` in the trigger; with another trigger they
+    /// are a usage mistake naming the flag.
+    @Test func addCarriesTheAnnouncementKeysOfAnOffsetTrigger() throws {
+        defer { server.stop() }
+        #expect(squall(["fault", "add", "early", "reset", "--at-offset", "30%", "--announcement", "before"]).0 == 0)
+        #expect(squall(["fault", "add", "patient", "reset", "--at-offset", "30%", "--announcement-wait", "5s"]).0 == 0)
+        #expect(
+            runtime.rules == [
+                try Self.rule(
+                    #"{"name": "early", "action": "reset", "trigger": {"at-offset": "30%", "announcement": "before"}}"#),
+                try Self.rule(
+                    #"{"name": "patient", "action": "reset", "trigger": {"at-offset": "30%", "announcement-wait": "5s"}}"#
+                ),
+            ])
+        let (status, _, err) = squall(["fault", "add", "later", "close", "--after", "2s", "--announcement", "before"])
+        #expect(status == 2 && err.contains("--announcement goes with --at-offset"), "\(err)")
+    }
+
     @Test func addPrintsTheServersErrorAndChangesNothing() {
         defer { server.stop() }
         let (status, out, err) = squall(["fault", "add", "slow", "bandwidth", "rate=0"])
