@@ -81,16 +81,17 @@ struct PhotosExtensionHostTests {
     }
 
     /// The destination the sample built for api.example.com went to the server under test, with its header
-    /// fields (the run's token from `SquallCredentials` among them); the id of the server's answer is what the
-    /// sample recorded.
-    @Test func theExtensionsDestinationIsSentToTheServerUnderTestWithItsFields() throws {
+    /// fields (the run's token from `SquallCredentials` among them, none when the run has no tokens); the id of the
+    /// server's answer is what the sample recorded.
+    @Test(arguments: [true, false])
+    func theExtensionsDestinationIsSentToTheServerUnderTestWithItsFields(withTokens: Bool) throws {
         let fixture = try Fixture(assets: 1)
         let server = try ScriptedServer(steps: [
             ScriptedStep(respond: 501), ScriptedStep(respond: 201, fields: ["x-server-resource-id": "photo-77"]),
         ])
         defer { server.stop() }
         let (system, _) = try fixture.system(
-            SampleUploadExtension.self, target: server.url, tokens: StaticToken("run-token-1"))
+            SampleUploadExtension.self, target: server.url, tokens: withTokens ? StaticToken("run-token-1") : nil)
         defer { system.close() }
 
         _ = try system.run()
@@ -100,7 +101,7 @@ struct PhotosExtensionHostTests {
         let post = try #require(requests.last?.head)
         #expect(post.target == "/upload")
         #expect(post.fields["X-Filename"] == "IMG_1000.HEIC")
-        #expect(post.fields["Authorization"] == "Bearer run-token-1")
+        #expect(post.fields["Authorization"] == (withTokens ? "Bearer run-token-1" : nil))
         #expect(SampleRecords.snapshot.uploaded == [fixture.assets[0]: "photo-77"])
     }
 
