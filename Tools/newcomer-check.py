@@ -1,11 +1,11 @@
 #!/usr/bin/env python3
-"""Scenarios of another author, judged as predicted (issue 26).
+"""Scenarios of other authors, judged as predicted (issue 26).
 
-Tests/Scenarios/newcomer/ holds sixteen scenarios written by someone who had read only the README (its "Writing
-scenarios" section among the rest), each with its verdict predicted before its first run, in
-Tests/Scenarios/newcomer-predictions.json: {"name": {"outcome": "passed"|"failed", "failing": [keys], "why": ...}}.
-This runs them with `squall run --repeat N --json` and checks every run of every scenario against its prediction:
-the outcome, and for a predicted failure exactly the verdict keys that fail. Exit 1 naming each mismatch.
+Each Tests/Scenarios/newcomer-N/ folder holds sixteen scenarios written by someone who had read only the README (its
+"Writing scenarios" section among the rest), each with its verdict predicted before its first run, in
+Tests/Scenarios/newcomer-N-predictions.json: {"name": {"outcome": "passed"|"failed", "failing": [keys], "why": ...}}.
+This runs each folder with `squall run --repeat N --json` and checks every run of every scenario against its
+prediction: the outcome, and for a predicted failure exactly the verdict keys that fail. Exit 1 naming each mismatch.
 
     Tools/newcomer-check.py [SQUALL_BINARY] [--repeat N]     default .build/debug/squall, 3 runs
 
@@ -18,8 +18,13 @@ import sys
 import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-FOLDER = os.path.join(ROOT, "Tests", "Scenarios", "newcomer")
-PREDICTIONS = os.path.join(ROOT, "Tests", "Scenarios", "newcomer-predictions.json")
+SCENARIOS = os.path.join(ROOT, "Tests", "Scenarios")
+
+
+def authors():
+    """The newcomer folders and their predictions files, in name order."""
+    names = sorted(n for n in os.listdir(SCENARIOS) if n.startswith("newcomer-") and not n.endswith(".json"))
+    return [(os.path.join(SCENARIOS, n), os.path.join(SCENARIOS, n + "-predictions.json")) for n in names]
 
 
 def mismatches(predictions, report):
@@ -78,22 +83,30 @@ def main(arguments):
             squall = item
         else:
             sys.exit(f"newcomer-check: unknown argument {item!r} (expected SQUALL_BINARY, --repeat N or --self-test)")
-    predictions = json.load(open(PREDICTIONS))
-    with tempfile.TemporaryDirectory(prefix="squall-newcomer-") as work:
-        path = os.path.join(work, "report.json")
-        run = subprocess.run(
-            [squall, "run", FOLDER, "--repeat", str(repeat), "--json", path], capture_output=True, text=True)
-        if not os.path.exists(path):
-            sys.exit(f"newcomer-check: squall run wrote no report (exit {run.returncode}):\n{run.stderr}")
-        report = json.load(open(path))
-    problems = mismatches(predictions, report)
-    total = len(report["scenarios"])
+    problems = []
+    total = 0
+    found = authors()
+    if not found:
+        sys.exit(f"newcomer-check: no newcomer-N folder in {SCENARIOS}")
+    for folder, predictions_path in found:
+        predictions = json.load(open(predictions_path))
+        with tempfile.TemporaryDirectory(prefix="squall-newcomer-") as work:
+            path = os.path.join(work, "report.json")
+            run = subprocess.run(
+                [squall, "run", folder, "--repeat", str(repeat), "--json", path], capture_output=True, text=True)
+            if not os.path.exists(path):
+                sys.exit(f"newcomer-check: squall run {folder} wrote no report (exit {run.returncode}):\n{run.stderr}")
+            report = json.load(open(path))
+        problems += [f"{os.path.basename(folder)}: {line}" for line in mismatches(predictions, report)]
+        total += len(report["scenarios"])
     if problems:
         print(f"newcomer-check: {len(problems)} runs differ from their prediction:", file=sys.stderr)
         for line in problems:
             print("  " + line, file=sys.stderr)
         sys.exit(1)
-    print(f"newcomer-check: {total} scenarios of another author, {repeat} runs each, every one judged as predicted")
+    print(
+        f"newcomer-check: {total} scenarios of {len(found)} other authors, {repeat} runs each, every one judged as "
+        "predicted")
 
 
 if __name__ == "__main__":

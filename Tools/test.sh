@@ -39,7 +39,7 @@ Tools/load-check.sh .build/debug/squall
 echo "== the cut sweep: RSTs and network switches at 10 to 90 % of creations, each resumed idle, under hogs, on one core"
 Tools/cut-sweep.sh .build/debug/squall
 
-echo "== scenarios of another author (Tests/Scenarios/newcomer), each judged as its author predicted"
+echo "== scenarios of other authors (Tests/Scenarios/newcomer-N), each judged as its author predicted"
 Tools/newcomer-check.py --self-test
 Tools/newcomer-check.py .build/debug/squall
 

@@ -261,8 +261,8 @@ public final class ChaosProxy: ProxyRuntime, Sendable {
         handle.send(.fire(decision))
     }
 
-    /// Resets live connection `connection` (RSTs on both legs, the interim heads queued for the client written
-    /// first), as no fault: the transcript records its close, the fault timeline nothing. False when it is gone.
+    /// Resets live connection `connection` at once (RSTs on both legs, nothing more written: its client is gone), as
+    /// no fault: the transcript records its close, the fault timeline nothing. False when it is gone.
     @discardableResult
     public func reset(connection: Int) -> Bool {
         guard let handle = shared.registry.handle(connection) else { return false }

@@ -131,7 +131,11 @@ extension ConnectionFlow {
                 if change.set.version > faults.version { catchUpRules(budget: budget, at: now) }
                 keepEffects(of: faults.ruleNames)
             case .stop: return proxyEnds(.fin)
-            case .reset: immediateEnd = .reset
+            case .reset:
+                // The peer it carried for is gone: nothing written waits for an acknowledgement that cannot come.
+                guard phase == .relaying || phase == .gateway || phase == .awaitingRequest else { return [] }
+                return [.capture(CaptureMark(.client, .proxy, .rst)), .capture(CaptureMark(.upstream, .proxy, .rst))]
+                    + begin(Ending(side: .proxy, kind: .rst), then: .abort(waitForAcknowledgement: false))
             }
             return endIfDecided(at: now)
         case .endSent:

@@ -42,8 +42,8 @@ public enum ConnectionInput: Sendable {
 }
 
 /// What other threads send a live connection: a fault to fire on it, a rule change (its faults re-arm, the effects
-/// of removed rules end), the order to stop, or to reset it (what the bytes still held would otherwise do, no fault:
-/// the peer it carried for is gone).
+/// of removed rules end), the order to stop, or to reset it at once, as no fault (the client it carried for is gone:
+/// no RST waits for its acknowledgement, no byte still held goes on).
 public enum ConnectionMessage: Sendable {
     case fire(FaultDecision)
     case rulesChanged(FaultRuleChange)

@@ -39,24 +39,50 @@ extension ScenarioRun {
         }
     }
 
-    /// Whether a held progress event is due: its hold fired, and for an event that stops the client, the client
-    /// journaled the upload resource the request's 104 had announced to it (it resumes only what its journal holds),
-    /// or no 104 had, or the event's announcement wait is over.
+    /// Whether a held progress event is due: its hold fired, and then
+    /// - for an event that stops the client, the client journaled the upload resource the request's 104 had announced
+    ///   to it (it resumes only what its journal holds), or no 104 had;
+    /// - for a `restart-server` of the reference server reporting its progress every `progress-interval`, the
+    ///   server reported (so stored) more than the position less one interval: it reports once it has an interval
+    ///   more than its last report, so with every byte up to the position read, its last report is within an
+    ///   interval of it; a kill loses what the server had not read yet, and just after its 104 that is everything;
+    /// or the event's announcement wait is over.
     func progressDue(_ item: (index: Int, event: ScenarioEvent), in transcript: Transcript) -> Bool {
         let hold = Self.holdName(item.index)
         guard progress.reached(item.event, hold: hold, in: transcript) else { return false }
-        guard item.event.action.stopsClient, let firing = progress.firing(of: hold, in: transcript),
-            let path = firing.announced
-        else { return true }
-        return client.hasRecorded(uploadResource: path) || proxy.now >= firing.time + Self.announcementWait(item.event)
+        guard let firing = progress.firing(of: hold, in: transcript), waitsAfterHold(item.event, firing) else {
+            return true
+        }
+        if proxy.now >= firing.time + Self.announcementWait(item.event) { return true }
+        if let path = firing.announced, item.event.action.stopsClient {
+            return client.hasRecorded(uploadResource: path)
+        }
+        guard let step = storedStep, let offset = firing.offset else { return true }
+        return progress.acknowledged(after: firing, in: transcript) > offset - step
     }
 
-    /// When the wait of a held event that stops the client for the client's journal is over (see `progressDue`).
+    /// Whether the event waits for more than its hold having fired (see `progressDue`).
+    private func waitsAfterHold(_ event: ScenarioEvent, _ firing: UploadProgressIndex.Firing) -> Bool {
+        if event.action.stopsClient { return firing.announced != nil }
+        guard event.action == .restartServer, storedStep != nil, let version = firing.version else { return false }
+        return version.sendsProgress
+    }
+
+    /// The reference server's progress interval, when it reports every one (no limit, no spacing): what a
+    /// `restart-server` waits to see stored.
+    private var storedStep: Int64? {
+        let spec = scenario.server
+        guard server != nil, spec.progressInterval > 0, spec.progressLimit == nil, spec.progressSpacing == .zero
+        else { return nil }
+        return spec.progressInterval
+    }
+
+    /// When the wait of a held event after its hold fired is over (see `progressDue`).
     func nextRecordingBound() -> ContinuousClock.Instant? {
         pending.compactMap { item -> ContinuousClock.Instant? in
-            guard item.event.action.stopsClient, Self.holdsTheUpload(item.event),
+            guard Self.holdsTheUpload(item.event),
                 let firing = progress.firing(of: Self.holdName(item.index), in: proxy.transcript),
-                firing.announced != nil
+                waitsAfterHold(item.event, firing)
             else { return nil }
             return .now + (firing.time + Self.announcementWait(item.event) - proxy.now)
         }.min()

@@ -16,14 +16,21 @@ final class UploadProgressIndex: Sendable {
         var reached: Int64 = 0
         /// The path of the upload resource a 104 announced to the client for it (a creation's), if one did.
         var announced: String?
+        /// The highest offset the server's 104s reported for it (bytes it stored).
+        var acknowledged: Int64 = 0
+        /// Its interop version, when it announced a known one.
+        var version: InteropVersion?
     }
 
-    /// Where a hold fired: the upload resource the client had been told of in that request (nil: none), when, and on
-    /// which connection.
+    /// Where a hold fired: the upload resource the client had been told of in that request (nil: none), when, on
+    /// which connection and exchange, at which upload offset, and the request's interop version.
     struct Firing: Sendable {
         var announced: String?
         var time: Duration
         var connection: Int
+        var exchange: Int?
+        var offset: Int64?
+        var version: InteropVersion?
     }
 
     private struct State {
@@ -87,6 +94,15 @@ final class UploadProgressIndex: Sendable {
         }
     }
 
+    /// The highest offset the server reported (in a 104) for the request a hold fired in, in `transcript` so far.
+    func acknowledged(after firing: Firing, in transcript: Transcript) -> Int64 {
+        state.withLock { state in
+            Self.read(transcript, into: &state)
+            guard let exchange = firing.exchange else { return 0 }
+            return state.exchanges[firing.connection << 20 | exchange]?.acknowledged ?? 0
+        }
+    }
+
     /// Whether `connection`'s close is in `transcript` so far.
     func hasClosed(_ connection: Int, in transcript: Transcript) -> Bool {
         state.withLock { state in
@@ -101,13 +117,18 @@ final class UploadProgressIndex: Sendable {
             switch item.kind {
             case .requestHead(let exchange, let head):
                 state.latest[item.connection] = exchange
+                let facts = UploadRequestFacts(head)
                 state.exchanges[item.connection << 20 | exchange] = Exchange(
-                    filename: head.fields["X-Filename"], uploadLength: UploadRequestFacts(head).length)
+                    filename: head.fields["X-Filename"], uploadLength: facts.length, version: facts.version)
             case .closed:
                 state.closed.insert(item.connection)
             case .interimResponse(let exchange, let head) where head.status == 104:
-                guard let path = UploadResponseFacts(head, requestVersion: nil).resourcePath else { continue }
-                state.exchanges[item.connection << 20 | exchange]?.announced = path
+                let facts = UploadResponseFacts(head, requestVersion: nil)
+                let key = item.connection << 20 | exchange
+                if let offset = facts.offset, let known = state.exchanges[key]?.acknowledged {
+                    state.exchanges[key]?.acknowledged = max(known, offset)
+                }
+                if let path = facts.resourcePath { state.exchanges[key]?.announced = path }
             case .announcementWithheld(let exchange, _):
                 // Kept from the client: it was not told of the upload.
                 state.exchanges[item.connection << 20 | exchange]?.announced = nil
@@ -118,10 +139,12 @@ final class UploadProgressIndex: Sendable {
                     state.exchanges[key] = known
                 }
             case .faultFired(let fault):
-                let exchange = state.latest[item.connection].flatMap { state.exchanges[item.connection << 20 | $0] }
+                let number = state.latest[item.connection]
+                let exchange = number.flatMap { state.exchanges[item.connection << 20 | $0] }
                 if state.fired[fault.rule] == nil {
                     state.fired[fault.rule] = Firing(
-                        announced: exchange?.announced, time: item.time, connection: item.connection)
+                        announced: exchange?.announced, time: item.time, connection: item.connection,
+                        exchange: number, offset: fault.offset, version: exchange?.version)
                 }
 
             default:
