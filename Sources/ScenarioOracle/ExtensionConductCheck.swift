@@ -44,15 +44,13 @@ enum ExtensionConductCheck {
         }
         let unread = conduct.filter { $0.conduct == .acknowledgedWithoutReadingHeaders }
         if !acknowledgedSucceeded.isEmpty || !unread.isEmpty {
-            let names = context.jobNames
             verdicts.append(
                 holds(
                     "extension.reads-headers-before-acknowledging",
                     expected: "responseHeaderFields read before each succeeded job is acknowledged",
                     problems: unread.map { record in
-                        let job = record.job.map { names[$0] ?? "\($0)" } ?? "a job"
-                        return "\(job) acknowledged without reading its response headers: \(record.detail) is lost "
-                            + "with the job"
+                        "\(context.name(of: record.job)) acknowledged without reading its response headers: "
+                            + "\(record.detail) is lost with the job"
                     }, judged: "\(acknowledgedSucceeded.count) succeeded jobs acknowledged"))
         }
         if let verdict = refreshesAuthBeforeRetrying(context, conduct: conduct) { verdicts.append(verdict) }
@@ -65,16 +63,14 @@ enum ExtensionConductCheck {
         let refused = context.jobs.filter { $0.errors.contains(.userAuthenticationRequired) }
         let stale = conduct.filter { $0.conduct == .retriedAuthFailureWithSameAuthorization }
         guard !refused.isEmpty || !stale.isEmpty else { return nil }
-        let names = context.jobNames
         return holds(
             "extension.refreshes-auth-before-retrying",
             expected: "a job refused with 401 retried only with a new Authorization",
             problems: stale.map { record in
-                let job = record.job.map { names[$0] ?? "\($0)" } ?? "a job"
-                return "\(job) failed with userAuthenticationRequired and the extension retried it with the "
-                    + "Authorization the server refused (\(record.detail)): the server refuses it again; retry with a "
-                    + "destination carrying a new token (SquallCredentials.refreshedAuthorization()), or acknowledge the "
-                    + "failure when there is none"
+                "\(context.name(of: record.job)) failed with userAuthenticationRequired and the extension retried it "
+                    + "with the Authorization the server refused (\(record.detail)): the server refuses it again; retry "
+                    + "with a destination carrying a new token (SquallCredentials.refreshedAuthorization()), or "
+                    + "acknowledge the failure when there is none"
             }, judged: "\(refused.count) jobs refused with 401")
     }
 

@@ -96,9 +96,11 @@ struct OracleContext {
         "\(job.localID) (\(assets[job.assetID]?.name ?? job.assetID))"
     }
 
-    /// Every job's evidence name (`name(_:)`) by its id, for records that name a job by id only.
-    var jobNames: [JobID: String] {
-        Dictionary(jobs.map { ($0.localID, name($0)) }, uniquingKeysWith: { first, _ in first })
+    /// How evidence names a job it knows by id only (an extension's conduct record): as `name(_:)` does, its id
+    /// when the ledger lacks it, `a job` without one.
+    func name(of id: JobID?) -> String {
+        guard let id else { return "a job" }
+        return jobs.first { $0.localID == id }.map(name) ?? "\(id)"
     }
 
     /// The faults the proxy fired, as evidence lines for verdicts whose counts they explain.
