@@ -261,7 +261,8 @@ public final class ChaosProxy: ProxyRuntime, Sendable {
         handle.send(.fire(decision))
     }
 
-    /// Resets live connection `connection` at once (RSTs on both legs, nothing more written: its client is gone), as
+    /// Resets live connection `connection` at once (RSTs on both legs once the server acknowledged what was written
+    /// to it, nothing more written, the client's leg not waited for: its client is gone), as
     /// no fault: the transcript records its close, the fault timeline nothing. False when it is gone.
     @discardableResult
     public func reset(connection: Int) -> Bool {

@@ -166,12 +166,17 @@ final class ProxyConnection {
     }
 
     /// Before a fault's RST, waits (at most a second) until the peers acknowledged what was written, so that the
-    /// cut lands exactly after the last forwarded byte: an RST discards the unsent part of the send queue.
+    /// cut lands exactly after the last forwarded byte: an RST discards the unsent part of the send queue. A leg
+    /// whose peer is gone (an error or hang-up on its socket: a stopped client's kernel reset it) is not waited
+    /// for, since no acknowledgement can come.
     private func waitForAcknowledgement() {
         let deadline = ContinuousClock.now + .seconds(1)
+        let gone = Int16(POLLERR) | Int16(POLLHUP)
         for stream in [client, upstream].compactMap({ $0 }) {
             var entries = [pollfd(fd: stream.fileDescriptor, events: 0, revents: 0)]
-            while squall_unacknowledged_bytes(stream.fileDescriptor) > 0, ContinuousClock.now < deadline {
+            while squall_unacknowledged_bytes(stream.fileDescriptor) > 0, ContinuousClock.now < deadline,
+                entries[0].revents & gone == 0
+            {
                 var pause = timespec(tv_sec: 0, tv_nsec: 200_000)
                 _ = ppoll(&entries, 1, &pause, nil)
             }

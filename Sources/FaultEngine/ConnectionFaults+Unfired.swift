@@ -13,10 +13,11 @@ extension ConnectionFaults {
         var bodyEnd: Int64?
     }
 
-    /// Notes on each unfired arm's rule (one that has not fired yet) why it could not fire in the latest request.
+    /// Notes on each unfired arm's rule (one that has not fired yet) why it could not fire in the latest request,
+    /// or that it might have (nil): the latest request's word counts.
     mutating func noteUnfired(budget: inout FaultBudget) -> [FaultDecision] {
         for arm in requestArms where budget.states[arm.rule].fired == 0 {
-            if let reason = unfiredReason(rules[arm.rule]) { budget.states[arm.rule].unresolved = reason }
+            budget.states[arm.rule].unfired = unfiredReason(rules[arm.rule])
         }
         return []
     }

@@ -80,12 +80,13 @@ public enum FaultAction: Sendable, Hashable {
     /// Whether the action interrupts the request it fires in (the client must resume it): fired at an upload offset
     /// on a creation, it waits for the client to have the upload's announcement (`Announcement`). The shaping
     /// effects (`latency`, `bandwidth`, `slice`, `slow-close`) only slow the request down.
-    public var interruptsUpload: Bool {
-        switch self {
-        case .reset, .close, .stall, .limit, .refuse, .respond, .expireAuth, .dropResponse, .truncateResponse: true
-        case .latency, .bandwidth, .slice, .slowClose, .stripInterim, .delayResponse, .rewriteHeader: false
-        }
-    }
+    public var interruptsUpload: Bool { Self.interruptingNames.contains(name) }
+
+    /// The names of the actions that interrupt an upload (`interruptsUpload`): what a transcript's fired fault
+    /// names when it cut a request.
+    public static let interruptingNames: Set<String> = [
+        "reset", "close", "stall", "limit", "refuse", "respond", "expire-auth", "drop-response", "truncate-response",
+    ]
 
     /// Whether `direction` means something for the action (it picks the stream to shape or the head to rewrite).
     public var takesDirection: Bool {

@@ -15,11 +15,12 @@ extension FaultBudget {
         }
     }
 
-    /// For the rules in `neverFired` that met a request they could not be placed in: why, by rule name.
+    /// For the rules in `neverFired` that met a request they could not be placed in, or whose latest request never
+    /// gave them what they wait for: why, by rule name.
     public var neverFiredReasons: [String: String] {
         var reasons: [String: String] = [:]
         for index in neverFiredIndices {
-            if let reason = states[index].unresolved { reasons[rules[index].name] = reason }
+            if let reason = states[index].unresolved ?? states[index].unfired { reasons[rules[index].name] = reason }
         }
         return reasons
     }

@@ -32,6 +32,10 @@ public struct FaultBudget: Sendable {
         var armedAt: Duration?
         /// The last reason a request the rule matched could not place it.
         var unresolved: String?
+        /// Why the latest request it was armed on, which could have placed it, never gave it what it waits for
+        /// (nil when that request might have, given more time): a reason for a rule that never fired, not a
+        /// status, since the next request may give it.
+        var unfired: String?
     }
 
     public init(rules: [FaultRule], seed: UInt64) {

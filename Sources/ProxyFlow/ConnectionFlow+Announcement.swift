@@ -86,7 +86,8 @@ extension ConnectionFlow {
         return toClient.carriedOut >= announced.through
     }
 
-    /// Whether the upstream announces uploads created at `version` (see `upstreamInterop`).
+    /// Whether the upstream announces the upload `facts`' creation asks for (its version served, see
+    /// `upstreamInterop`).
     func announces(_ facts: UploadRequestFacts) -> Bool {
         guard facts.createsResumableUpload, let version = facts.version else { return false }
         return upstreamInterop?.contains(version.rawValue) ?? true
@@ -95,7 +96,7 @@ extension ConnectionFlow {
     /// How long `decision`, reached in `piece` of the current request, waits for the announcement; nil to fire now.
     func announcementBound(_ decision: FaultDecision, in piece: BodyPiece) -> Duration? {
         guard case .awaited(let within)? = decision.announcement, let request, request.exchange == piece.exchange,
-            announces(request.upload), announcementGivenUp != piece.exchange, !clientHasAnnouncement(piece.exchange),
+            request.serverAnnounces, announcementGivenUp != piece.exchange, !clientHasAnnouncement(piece.exchange),
             unanswered.contains(where: { $0.exchange == piece.exchange })
         else { return nil }
         return within
@@ -116,7 +117,9 @@ extension ConnectionFlow {
     mutating func resumeAfterAnnouncement(at now: Duration, budget: some FaultBudgetAccess) {
         guard let wait = announcementWait else { return }
         let outcome: AnnouncementWaitEnd
-        if clientHasAnnouncement(wait.exchange) {
+        if wait.decisions.isEmpty {
+            outcome = .withdrawn
+        } else if clientHasAnnouncement(wait.exchange) {
             outcome = .announced
         } else if !unanswered.contains(where: { $0.exchange == wait.exchange }) {
             outcome = .answered
@@ -144,6 +147,16 @@ extension ConnectionFlow {
         }
     }
 
+    /// Drops the held faults whose rules are no longer in `names` (removed through the control API): a removed rule
+    /// never fires. When none is left the wait ends (`withdrawn`) at the next `resumeAfterAnnouncement`.
+    mutating func withdrawRemovedRules(keeping names: Set<String>) {
+        guard let wait = announcementWait else { return }
+        let kept = wait.decisions.filter { names.contains($0.rule) }
+        guard kept.count != wait.decisions.count else { return }
+        announcementWait?.decisions = kept
+        if let first = kept.first { announcementWait?.rule = first.rule }
+    }
+
     /// The connection ended with a fault still waiting for its announcement: the held faults are recorded at the
     /// end, as cuts the end overtook.
     mutating func abandonAnnouncementWait(at now: Duration) {
@@ -153,11 +166,12 @@ extension ConnectionFlow {
         for decision in wait.decisions { record(decision, at: now, wire: .atEnd) }
     }
 
-    /// Queues an interim head for the client, or keeps it back for a cut before the announcement; notes a 104
-    /// that announces an upload (its `Location`).
+    /// Queues an interim head for the client, or keeps a 104 back for a cut before the announcement (a 100
+    /// Continue or a 103 goes on: the client may wait for the first); notes a 104 that announces an upload (its
+    /// `Location`).
     mutating func forwardInterim(_ bytes: ArraySlice<UInt8>, _ head: ResponseHead, exchange: Int, at now: Duration) {
         let announces = head.status == 104 && UploadResponseFacts(head, requestVersion: nil).resourcePath != nil
-        if let rule = withholdingRule(for: exchange) {
+        if head.status == 104, let rule = withholdingRule(for: exchange) {
             if withheld?.exchange != exchange { withheld = Withheld(exchange: exchange, rule: rule) }
             withheld?.heads.append((bytes, announces))
             emit(.announcementWithheld(exchange: exchange, rule: rule), at: now)
@@ -169,7 +183,8 @@ extension ConnectionFlow {
     private mutating func queueInterim(_ bytes: ArraySlice<UInt8>, announces: Bool, _ exchange: Int, at now: Duration) {
         toClient.push(bytes, at: now)
         interimsThrough = toClient.appended
-        if announces { announced = (exchange, toClient.appended) }
+        // The first announcement of the exchange counts (the client resumes from the first it reads).
+        if announces, announced?.exchange != exchange { announced = (exchange, toClient.appended) }
     }
 
     /// The rule keeping creation `exchange`'s interim heads from the client, if one does: an armed `at-offset` arm
@@ -180,7 +195,7 @@ extension ConnectionFlow {
             let holds = toUpstream.isCut || toClient.isCut || toUpstream.activeRules.contains(withheld.rule)
             return holds ? withheld.rule : nil
         }
-        guard let request, request.exchange == exchange, announces(request.upload) else { return nil }
+        guard let request, request.exchange == exchange, request.serverAnnounces else { return nil }
         return faults.cutsBeforeAnnouncement
     }
 
@@ -194,10 +209,11 @@ extension ConnectionFlow {
 
     /// Lets the withheld interim heads go once nothing withholds them any more (or, with `answered`, before that
     /// exchange's final response), or drops them when the exchange will never reach the client (the connection is
-    /// cut, the proxy answered it).
+    /// cut, the proxy answered it, the server's side ended: nothing may follow its end of stream).
     mutating func releaseWithheld(at now: Duration, answered: Int? = nil) {
         guard let held = withheld else { return }
-        if toClient.isCut || toUpstream.isCut || (request?.exchange == held.exchange && request!.answeredLocally) {
+        let answeredLocally = request?.exchange == held.exchange && request!.answeredLocally
+        if toClient.isCut || toUpstream.isCut || upstreamEnded || answeredLocally {
             // They never go; what comes later for the exchange is withheld too (the rule stays).
             withheld?.heads = []
             return
@@ -208,17 +224,22 @@ extension ConnectionFlow {
     }
 
     /// The driver reached `item` (a cut) in a lane: an RST waits until the interim heads queued for the client are
-    /// written (one poll first, for those the server already sent), at most `interimFlushLimit`.
+    /// written (one poll first, for those the server already sent), at most `interimFlushLimit`. The server's lane
+    /// is held meanwhile, so that the driver does not reach the cut again and again.
     mutating func reached(_ item: FlowItem, at now: Duration) -> [ConnectionAction] {
         guard item == .reset, mode == .http, !opaque else { return proxyEnds(item == .reset ? .rst : .fin) }
-        if deferredCut == nil { deferredCut = DeferredCut(since: now) }
+        if deferredCut == nil {
+            deferredCut = DeferredCut(since: now)
+            toUpstream.holdEverything(rule: Self.cutHold)
+        }
         return cutOnceInterimsWritten(at: now)
     }
 
     /// The deferred cut, when the interim heads for the client are written or its time is up.
     mutating func cutOnceInterimsWritten(at now: Duration) -> [ConnectionAction] {
         guard let cut = deferredCut else { return [] }
-        let unwritten = toClient.carriedOut < interimsThrough && toClient.next(at: now) != nil
+        // Unwritten and still on their way (not held forever by a stall of the client's lane).
+        let unwritten = toClient.carriedOut < interimsThrough && toClient.nextRelease(after: now) != nil
         guard (cut.polled && !unwritten) || now >= cut.since + Self.interimFlushLimit else { return [] }
         deferredCut = nil
         return proxyEnds(.rst)

@@ -107,7 +107,7 @@ extension ConnectionFlow {
         let chunked = (try? BodyFraming(request: head)) == .chunked
         request = RequestProgress(
             exchange: exchange, upload: UploadRequestFacts(head), method: head.method, chunked: chunked,
-            answeredLocally: local != nil)
+            answeredLocally: local != nil, serverAnnounces: announces(UploadRequestFacts(forwarded)))
         if let local {
             let through = answer(local.response, at: now, close: false)
             record(local.decision, at: now, wire: .after(.client, through: through))
@@ -167,8 +167,15 @@ extension ConnectionFlow {
             firedBeforeAnnouncement(decision, exchange: piece.exchange)
             if case .respond(let response) = decision.action {
                 request?.answeredLocally = true
-                let through = answer(response, at: now, close: true)
-                record(decision, at: now, wire: .after(.client, through: through))
+                // The server may have answered first (a wait for the announcement ended so): then it only closes.
+                let awaited = unanswered.contains { $0.exchange == piece.exchange } && self.response == nil
+                if awaited, !toClient.isCut {
+                    record(decision, at: now, wire: .after(.client, through: answer(response, at: now, close: true)))
+                } else {
+                    toClient.pushMarker(.close, at: now)
+                    toUpstream.stopInput()
+                    record(decision, at: now, wire: .atEnd)
+                }
                 recordBody(piece.dropping(position), dropped: true, at: now)
                 return
             }

@@ -130,12 +130,13 @@ extension ConnectionFlow {
             case .rulesChanged(let change):
                 if change.set.version > faults.version { catchUpRules(budget: budget, at: now) }
                 keepEffects(of: faults.ruleNames)
+                resumeAfterAnnouncement(at: now, budget: budget)
+                releaseWithheld(at: now)
             case .stop: return proxyEnds(.fin)
             case .reset:
-                // The peer it carried for is gone: nothing written waits for an acknowledgement that cannot come.
-                guard phase == .relaying || phase == .gateway || phase == .awaitingRequest else { return [] }
-                return [.capture(CaptureMark(.client, .proxy, .rst)), .capture(CaptureMark(.upstream, .proxy, .rst))]
-                    + begin(Ending(side: .proxy, kind: .rst), then: .abort(waitForAcknowledgement: false))
+                // The peer it carried for is gone: its leg is not waited for (the driver sees its socket's error),
+                // the other's written bytes still reach it before the RST.
+                return proxyEnds(.rst)
             }
             return endIfDecided(at: now)
         case .endSent:
@@ -157,6 +158,7 @@ extension ConnectionFlow {
         guard budget.version > faults.version else { return }
         let decisions = faults.catchUp(budget: budget)
         keepEffects(of: faults.ruleNames)
+        releaseWithheld(at: now)
         for decision in decisions { apply(decision, at: now) }
     }
 
@@ -164,10 +166,11 @@ extension ConnectionFlow {
     public var faultsDue: Duration? { phase == .relaying || phase == .awaitingRequest ? faults.nextDue : nil }
 
     /// Whether the driver still reads `side` (it has not ended, and the flow is relaying); not the client while a
-    /// fault waits for its creation's announcement (the client's bytes wait in its socket).
+    /// fault waits for its creation's announcement, nor while a cut waits for its interim heads (the client's bytes
+    /// wait in its socket).
     public func reads(_ side: FlowSide) -> Bool {
         let clientOnly = phase == .gateway || phase == .awaitingRequest
-        if side == .client, announcementWait != nil { return false }
+        if side == .client, announcementWait != nil || deferredCut != nil { return false }
         return (phase == .relaying || (clientOnly && side == .client)) && !hasEnded(side)
     }
 
@@ -217,7 +220,8 @@ extension ConnectionFlow {
     /// more, as Toxiproxy's timeout closes on EOF).
     private mutating func endIfDone(at now: Duration) -> [ConnectionAction] {
         if let end = immediateEnd, phase == .relaying { return proxyEnds(end == .reset ? .rst : .fin) }
-        guard phase == .relaying, clientEnded, upstreamEnded else { return [] }
+        // A deferred cut ends it with its RST (its hold is not a lane held forever).
+        guard phase == .relaying, clientEnded, upstreamEnded, deferredCut == nil else { return [] }
         if toUpstream.isEmpty, toClient.isEmpty {
             return begin(Ending(side: CloseSide(firstEnd ?? .client), kind: .fin), then: .close)
         }

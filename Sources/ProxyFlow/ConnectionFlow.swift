@@ -91,8 +91,8 @@ public struct ConnectionFlow: Sendable {
     var opaque: Bool
     /// Fired faults recorded once their action reaches the wire, in the order they fired.
     var awaitingWire: [AwaitingWire] = []
-    /// The last 104 announcing an upload (its `Location`): its exchange and the client lane's position after it, so
-    /// that the client has it once the lane carried that far (see `+Announcement`).
+    /// The first 104 announcing an upload (its `Location`) of the latest exchange that had one: its exchange and the
+    /// client lane's position after it, so that the client has it once the lane carried that far (`+Announcement`).
     var announced: (exchange: Int, through: Int)?
     /// The client lane's position after the last interim head queued for the client (written before a cut's RST).
     var interimsThrough = 0
@@ -130,6 +130,9 @@ public struct ConnectionFlow: Sendable {
         var chunked: Bool
         /// The proxy answered it (a `respond` or `expire-auth`): its body is read and dropped.
         var answeredLocally: Bool
+        /// Whether the server will announce the upload with a 104, as the head forwarded to it reads (after any
+        /// `rewrite-header`): a creation asking for resumability at a version the upstream serves.
+        var serverAnnounces = false
     }
 
     struct ResponseProgress: Sendable {
@@ -253,6 +256,7 @@ public struct ConnectionFlow: Sendable {
         // The hold of a cut waiting for its interim heads is the flow's own, no rule's.
         toUpstream.keepEffects(of: names.union([Self.cutHold]))
         toClient.keepEffects(of: names)
+        withdrawRemovedRules(keeping: names)
     }
 
     /// Records a fired fault in the transcript when its action reaches the wire (at `now` for `.now`).

@@ -87,6 +87,8 @@ public enum AnnouncementWaitEnd: String, Sendable, Hashable, CaseIterable {
     case answered
     /// The connection ended first.
     case ended
+    /// The rules that waited were removed (through the control API) first: nothing fires, the upload goes on.
+    case withdrawn
 }
 
 /// The leg of a proxied connection: client ↔ proxy, or proxy ↔ upstream server.

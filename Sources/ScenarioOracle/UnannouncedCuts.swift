@@ -1,3 +1,4 @@
+import FaultEngine
 import HTTPWire
 import ProxyTranscript
 import ResumableUpload
@@ -10,8 +11,9 @@ import Scenario
 ///
 /// Read from the transcript: a creation asking for resumability (`UploadRequestFacts.createsResumableUpload`),
 /// its 104s with `Location` (one the proxy kept from the client, `strip-interim` or `announcement_withheld`, does
-/// not count), and the connection's close before any final response; what cut it is the last fault fired on the
-/// connection, else the event that played last before the close, else the side that closed.
+/// not count, nor one still unwritten when the wait for it timed out), and the connection's close before any final
+/// response; what cut it is the last interrupting fault (`FaultAction.interruptsUpload`) fired on the connection,
+/// else the event that played last before the close, else the side that closed.
 enum UnannouncedCuts {
     private struct Creation {
         var exchange: Int
@@ -45,12 +47,17 @@ enum UnannouncedCuts {
                     open[connection]?.delivered = false
                     open[connection]?.keptBy = "kept from the client by \(rule) (\"announcement\": \"before\")"
                 }
+            case .announcementWaitEnded(let exchange, .timedOut):
+                if open[connection]?.exchange == exchange, open[connection]?.announcedAt != nil {
+                    open[connection]?.delivered = false
+                    open[connection]?.keptBy = "not yet written to the client when the wait for it timed out"
+                }
             case .faultFired(let fault):
                 guard open[connection] != nil else { continue }
                 if fault.action == "strip-interim", open[connection]?.announcedAt == event.time {
                     open[connection]?.delivered = false
                     open[connection]?.keptBy = "stripped by \(fault.rule)"
-                } else if !fault.rule.hasPrefix("squall-") {
+                } else if !fault.rule.hasPrefix("squall-"), FaultAction.interruptingNames.contains(fault.action) {
                     // The run's own rules (holds, a network switch) are its events, named as such below.
                     open[connection]?.lastFault = (event.time, fault)
                 }

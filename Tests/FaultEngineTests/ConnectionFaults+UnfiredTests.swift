@@ -82,4 +82,21 @@ struct ConnectionFaultsUnfiredTests {
         _ = engine.handle(.connectionClosed(connection: 1, time: .zero))
         #expect(engine.neverFiredReasons["d"] == "no final response came to POST /upload: the connection ended first")
     }
+
+    /// Such a reason is no status: the rule stays `armed` (a later request may give it what it waits for), and the
+    /// latest request's word counts, so a request that might have fired it clears the reason (a rule that cannot be
+    /// placed at all is `unresolvable`: `FaultEngineUploadLengthTests`).
+    @Test func anUnfiredReasonLeavesTheRuleArmedAndTheLatestRequestDecides() throws {
+        let rule = try Self.rule(#"{"name": "s", "action": "strip-interim"}"#)
+        var engine = FaultReplay(rules: [rule], seed: 1)
+        Self.exchange(&engine, Self.options)
+        #expect(engine.statuses.map(\.state) == [.armed])
+        #expect(engine.neverFiredReasons["s"] != nil)
+        // A request that ends before its final response might still have had a 1xx: no reason any more.
+        _ = engine.handle(.connectionOpened(connection: 2, nth: 2, time: .zero))
+        _ = engine.handle(.requestHead(connection: 2, head: Self.options, time: .zero))
+        _ = engine.handle(.connectionClosed(connection: 2, time: .zero))
+        #expect(engine.neverFiredReasons["s"] == nil)
+        #expect(engine.neverFired == ["s"])
+    }
 }

@@ -20,7 +20,9 @@ struct CauseEvidenceTests {
 
     /// A creation cut at 500 (a fault, then the proxy's RST), its 104 arriving `announced` (before the cut, after
     /// it, or not at all), kept from the client by `kept` when given.
-    static func cutCreation(announced: Int?, kept: String? = nil) -> Transcript {
+    static func cutCreation(
+        announced: Int?, kept: String? = nil, waitEnded: AnnouncementWaitEnd? = nil, shapedBy: String? = nil
+    ) -> Transcript {
         var transcript = Transcript()
         func add(_ milliseconds: Int, _ kind: TranscriptEvent.Kind) {
             transcript.append(TranscriptEvent(time: .milliseconds(milliseconds), connection: 1, kind: kind))
@@ -32,7 +34,9 @@ struct CauseEvidenceTests {
             // The flow records a 104 it keeps back at the moment it arrives.
             if let kept { add(3, .announcementWithheld(exchange: 1, rule: kept)) }
         }
+        if let waitEnded { add(4, .announcementWaitEnded(exchange: 1, outcome: waitEnded)) }
         add(4, .faultFired(FiredFault(rule: "cut", action: "reset", direction: .both, offset: 500)))
+        if let shapedBy { add(4, .faultFired(FiredFault(rule: shapedBy, action: "latency", direction: .both))) }
         add(4, .closed(side: .proxy, kind: .rst))
         if announced == 1 { add(5, .interimResponse(exchange: 1, announcement)) }
         return transcript
@@ -49,6 +53,23 @@ struct CauseEvidenceTests {
         #expect(kept.first?.contains("its 104 came at 0.003s, kept from the client by cut") == true, "\(kept)")
         // The negative control: the 104 reached the client before the cut.
         #expect(UnannouncedCuts.lines(Self.cutCreation(announced: 0), events: []) == [])
+    }
+
+    /// A 104 the proxy received but had not written to the client when the wait for it timed out did not reach the
+    /// client in time: the cut is named. The control: the wait ended because the client had it.
+    @Test func a104StillUnwrittenWhenTheWaitTimedOutDidNotReachTheClient() {
+        let unwritten = UnannouncedCuts.lines(Self.cutCreation(announced: 0, waitEnded: .timedOut), events: [])
+        #expect(unwritten.first?.contains("not yet written to the client when the wait for it timed out") == true)
+        #expect(UnannouncedCuts.lines(Self.cutCreation(announced: 0, waitEnded: .announced), events: []) == [])
+    }
+
+    /// The cause is the last fault that interrupts an upload, not a shaping effect fired after it. The control: the
+    /// same transcript without the shaping names the same cut.
+    @Test func theCauseIsTheLastInterruptingFault() {
+        for shapedBy in [nil, "slow"] {
+            let lines = UnannouncedCuts.lines(Self.cutCreation(announced: nil, shapedBy: shapedBy), events: [])
+            #expect(lines.first?.contains("(fault cut: reset at upload offset 500)") == true, "\(lines)")
+        }
     }
 
     @Test func aFailedCountCarriesTheCutsEvidence() throws {
