@@ -28,6 +28,17 @@ public enum Tshark {
         return try lines(arguments).map { $0.split(separator: "\t", omittingEmptySubsequences: false).map(String.init) }
     }
 
+    /// Every value of `field` in the packets of `file` matching `filter`, in order: all of a packet's occurrences,
+    /// not just its first. One segment can carry several HTTP messages (a 104 and the 201 after it, read in one
+    /// `read`), and tshark then prints the packet's values comma-separated (`104,201`). `options` are `-o` settings.
+    public static func values(
+        _ file: String, filter: String, _ field: String, options: [String: String] = [:]
+    ) throws -> [String] {
+        let settings = options.sorted { $0.key < $1.key }.flatMap { ["-o", "\($0.key):\($0.value)"] }
+        let arguments = ["-r", file] + settings + ["-Y", filter, "-T", "fields", "-E", "occurrence=a", "-e", field]
+        return try lines(arguments).flatMap { $0.split(separator: ",").map(String.init) }
+    }
+
     /// The packets (one summary line each) of `file` that `problemFilter` matches, with checksum validation on.
     public static func problems(_ file: String) throws -> [String] {
         try lines(["-r", file, "-o", "tcp.check_checksum:TRUE", "-o", "ip.check_checksum:TRUE", "-Y", problemFilter])

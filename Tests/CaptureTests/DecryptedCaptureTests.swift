@@ -77,6 +77,26 @@ struct DecryptedCaptureTests {
         #expect(resets == [["1", String(sent.reset.count + 1)]])
     }
 
+    /// One read can carry a 104 and the final answer after it; the capture keeps them in one segment, as read, and
+    /// tshark shows both messages in that packet. Reading only a packet's first value (the proxy command test's
+    /// flaky reading under load, issue 37) sees the 104 alone: the negative control of `Tshark.values`.
+    @Test func twoAnswersInOneSegmentAreBothInThePacket() throws {
+        let folder = try TLSFixtures.TemporaryDirectory()
+        let path = folder.path + "/coalesced.pcap"
+        let capture = try DecryptedCapture(path: path)
+        let upload = capture.connection(client: uploadClient, server: server)
+        send(Self.patch(offset: 100, length: 3) + [1, 2, 3], on: upload, from: .client)
+        send(Self.resumption + Self.noContent, on: upload, from: .server)
+        upload.finish(from: .client)
+        upload.finish(from: .server)
+        capture.close()
+
+        let packets = try Tshark.fields(path, filter: "http.response", ["http.response.code"])
+        #expect(packets.count == 1, "both answers in one packet")
+        #expect(packets.map { $0[0] }.filter { $0 == "204" }.isEmpty, "the first value alone misses the 204")
+        #expect(try Tshark.values(path, filter: "http.response", "http.response.code") == ["104", "204"])
+    }
+
     @Test func tsharkFindsNoMalformedPacketsOrBadChecksums() throws {
         let folder = try TLSFixtures.TemporaryDirectory()
         let path = folder.path + "/decrypted.pcap"

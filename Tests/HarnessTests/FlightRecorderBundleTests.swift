@@ -37,7 +37,7 @@ import Testing
         let bundle = try #require(failed.bundle)
         let path = bundle + "/" + DebugBundle.decryptedCapture
         #expect(try Tshark.problems(path) == [])
-        let methods = try Tshark.fields(path, filter: "http.request", ["http.request.method"]).map { $0.first ?? "" }
+        let methods = try Tshark.values(path, filter: "http.request", "http.request.method")
         #expect(methods.contains("POST"))
     }
 
