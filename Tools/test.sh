@@ -6,7 +6,8 @@
 # same three conditions, and its negative control), a newcomer's scenarios judged as they predicted
 # (Tools/newcomer-check.py), the catalog's HTML report opened in headless Chromium and checked against its
 # JSON report (Tools/report-browser-check.py), the proxy's dashboard driven against a live upload
-# (Tools/dashboard-browser-check.py), 50 schedules of `squall explore` (every invariant must hold); last,
+# (Tools/dashboard-browser-check.py), 50 schedules of `squall explore` (every invariant must hold), 60 s of the
+# proxy's memory soak (Tools/soak.py: RSS flat within 10 %, descriptors and threads flat); last,
 # Examples/SampleExtension built as a user's package, its sample extension
 # passing the catalog and each buggy variant failing it with its verdict (Tools/example-check.sh). It fails when any
 # catalog scenario fails. CI runs exactly this.
@@ -51,6 +52,9 @@ Tools/dashboard-browser-check.py .build/debug/squall
 
 echo "== squall explore: 50 random fault schedules (seed 1), every invariant must hold"
 .build/debug/squall explore --count 50 --seed 1 --jobs 2 --shrink-budget 1m
+
+echo "== the proxy's memory under load: 60 s of 20 workers uploading 1 MiB each, a rule changed every 3 s; flat within 10 %"
+Tools/soak.py .build/debug/squall --seconds 60 --transcript-memory 1MiB
 
 echo "== your own extension: Examples/SampleExtension built as a package of its own, run over the catalog"
 Tools/example-check.sh

@@ -45,7 +45,8 @@ public final class ChaosProxy: ProxyRuntime, Sendable {
             throw ChaosProxyError(.captureFile, "cannot write the decrypted capture: \(error)")
         }
         let shared = ProxyShared(
-            transcript: try TranscriptStore(cap: configuration.transcriptCap, path: configuration.transcriptPath),
+            transcript: try TranscriptStore(
+                byteCap: configuration.transcriptMemory, path: configuration.transcriptPath),
             laneCapacity: configuration.laneCapacity, capture: capture)
         self.shared = shared
         var settings = ListenerSettings(

@@ -71,8 +71,13 @@ public struct ChaosProxyConfiguration: Sendable {
     public var keyLog: KeyLog?
     /// A file to write the transcript to as JSON Lines (created or truncated).
     public var transcriptPath: String?
-    /// The most transcript events kept in memory (older ones are dropped and counted).
-    public var transcriptCap = 200_000
+    /// The most bytes of transcript events kept in memory (by `TranscriptEvent.footprint`): past it the oldest are
+    /// dropped from memory and counted (the `transcriptPath` file keeps them all). Default 8 MiB, tens of thousands
+    /// of events, so that a proxy left running under load stays flat; nil keeps every event (the harness, whose
+    /// verdicts read the whole transcript of a bounded scenario).
+    public var transcriptMemory: Int? = ChaosProxyConfiguration.defaultTranscriptMemory
+    /// `transcriptMemory`'s default: 8 MiB.
+    public static let defaultTranscriptMemory = 8 << 20
     public var seed: UInt64 = 0
     public var rules: [FaultRule] = []
     /// Bytes a lane may hold before the proxy stops reading its source (backpressure).

@@ -18,8 +18,8 @@ final class TranscriptStore: Sendable {
     private let waiters = Mutex<[DispatchSemaphore]>([])
     static let flushThreshold = 64 * 1024
 
-    init(cap: Int, path: String?) throws(ChaosProxyError) {
-        var initial = State(transcript: Transcript(cap: cap))
+    init(byteCap: Int?, path: String?) throws(ChaosProxyError) {
+        var initial = State(transcript: Transcript(byteCap: byteCap))
         if let path {
             // 0600: request heads carry bearer tokens (`Authorization`) and the proxy's view of private uploads.
             let fd = PrivateFile.open(path, flags: O_WRONLY | O_TRUNC)

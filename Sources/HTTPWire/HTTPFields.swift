@@ -32,6 +32,9 @@ public struct HTTPFields: Sendable, Hashable, RandomAccessCollection, Expressibl
     public var startIndex: Int { 0 }
     public var endIndex: Int { (storage.count - tableStart) / MemoryLayout<Entry>.size }
 
+    /// The heap bytes the section holds: its one buffer's capacity and allocation header (none when empty).
+    public var footprint: Int { storage.capacity == 0 ? 0 : storage.capacity + 32 }
+
     public subscript(position: Int) -> HTTPField {
         let entry = entry(at: position)
         return HTTPField(name: string(entry.name), value: string(entry.value))

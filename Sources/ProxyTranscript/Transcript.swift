@@ -1,27 +1,35 @@
 /// The proxy's record of what happened, in the order it happened: a list of `TranscriptEvent`s, optionally
 /// bounded, with the queries the harness asks of it.
 ///
-/// With a `cap`, appending past it drops the oldest event and counts it in `droppedCount`, so a long run keeps
-/// the recent history in bounded memory (at most twice the cap, compacted as it goes).
+/// Bounded by a count (`cap`) or by memory (`byteCap`, against each event's `footprint`), appending past either
+/// drops the oldest events and counts them in `droppedCount`, so a long run keeps its recent history in bounded
+/// memory: the kept events, plus dropped ones awaiting compaction, at most an eighth more (or 64 events).
 ///
 /// ```swift
-/// var transcript = Transcript(cap: 100_000)
+/// var transcript = Transcript(byteCap: 8 << 20)
 /// transcript.append(TranscriptEvent(time: now, connection: 1, kind: .opened(client: peer, listener: local)))
 /// transcript.exchanges(connection: 1).first?.uploadCoverage   // [3145728..<8388608]
 /// ```
 public struct Transcript: Sendable {
-    /// The most events kept; nil keeps all.
+    /// The most events kept; nil: no count limit.
     public let cap: Int?
-    /// Events dropped because of the cap, oldest first.
+    /// The most bytes of events kept, by their `footprint`; nil: no memory limit. The newest event is always kept.
+    public let byteCap: Int?
+    /// Events dropped because of a limit, oldest first.
     public private(set) var droppedCount = 0
+    /// The kept events' `footprint`s added up.
+    public private(set) var keptBytes = 0
     /// The kept events are `storage[start...]`.
     private var storage: [TranscriptEvent] = []
     private var start = 0
 
-    /// An empty transcript keeping at most `cap` events (at least 1), or every event when nil.
-    public init(cap: Int? = nil) {
+    /// An empty transcript keeping at most `cap` events and `byteCap` bytes of them (each at least 1), or every
+    /// event when both are nil.
+    public init(cap: Int? = nil, byteCap: Int? = nil) {
         precondition(cap.map { $0 > 0 } ?? true, "a transcript cap must be positive")
+        precondition(byteCap.map { $0 > 0 } ?? true, "a transcript byte cap must be positive")
         self.cap = cap
+        self.byteCap = byteCap
     }
 
     /// The kept events, oldest first.
@@ -39,13 +47,19 @@ public struct Transcript: Sendable {
         storage[(start + min(max(position - droppedCount, 0), count))...]
     }
 
-    /// Records `event` after the others, dropping the oldest one if the cap is reached.
+    /// Records `event` after the others, dropping the oldest ones while a limit is passed.
     public mutating func append(_ event: TranscriptEvent) {
         storage.append(event)
-        guard let cap, count > cap else { return }
-        start += 1
-        droppedCount += 1
-        if start >= cap {
+        guard cap != nil || byteCap != nil else { return }
+        keptBytes += event.footprint
+        while count > 1, count > cap ?? .max || keptBytes > byteCap ?? .max {
+            keptBytes -= storage[start].footprint
+            start += 1
+            droppedCount += 1
+        }
+        // Compacted once the dropped prefix is an eighth of the kept events (or 64), so that it costs each append
+        // a few moves at most and never holds much beyond the limits.
+        if start >= max(64, count / 8) {
             storage.removeFirst(start)
             start = 0
         }

@@ -33,6 +33,10 @@ enum ProxyCommand: Subcommand {
             .value("--seed", "N", help: "Seed for probabilities, jitter and slices (default: the scenario's, else 0)."),
             .value("--keylog", "FILE", help: "Append both legs' TLS secrets in NSS key log format."),
             .value("--transcript", "FILE", help: "Write the transcript as JSON Lines (flushed on exit)."),
+            .value(
+                "--transcript-memory", "SIZE",
+                help: "Keep at most SIZE of the newest transcript events in memory (the API's). Default 8MiB."
+            ),
             .value("--pcap", "FILE", help: "Write both legs' plaintext as a pcap (TCP/IPv4; opens without a key)."),
             .value(
                 "--pcap-wire", "FILE",
@@ -51,7 +55,9 @@ enum ProxyCommand: Subcommand {
             (with the reason, when one is known). The capture files are flushed as they are written, so a crash leaves them
             readable: open --pcap with 'tshark -r FILE -Y http', and --pcap-wire with '-o tls.keylog_file:KEYLOG'
             (give --keylog too). When live capture is not permitted, a one-line message says so on stderr and
-            the proxy runs on (the --pcap capture still works).
+            the proxy runs on (the --pcap capture still works). In memory (what /squall/transcript and
+            /squall/events serve), the proxy keeps the newest transcript events within --transcript-memory and
+            counts the older ones it dropped; the --transcript file keeps every event.
 
             Limits (every proxy listener, the Toxiproxy ones included): the upstream is connected only once a
             client's bytes make a request (http mode: a whole request head; tcp mode: a first byte), so idle
@@ -175,6 +181,13 @@ enum ProxyCommand: Subcommand {
         }
         if let keyLog = arguments["--keylog"] { configuration.keyLog = try KeyLog(path: keyLog) }
         configuration.transcriptPath = arguments["--transcript"]
+        if let memory = arguments["--transcript-memory"] {
+            let bytes = try ByteSizeOption.parse(memory, option: "--transcript-memory", command: path)
+            guard bytes > 0 else {
+                throw UsageError("--transcript-memory must be more than 0 bytes, not '\(memory)'", command: path)
+            }
+            configuration.transcriptMemory = bytes
+        }
         for flag in ["--pcap", "--pcap-wire"] where arguments[flag] == "-" {
             throw UsageError("\(flag) needs a file: standard output carries the proxy's URLs", command: path)
         }

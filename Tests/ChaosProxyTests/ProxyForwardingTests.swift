@@ -57,6 +57,35 @@ import Testing
         #expect(covered == Int64(body.count))
     }
 
+    /// Memory that stays flat (issue 37): past `transcriptMemory`, the proxy keeps the newest events within it and
+    /// counts the rest, while the `--transcript` file keeps every one. The same uploads without the bound are the
+    /// negative control: they keep more than it.
+    @Test func theTranscriptInMemoryStaysWithinItsBoundAndTheFileKeepsAll() throws {
+        let bound = 16 * 1024
+        func upload(_ count: Int, memory: Int?, file: String?) throws -> Transcript {
+            let fixture = try ProxyFixture(transcriptPath: file) { $0.transcriptMemory = memory }
+            for round in 0..<count {
+                let body = Self.body(1024, seed: UInt64(round))
+                let stream = try fixture.connect()
+                let outcome = WireExchange.send(
+                    Self.creation(length: body.count), body: body, segments: [body.count], over: stream)
+                stream.close()
+                #expect(outcome.final?.status == 201, "\(outcome)")
+            }
+            fixture.proxy.stop()  // waits for every connection: their events are all in
+            return fixture.proxy.transcript
+        }
+        let folder = try TLSFixtures.TemporaryDirectory()
+        let bounded = try upload(40, memory: bound, file: folder.file("all.jsonl"))
+        #expect(bounded.keptBytes <= bound)
+        #expect(bounded.droppedCount > 0)
+        let lines = try String(contentsOfFile: folder.file("all.jsonl"), encoding: .utf8).split(separator: "\n")
+        #expect(lines.count == bounded.appendedCount, "the file keeps the dropped events too")
+        let unbounded = try upload(40, memory: nil, file: nil)
+        #expect(unbounded.droppedCount == 0)
+        #expect(unbounded.events.reduce(0) { $0 + $1.footprint } > bound)
+    }
+
     @Test func tlsLegRecordsTheRequestedServerName() throws {
         let fixture = try ProxyFixture(tls: true)
         let body = Self.body(4096)

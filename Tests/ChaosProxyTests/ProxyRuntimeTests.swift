@@ -231,7 +231,7 @@ import Testing
     }
 
     @Test func theEventStreamSkipsWhatTheCapDropped() throws {
-        let fixture = try ProxyFixture(adjust: { $0.transcriptCap = 5 })
+        let fixture = try ProxyFixture(adjust: { $0.transcriptMemory = 2048 })
         let stream = try fixture.connect()
         defer { stream.close() }
         let head = RequestHead(method: .get, target: "/_squall/uploads", fields: ["Host": "127.0.0.1"])
@@ -239,10 +239,10 @@ import Testing
         let lines = fixture.proxy.waitForTranscriptLines(from: 0, timeout: .zero)
         let transcript = fixture.proxy.transcript  // after: it may hold a late event more, never fewer
         let given = lines.lines.split(separator: "\n").map(String.init)
-        #expect(given.count == 5 && lines.next > 5, "only the kept five, from the first one kept")
+        #expect(!given.isEmpty && lines.next > given.count, "only the kept events, from the first one kept")
         let index = lines.next - 1 - transcript.droppedCount
         #expect(transcript.events.indices.contains(index) && given.last == transcript.events[index].jsonLine())
         let last = fixture.proxy.waitForTranscriptLines(from: lines.next - 1, timeout: .zero)
-        #expect(last.lines.hasPrefix(given[4] + "\n") && last.next >= lines.next)
+        #expect(last.lines.hasPrefix(given[given.count - 1] + "\n") && last.next >= lines.next)
     }
 }

@@ -26,6 +26,39 @@ struct TranscriptTests {
         }
     }
 
+    /// The proxy's memory bound (issue 37): however many heads pass, the kept ones stay within the byte cap, the
+    /// newest are kept, and every dropped one is counted.
+    @Test func keepsWithinItsByteCapDroppingTheOldest() {
+        let cap = 64 * 1024
+        var transcript = Transcript(byteCap: cap)
+        var fields = HTTPFields()
+        fields.append(name: "Authorization", value: "Bearer " + String(repeating: "t", count: 200))
+        let head = RequestHead(method: .post, target: "/upload/" + String(repeating: "x", count: 40), fields: fields)
+        for n in 1...10_000 {
+            transcript.append(TranscriptEvent(time: .zero, connection: n, kind: .requestHead(exchange: 1, head)))
+            #expect(transcript.keptBytes <= cap)
+        }
+        let each = transcript.events[0].footprint
+        #expect(each > 200, "the head's field section counts")
+        #expect(transcript.count == cap / each)
+        #expect(transcript.droppedCount + transcript.count == 10_000)
+        #expect(transcript.events.last?.connection == 10_000)
+        #expect(transcript.events.first?.connection == 10_000 - transcript.count + 1)
+        // Negative control: without the cap, the same events take as many bytes as they are.
+        var unbounded = Transcript()
+        for n in 1...10_000 {
+            unbounded.append(TranscriptEvent(time: .zero, connection: n, kind: .requestHead(exchange: 1, head)))
+        }
+        #expect(unbounded.count == 10_000 && unbounded.droppedCount == 0)
+    }
+
+    @Test func keepsTheNewestEventEvenPastTheByteCap() {
+        var transcript = Transcript(byteCap: 1)
+        for n in 1...3 { transcript.append(Self.close(n)) }
+        #expect(transcript.events.map(\.connection) == [3])
+        #expect(transcript.droppedCount == 2)
+    }
+
     @Test func writesJSONLinesOfTheKeptEvents() throws {
         var transcript = Transcript(cap: 2)
         for n in 1...3 { transcript.append(Self.close(n)) }

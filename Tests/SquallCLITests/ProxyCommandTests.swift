@@ -198,4 +198,16 @@ struct ProxyLimitFlagsTests {
             ControlServer.defaultLimits
                 == ListenerLimits(headTimeout: .seconds(10), idleTimeout: .seconds(60), maximumConnections: 64))
     }
+
+    @Test func transcriptMemoryIsASizeAndDefaultsTo8MiB() throws {
+        let plain = ["--upstream", "http://127.0.0.1:9", "--plain"]
+        let parsed = try CommandLineParser.parse(plain + ["--transcript-memory", "512KiB"], for: ProxyCommand.spec)
+        #expect(try ProxyCommand.makeConfiguration(parsed, environment: [:]).transcriptMemory == 512 * 1024)
+        let bare = try CommandLineParser.parse(plain, for: ProxyCommand.spec)
+        #expect(try ProxyCommand.makeConfiguration(bare, environment: [:]).transcriptMemory == 8 << 20)
+        for bad in ["0", "lots"] {
+            let wrong = try CommandLineParser.parse(plain + ["--transcript-memory", bad], for: ProxyCommand.spec)
+            #expect(throws: UsageError.self) { try ProxyCommand.makeConfiguration(wrong, environment: [:]) }
+        }
+    }
 }

@@ -288,6 +288,8 @@ struct ScenarioRun {
         configuration.rules = scenario.faults + (try Self.holds(for: scenario.events))
         configuration.seed = scenario.seed
         configuration.upstreamInterop = Self.servedInterop(scenario, outside: outside)
+        // A verdict reads the whole transcript: a scenario is bounded by its own limits, so keep every event.
+        configuration.transcriptMemory = nil
         if options.keepFolder != nil {
             configuration.transcriptPath = folder + "/" + DebugBundle.transcript
             configuration.decryptedCapturePath = folder + "/" + DebugBundle.decryptedCapture

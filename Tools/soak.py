@@ -1,0 +1,343 @@
+#!/usr/bin/env python3
+"""A bounded loopback soak of the chaos proxy: does its memory stay flat under load? (issue 37)
+
+    Tools/soak.py SQUALL [--seconds S] [--workers N] [--size BYTES] [--window S] [--fault-every S]
+                         [--transcript-memory SIZE] [--max-growth PERCENT] [--out DIR]
+
+What a user leaving `squall proxy` running for a day of testing does, shortened:
+
+    N workers ──TLS──▶ squall proxy --ca … --api … ──▶ squall server (temporary store)
+                      ▲ a fault added and the previous one removed every --fault-every seconds (control API)
+
+Each worker uploads --size bytes (default 1 MiB) as a resumable creation (interop 6: the server's 104, then its
+201) on a new TLS connection, again and again, until --seconds (default 60) have passed. Every second the proxy's
+RSS, open descriptors and threads are read from /proc; every --window seconds (default 60, or 10 for runs under
+5 minutes) a row goes to soak.csv with the window's uploads, errors, last RSS (MiB), descriptors, threads and the
+p50 and p99 upload time (ms), and soak.svg charts the four per window, in --out (without it, the CSV is printed and both are removed).
+
+--transcript-memory is passed to the proxy (default: the proxy's own, 8 MiB). The test command's 60-second run
+gives 1MiB, so that the in-memory transcript, bounded and tested on its own, is full within the first window and
+whatever else grows with traffic shows.
+
+Fails (exit 1) when an upload failed, when the last window's RSS is more than --max-growth percent (default 10)
+above the first window's, or when descriptors or threads grew by more than a few (the workers' connections come and
+go; the proxy's must not stay). Exit 2 on bad usage or when the proxy or server could not start. Bounded: it stops
+by itself at --seconds plus at most 30 s for the workers' last uploads, and every process it started is stopped.
+Loopback only.
+"""
+
+import argparse
+import os
+import socket
+import ssl
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import urllib.request
+
+SELF = "soak.py"
+
+
+def fail_usage(message):
+    print(f"{SELF}: {message}", file=sys.stderr)
+    sys.exit(2)
+
+
+def read_line(process, what):
+    line = process.stdout.readline()
+    if not line:
+        error = process.stderr.read() if process.stderr else ""
+        fail_usage(f"{what} ended before it was ready: {error.strip()}")
+    return line.strip()
+
+
+class Proxy:
+    """The server and the proxy in front of it, started in `folder`; `stop` ends both."""
+
+    def __init__(self, squall, folder, transcript_memory):
+        self.server = subprocess.Popen(
+            [squall, "server", "--listen", "127.0.0.1:0"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        )
+        upstream = read_line(self.server, "squall server")
+        subprocess.run([squall, "ca", "init", "--dir", f"{folder}/ca"], check=True, capture_output=True)
+        self.proxy = subprocess.Popen(
+            [squall, "proxy", "--upstream", upstream, "--ca", f"{folder}/ca", "--api", "127.0.0.1:0"]
+            + (["--transcript-memory", transcript_memory] if transcript_memory else []),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        self.url = read_line(self.proxy, "squall proxy")
+        self.api = read_line(self.proxy, "squall proxy")
+        self.ca = read_line(self.proxy, "squall proxy")
+        host, port = self.url.removeprefix("https://").rsplit(":", 1)
+        self.address = (host, int(port))
+
+    def stop(self):
+        for process in (self.proxy, self.server):
+            if process.poll() is None:
+                process.terminate()
+                try:
+                    process.wait(timeout=20)
+                except subprocess.TimeoutExpired:
+                    process.kill()
+                    process.wait()
+
+
+def read_head(stream):
+    """One response head from a file-like socket: (status, {lowercased name: value})."""
+    status_line = stream.readline(65536)
+    if not status_line:
+        raise ConnectionError("the connection closed before a response")
+    parts = status_line.split(b" ", 2)
+    status = int(parts[1])
+    fields = {}
+    while True:
+        line = stream.readline(65536)
+        if line in (b"\r\n", b"\n", b""):
+            break
+        name, _, value = line.partition(b":")
+        fields[name.strip().lower().decode()] = value.strip().decode()
+    return status, fields
+
+
+def upload(address, context, body):
+    """One resumable creation on a new TLS connection; returns the seconds it took. Raises on any failure."""
+    started = time.monotonic()
+    with socket.create_connection(address, timeout=30) as raw:
+        with context.wrap_socket(raw, server_hostname="localhost") as tls:
+            head = (
+                "POST /upload HTTP/1.1\r\nHost: localhost\r\nUpload-Draft-Interop-Version: 6\r\n"
+                f"Upload-Complete: ?1\r\nContent-Length: {len(body)}\r\nConnection: close\r\n\r\n"
+            )
+            tls.sendall(head.encode() + body)
+            stream = tls.makefile("rb")
+            while True:
+                status, fields = read_head(stream)
+                if status >= 200:
+                    break
+            length = int(fields.get("content-length", "0"))
+            if length:
+                stream.read(length)
+            if status != 201:
+                raise ConnectionError(f"answered {status}")
+    return time.monotonic() - started
+
+
+def proc_figures(pid):
+    """(RSS in MiB, open descriptors, threads) of `pid`."""
+    rss = threads = 0
+    with open(f"/proc/{pid}/status") as status:
+        for line in status:
+            if line.startswith("VmRSS:"):
+                rss = int(line.split()[1]) / 1024
+            elif line.startswith("Threads:"):
+                threads = int(line.split()[1])
+    return rss, len(os.listdir(f"/proc/{pid}/fd")), threads
+
+
+def percentile(values, fraction):
+    if not values:
+        return 0.0
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))]
+
+
+def churn_faults(api, stop, every, counts):
+    """Adds a fault and removes the previous one every `every` seconds, until `stop` is set."""
+    previous = None
+    number = 0
+    while not stop.wait(every):
+        number += 1
+        name = f"soak-churn-{number}"
+        # A rule that never matches an upload: the churn changes the rule set under load, it breaks nothing.
+        rule = f'{{"name": "{name}", "match": {{"method": "DELETE"}}, "action": "reset"}}'
+        request = urllib.request.Request(
+            f"{api}/squall/faults", data=rule.encode(), method="POST", headers={"Content-Type": "application/json"}
+        )
+        urllib.request.urlopen(request, timeout=10).read()
+        if previous:
+            urllib.request.urlopen(
+                urllib.request.Request(f"{api}/squall/faults/{previous}", method="DELETE"), timeout=10
+            ).read()
+        previous = name
+        counts["changes"] += 1
+
+
+def svg(rows, path, title, window):
+    """Four small line charts (RSS, descriptors, threads, p99) over the windows, in one self-contained SVG."""
+    charts = [("rss_mib", "RSS (MiB)"), ("fds", "descriptors"), ("threads", "threads"), ("p99_ms", "p99 upload (ms)")]
+    width, height, pad = 360, 180, 40
+    parts = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{2 * width}" height="{2 * height + 30}" '
+        'font-family="sans-serif" font-size="11">',
+        f'<text x="8" y="18" font-size="14">{title}</text>',
+    ]
+    for index, (key, label) in enumerate(charts):
+        ox, oy = (index % 2) * width, 30 + (index // 2) * height
+        values = [row[key] for row in rows]
+        top = max(values + [1]) * 1.1
+        parts.append(f'<text x="{ox + pad}" y="{oy + 14}">{label}, max {max(values + [0]):.1f}</text>')
+        parts.append(
+            f'<rect x="{ox + pad}" y="{oy + 20}" width="{width - 2 * pad}" height="{height - 60}" '
+            'fill="none" stroke="#999"/>'
+        )
+        points = []
+        for number, value in enumerate(values):
+            x = ox + pad + (width - 2 * pad) * (number / max(1, len(values) - 1))
+            y = oy + 20 + (height - 60) * (1 - value / top)
+            points.append(f"{x:.1f},{y:.1f}")
+        parts.append(f'<polyline fill="none" stroke="#1f6feb" stroke-width="2" points="{" ".join(points)}"/>')
+        parts.append(f'<text x="{ox + pad}" y="{oy + height - 24}">window 1 … {len(values)} ({window} s each)</text>')
+        parts.append(f'<text x="{ox + 4}" y="{oy + 28}">{top:.0f}</text><text x="{ox + 4}" y="{oy + height - 40}">0</text>')
+    parts.append("</svg>")
+    with open(path, "w") as file:
+        file.write("\n".join(parts) + "\n")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("squall")
+    parser.add_argument("--seconds", type=int, default=60)
+    parser.add_argument("--workers", type=int, default=20)
+    parser.add_argument("--size", type=int, default=1 << 20)
+    parser.add_argument("--window", type=int)
+    parser.add_argument("--fault-every", type=float, default=3.0)
+    parser.add_argument("--max-growth", type=float, default=10.0)
+    parser.add_argument("--transcript-memory")
+    parser.add_argument("--out")
+    arguments = parser.parse_args()
+    if not (os.path.isfile(arguments.squall) and os.access(arguments.squall, os.X_OK)):
+        fail_usage(f"no squall binary at {arguments.squall} (build it first: swift build --product squall)")
+    if arguments.seconds < 10 or arguments.seconds > 4 * 3600:
+        fail_usage(f"--seconds must be from 10 to 14400, not {arguments.seconds}")
+    if not 1 <= arguments.workers <= 200:
+        fail_usage(f"--workers must be from 1 to 200, not {arguments.workers}")
+    window = arguments.window or (60 if arguments.seconds >= 300 else 10)
+    if window < 1 or window * 2 > arguments.seconds:
+        fail_usage(f"--window must be at least 1 s and at most half of --seconds, not {window}")
+    with tempfile.TemporaryDirectory(prefix="squall-soak-run.") as folder:
+        # Without --out, the CSV and SVG go to the run's folder, removed at the end (the CSV is printed).
+        out = arguments.out or folder
+        os.makedirs(out, exist_ok=True)
+        proxy = Proxy(arguments.squall, folder, arguments.transcript_memory)
+        try:
+            return soak(arguments, proxy, window, out)
+        finally:
+            proxy.stop()
+            if not arguments.out:
+                with open(f"{out}/soak.csv") as csv:
+                    print(csv.read(), end="")
+
+
+def soak(arguments, proxy, window, out):
+    context = ssl.create_default_context(cafile=proxy.ca)
+    body = os.urandom(arguments.size)
+    stop = threading.Event()
+    lock = threading.Lock()
+    durations = []  # (finish time, seconds) of the current window
+    counts = {"uploads": 0, "errors": 0, "changes": 0}
+    errors = []
+
+    def worker():
+        while not stop.is_set():
+            try:
+                took = upload(proxy.address, context, body)
+                with lock:
+                    durations.append(took)
+                    counts["uploads"] += 1
+            except Exception as error:  # noqa: BLE001 - every failure is counted and reported
+                with lock:
+                    counts["errors"] += 1
+                    if len(errors) < 5:
+                        errors.append(repr(error))
+
+    def churn():
+        try:
+            churn_faults(proxy.api, stop, arguments.fault_every, counts)
+        except Exception as error:  # noqa: BLE001
+            with lock:
+                counts["errors"] += 1
+                errors.append(f"fault churn: {error!r}")
+
+    threads = [threading.Thread(target=worker, daemon=True) for _ in range(arguments.workers)]
+    threads.append(threading.Thread(target=churn, daemon=True))
+    for thread in threads:
+        thread.start()
+
+    pid = proxy.proxy.pid
+    rows = []
+    started = time.monotonic()
+    last = dict(counts)
+    with open(f"{out}/soak.csv", "w") as csv:
+        csv.write("window,end_s,uploads,errors,rss_mib,fds,threads,p50_ms,p99_ms\n")
+        for number in range(1, arguments.seconds // window + 1):
+            end = started + number * window
+            while time.monotonic() < end:
+                time.sleep(min(1.0, max(0.0, end - time.monotonic())))
+                if proxy.proxy.poll() is not None:
+                    print(f"{SELF}: the proxy exited ({proxy.proxy.returncode})", file=sys.stderr)
+                    stop.set()
+                    return 1
+            rss, fds, thread_count = proc_figures(pid)
+            with lock:
+                taken, durations[:] = list(durations), []
+                now = dict(counts)
+            row = {
+                "window": number,
+                "end_s": round(time.monotonic() - started),
+                "uploads": now["uploads"] - last["uploads"],
+                "errors": now["errors"] - last["errors"],
+                "rss_mib": round(rss, 1),
+                "fds": fds,
+                "threads": thread_count,
+                "p50_ms": round(percentile(taken, 0.5) * 1000, 1),
+                "p99_ms": round(percentile(taken, 0.99) * 1000, 1),
+            }
+            last = now
+            rows.append(row)
+            csv.write(",".join(str(row[key]) for key in row) + "\n")
+            csv.flush()
+            print(
+                f"window {number}: {row['uploads']} uploads, {row['errors']} errors, RSS {row['rss_mib']} MiB, "
+                f"{fds} fds, {thread_count} threads, p50 {row['p50_ms']} ms, p99 {row['p99_ms']} ms",
+                flush=True,
+            )
+    stop.set()
+    for thread in threads:
+        thread.join(timeout=30)
+
+    first, final = rows[0], rows[-1]
+    title = (
+        f"squall proxy soak: {arguments.workers} workers × {arguments.size} B, {arguments.seconds} s, "
+        f"{counts['uploads']} uploads, {counts['errors']} errors"
+    )
+    svg(rows, f"{out}/soak.svg", title, window)
+    growth = (final["rss_mib"] - first["rss_mib"]) / first["rss_mib"] * 100
+    print(
+        f"{counts['uploads']} uploads, {counts['errors']} errors, {counts['changes']} rule changes; RSS first window "
+        f"{first['rss_mib']} MiB, last {final['rss_mib']} MiB ({growth:+.1f} %); fds {first['fds']} → {final['fds']}; "
+        f"threads {first['threads']} → {final['threads']}; {out}/soak.csv, {out}/soak.svg"
+    )
+    problems = []
+    if counts["errors"]:
+        problems.append(f"{counts['errors']} uploads or rule changes failed, e.g. {'; '.join(errors)}")
+    if counts["uploads"] == 0:
+        problems.append("no upload finished")
+    if growth > arguments.max_growth:
+        problems.append(f"RSS grew {growth:.1f} % (more than {arguments.max_growth} %)")
+    # The workers' connections come and go: a few in flight either way, never a trend.
+    slack = arguments.workers * 2 + 8
+    if final["fds"] > first["fds"] + slack:
+        problems.append(f"descriptors grew from {first['fds']} to {final['fds']}")
+    if final["threads"] > first["threads"] + slack:
+        problems.append(f"threads grew from {first['threads']} to {final['threads']}")
+    for problem in problems:
+        print(f"{SELF}: {problem}", file=sys.stderr)
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
