@@ -74,7 +74,7 @@ one_run() {
     grep -a '^✘ Test .* recorded an issue at ' "$log" |
         sed -E 's/^✘ Test (.*) recorded an issue at ([^ ]+): (.*)$/\1\t\2\t\3/' |
         awk -F'\t' -v c="$condition" -v r="$index" '!seen[$1]++ { print c "\t" r "\t" $1 "\t" $2 "\t" $3 }' \
-            >>"$failures"
+            >>"$failures" || true # no failing test: grep finds nothing
     if ! grep -aq '^[✔✘] Test run with ' "$log"; then
         printf '%s\t%s\t(the run itself)\t-\texit %s without a summary (timeout or crash), see %s\n' \
             "$condition" "$index" "$status" "$log" >>"$failures"
