@@ -10,10 +10,11 @@ What a user leaving `squall proxy` running for a day of testing does, shortened:
                       ▲ a fault added and the previous one removed every --fault-every seconds (control API)
 
 Each worker uploads --size bytes (default 1 MiB) as a resumable creation (interop 6: the server's 104, then its
-201) on a new TLS connection, again and again, until --seconds (default 60) have passed. Every second the proxy's
-RSS, open descriptors and threads are read from /proc; every --window seconds (default 60, or 10 for runs under
-5 minutes) a row goes to soak.csv with the window's uploads, errors, last RSS (MiB), descriptors, threads and the
-p50 and p99 upload time (ms), and soak.svg charts the four per window, in --out (without it, the CSV is printed and both are removed).
+201) on a new TLS connection, again and again, until --seconds (default 60) have passed. At the end of every
+--window seconds (default 60, or 10 for runs under 5 minutes) a row goes to soak.csv: the window's uploads and
+errors, the proxy's RSS (MiB), open descriptors and threads (from /proc), the p50 and p99 upload time (ms), and
+the in-memory transcript's events and MiB (from its /metrics); soak.svg charts RSS, descriptors, threads and p99
+per window, in --out (without it, the CSV is printed and both are removed).
 
 --transcript-memory is passed to the proxy (default: the proxy's own, 8 MiB). The test command's 60-second run
 gives 1MiB, so that the in-memory transcript, bounded and tested on its own, is full within the first window and
@@ -136,6 +137,16 @@ def proc_figures(pid):
             elif line.startswith("Threads:"):
                 threads = int(line.split()[1])
     return rss, len(os.listdir(f"/proc/{pid}/fd")), threads
+
+
+def transcript_figures(api):
+    """(events, MiB) of the proxy's in-memory transcript, from its /metrics."""
+    text = urllib.request.urlopen(f"{api}/metrics", timeout=10).read().decode()
+    figures = {}
+    for line in text.splitlines():
+        name, _, value = line.partition(" ")
+        figures[name] = value
+    return int(figures.get("squall_proxy_transcript_events", 0)), int(figures.get("squall_proxy_transcript_bytes", 0)) / (1 << 20)
 
 
 def percentile(values, fraction):
@@ -272,7 +283,7 @@ def soak(arguments, proxy, window, out):
     started = time.monotonic()
     last = dict(counts)
     with open(f"{out}/soak.csv", "w") as csv:
-        csv.write("window,end_s,uploads,errors,rss_mib,fds,threads,p50_ms,p99_ms\n")
+        csv.write("window,end_s,uploads,errors,rss_mib,fds,threads,p50_ms,p99_ms,transcript_events,transcript_mib\n")
         for number in range(1, arguments.seconds // window + 1):
             end = started + number * window
             while time.monotonic() < end:
@@ -282,6 +293,7 @@ def soak(arguments, proxy, window, out):
                     stop.set()
                     return 1
             rss, fds, thread_count = proc_figures(pid)
+            events, transcript_mib = transcript_figures(proxy.api)
             with lock:
                 taken, durations[:] = list(durations), []
                 now = dict(counts)
@@ -295,6 +307,8 @@ def soak(arguments, proxy, window, out):
                 "threads": thread_count,
                 "p50_ms": round(percentile(taken, 0.5) * 1000, 1),
                 "p99_ms": round(percentile(taken, 0.99) * 1000, 1),
+                "transcript_events": events,
+                "transcript_mib": round(transcript_mib, 1),
             }
             last = now
             rows.append(row)
@@ -302,7 +316,8 @@ def soak(arguments, proxy, window, out):
             csv.flush()
             print(
                 f"window {number}: {row['uploads']} uploads, {row['errors']} errors, RSS {row['rss_mib']} MiB, "
-                f"{fds} fds, {thread_count} threads, p50 {row['p50_ms']} ms, p99 {row['p99_ms']} ms",
+                f"{fds} fds, {thread_count} threads, p50 {row['p50_ms']} ms, p99 {row['p99_ms']} ms, transcript {events} "
+                f"events ({row['transcript_mib']} MiB)",
                 flush=True,
             )
     stop.set()

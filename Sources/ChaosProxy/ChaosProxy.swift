@@ -290,6 +290,7 @@ public final class ChaosProxy: ProxyRuntime, Sendable {
         let running =
             stopped.load(ordering: .acquiring) ? [] : [main] + toxiproxyListeners.withLock { Array($0.values) }
         metrics.connectionsShed += running.reduce(0) { $0 + Int64($1.shedConnections) }
+        (metrics.transcriptEvents, metrics.transcriptBytes, metrics.transcriptDropped) = shared.transcript.size
         return metrics
     }
 

@@ -80,6 +80,11 @@ final class TranscriptStore: Sendable {
         append([event])
     }
 
+    /// How many events are kept, their estimated bytes, and how many were dropped past the bound.
+    var size: (events: Int, bytes: Int, dropped: Int) {
+        state.withLock { ($0.transcript.count, $0.transcript.keptBytes, $0.transcript.droppedCount) }
+    }
+
     /// A copy of the kept events.
     var transcript: Transcript { state.withLock { $0.transcript } }
 

@@ -5,6 +5,8 @@
 ///     squall_proxy_connections_open 1                              gauge
 ///     squall_proxy_connections_shed_total 0                        counter (over the limit: 503, not served)
 ///     squall_proxy_faults_fired_total{rule="cut-at-40"} 1          counter, one line per rule, sorted by name
+///     squall_proxy_transcript_events 120                           gauge, kept in memory (also _bytes, estimated)
+///     squall_proxy_transcript_dropped_total 0                      counter, dropped from memory past its bound
 ///
 /// Label values escape `\`, `"` and line feeds as `\\`, `\"` and `\n`, as the format requires.
 struct PrometheusText {
@@ -26,6 +28,15 @@ struct PrometheusText {
             "squall_proxy_connections_shed_total", "counter",
             "Connections over a listener's limit, answered 503 (or closed) and not served.")
         lines.append("squall_proxy_connections_shed_total \(metrics.connectionsShed)")
+        lines += Self.header("squall_proxy_transcript_events", "gauge", "Transcript events kept in memory.")
+        lines.append("squall_proxy_transcript_events \(metrics.transcriptEvents)")
+        lines += Self.header(
+            "squall_proxy_transcript_bytes", "gauge", "Estimated bytes of the transcript events kept in memory.")
+        lines.append("squall_proxy_transcript_bytes \(metrics.transcriptBytes)")
+        lines += Self.header(
+            "squall_proxy_transcript_dropped_total", "counter",
+            "Transcript events dropped from memory past its bound (the --transcript file keeps them).")
+        lines.append("squall_proxy_transcript_dropped_total \(metrics.transcriptDropped)")
         lines += Self.header("squall_proxy_faults_fired_total", "counter", "Faults fired, by rule name.")
         for (rule, count) in metrics.faultsFired.sorted(by: { $0.key < $1.key }) {
             lines.append("squall_proxy_faults_fired_total{rule=\"\(Self.escaped(rule))\"} \(count)")

@@ -91,6 +91,11 @@ public struct ProxyMetrics: Sendable, Hashable {
     public var connectionsShed: Int64 = 0
     /// Faults fired since start, by rule name.
     public var faultsFired: [String: Int64] = [:]
+    /// Transcript events kept in memory now, and their estimated bytes (`TranscriptEvent.footprint`).
+    public var transcriptEvents = 0
+    public var transcriptBytes = 0
+    /// Transcript events dropped from memory since start (past `--transcript-memory`; the file keeps them).
+    public var transcriptDropped = 0
 
     public init() {}
 }

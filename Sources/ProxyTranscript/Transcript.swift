@@ -50,8 +50,8 @@ public struct Transcript: Sendable {
     /// Records `event` after the others, dropping the oldest ones while a limit is passed.
     public mutating func append(_ event: TranscriptEvent) {
         storage.append(event)
-        guard cap != nil || byteCap != nil else { return }
         keptBytes += event.footprint
+        guard cap != nil || byteCap != nil else { return }
         while count > 1, count > cap ?? .max || keptBytes > byteCap ?? .max {
             keptBytes -= storage[start].footprint
             start += 1

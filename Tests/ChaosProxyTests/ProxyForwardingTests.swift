@@ -1,4 +1,5 @@
 import ChaosProxy
+import ControlAPI
 import FaultEngine
 import HTTPWire
 import ProxyTranscript
@@ -73,7 +74,11 @@ import Testing
                 #expect(outcome.final?.status == 201, "\(outcome)")
             }
             fixture.proxy.stop()  // waits for every connection: their events are all in
-            return fixture.proxy.transcript
+            let transcript = fixture.proxy.transcript
+            let metrics = fixture.proxy.metrics()
+            #expect(metrics.transcriptEvents == transcript.count && metrics.transcriptBytes == transcript.keptBytes)
+            #expect(metrics.transcriptDropped == transcript.droppedCount)
+            return transcript
         }
         let folder = try TLSFixtures.TemporaryDirectory()
         let bounded = try upload(40, memory: bound, file: folder.file("all.jsonl"))

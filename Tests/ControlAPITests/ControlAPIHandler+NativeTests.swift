@@ -254,6 +254,9 @@ struct ControlAPIHandlerNativeTests {
             state.metrics.connectionsOpen = 1
             state.metrics.connectionsShed = 7
             state.metrics.faultsFired = ["cut \"40\"\\\n": 2, "a": 1]
+            state.metrics.transcriptEvents = 120
+            state.metrics.transcriptBytes = 30_000
+            state.metrics.transcriptDropped = 4
         }
         let reply = client.send(.get, "/metrics")
         #expect(reply.status == 200)
@@ -272,7 +275,11 @@ struct ControlAPIHandlerNativeTests {
                 #"squall_proxy_faults_fired_total{rule="a"} 1"#,
                 #"squall_proxy_faults_fired_total{rule="cut \"40\"\\\n"} 2"#,
             ])
-        #expect(lines.filter { $0.hasPrefix("# HELP") }.count == 5)
+        #expect(lines.contains("squall_proxy_transcript_events 120"))
+        #expect(lines.contains("squall_proxy_transcript_bytes 30000"))
+        #expect(lines.contains("# TYPE squall_proxy_transcript_dropped_total counter"))
+        #expect(lines.contains("squall_proxy_transcript_dropped_total 4"))
+        #expect(lines.filter { $0.hasPrefix("# HELP") }.count == 8)
         #expect(client.send(.post, "/metrics").status == 405)
     }
 
