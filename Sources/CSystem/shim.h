@@ -50,4 +50,7 @@ static inline int squall_open_pseudo_terminal(char *name, size_t size) {
     snprintf(name, size, "/dev/pts/%u", number);
     return primary;
 }
+#include <malloc.h>
+/* Gives the free memory of every malloc arena back to the system (malloc_trim(0)); 1 when some was released. */
+static inline int squall_release_free_memory(void) { return malloc_trim(0); }
 #endif

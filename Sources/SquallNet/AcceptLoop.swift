@@ -96,6 +96,7 @@ private final class AcceptCore: Sendable {
         var shed = 0
         var shedding = 0
         var stopping = false
+        var release = BurstRelease()
     }
 
     let listener: TCPListener
@@ -175,12 +176,17 @@ private final class AcceptCore: Sendable {
             counts.active += 1
             counts.accepted += 1
             counts.peak = max(counts.peak, counts.active)
+            counts.release.opened(active: counts.active)
             return counts.accepted
         }
         handlers.enter()
         ConnectionThread(name: "\(configuration.name)-\(number)", stackSize: configuration.stackSize) {
             self.handler(socket)
-            self.counts.withLock { $0.active -= 1 }
+            let release = self.counts.withLock { counts in
+                counts.active -= 1
+                return counts.release.closed(active: counts.active)
+            }
+            if release { BurstRelease.releaseFreeMemory() }
             self.slotFreed.signal()
             self.handlers.leave()
         }
