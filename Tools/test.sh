@@ -14,47 +14,65 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+# Each stage says how long it took; the last lines list them all (also when a stage fails).
+stage_name="set-up"
+stage_started=$SECONDS
+stage_times=()
+stage() {
+    stage_times+=("$(printf '%5d s  %s' $((SECONDS - stage_started)) "$stage_name")")
+    stage_name="$1"
+    stage_started=$SECONDS
+    echo "== $1"
+}
+report_times() {
+    local status=$?
+    stage_times+=("$(printf '%5d s  %s' $((SECONDS - stage_started)) "$stage_name")")
+    echo "== stage times (total $SECONDS s, exit $status)"
+    printf '%s\n' "${stage_times[@]}"
+}
+trap report_times EXIT
+
 Tools/setup.sh
 export PATH="/opt/swift/usr/bin:$PATH"
 
-echo "== format lint"
+stage "format lint"
 swift format lint --strict --recursive Package.swift Sources Tests Tools Examples/SampleExtension/Package.swift Examples/SampleExtension/Sources
 
-echo "== module boundaries: declared imports, layers, pure targets (and the checker's own negative controls)"
+stage "module boundaries: declared imports, layers, pure targets (and the checker's own negative controls)"
 Tools/check-imports.py --self-test
 Tools/check-imports.py
 
-echo "== build (warnings are errors) and test"
+stage "build (warnings are errors) and test"
 swift build --build-tests -Xswiftc -warnings-as-errors
 swift test --skip-build
 
-echo "== fuzzing: every target of Tests/Fuzz for 12 s from its seed corpus (instrumented build in .build-fuzz)"
+stage "fuzzing: every target of Tests/Fuzz for 12 s from its seed corpus (instrumented build in .build-fuzz)"
 Tools/fuzz.sh --seconds 12
 
-echo "== the scenario catalog, run 5 times: every scenario passes, reports follow their schema, the runs agree"
+stage "the scenario catalog, run 5 times: every scenario passes, reports follow their schema, the runs agree"
 Tools/determinism.sh .build/debug/squall
 
-echo "== the scenario catalog under load: two CPU hogs, then one core"
+stage "the scenario catalog under load: two CPU hogs, then one core"
 Tools/load-check.sh .build/debug/squall
 
-echo "== the cut sweep: RSTs and network switches at 10 to 90 % of creations, each resumed idle, under hogs, on one core"
+stage "the cut sweep: RSTs and network switches at 10 to 90 % of creations, each resumed idle, under hogs, on one core"
 Tools/cut-sweep.sh .build/debug/squall
 
-echo "== scenarios of other authors (Tests/Scenarios/newcomer-N), each judged as its author predicted"
+stage "scenarios of other authors (Tests/Scenarios/newcomer-N), each judged as its author predicted"
 Tools/newcomer-check.py --self-test
 Tools/newcomer-check.py .build/debug/squall
 
-echo "== the HTML report in headless Chromium: rows, a failing scenario's chart and expectations, dark mode"
+stage "the HTML report in headless Chromium: rows, a failing scenario's chart and expectations, dark mode"
 Tools/report-browser-check.py .build/debug/squall
 
-echo "== the proxy's live dashboard in headless Chromium: a rule added, a reset fired on a live upload, resumed"
+stage "the proxy's live dashboard in headless Chromium: a rule added, a reset fired on a live upload, resumed"
 Tools/dashboard-browser-check.py .build/debug/squall
 
-echo "== squall explore: 50 random fault schedules (seed 1), every invariant must hold"
+stage "squall explore: 50 random fault schedules (seed 1), every invariant must hold"
 .build/debug/squall explore --count 50 --seed 1 --jobs 2 --shrink-budget 1m
 
-echo "== the proxy's memory under load: 60 s of 20 workers uploading 1 MiB each, a rule changed every 3 s; flat within 10 %"
+stage "the proxy's memory under load: 60 s of 20 workers uploading 1 MiB each, a rule changed every 3 s; flat within 10 %"
 Tools/soak.py .build/debug/squall --seconds 60 --transcript-memory 1MiB
 
-echo "== your own extension: Examples/SampleExtension built as a package of its own, run over the catalog"
+stage "your own extension: Examples/SampleExtension built as a package of its own, run over the catalog"
 Tools/example-check.sh
