@@ -20,6 +20,10 @@ run_timeout=1200
 deadline_minutes=240
 out=""
 while (($# > 0)); do
+    [[ $# -ge 2 ]] || {
+        echo "flake-sweep.sh: $1 needs a value (see the comment at the top of Tools/flake-sweep.sh)" >&2
+        exit 2
+    }
     case "$1" in
     --hogs) hog_runs="$2" ;;
     --one-core) core_runs="$2" ;;
@@ -31,10 +35,7 @@ while (($# > 0)); do
         exit 2
         ;;
     esac
-    shift 2 || {
-        echo "flake-sweep.sh: $1 needs a value" >&2
-        exit 2
-    }
+    shift 2
 done
 for number in "$hog_runs" "$core_runs" "$run_timeout" "$deadline_minutes"; do
     [[ "$number" =~ ^[0-9]+$ ]] || {
@@ -49,8 +50,14 @@ command -v taskset >/dev/null 2>&1 || {
 export PATH="/opt/swift/usr/bin:$PATH"
 out="${out:-$(mktemp -d "${TMPDIR:-/tmp}/flake-sweep.XXXXXX")}"
 mkdir -p "$out"
-trap stop_hogs EXIT
-trap 'stop_hogs; exit 130' INT TERM
+# A run goes in the background and is waited for, so that SIGINT and SIGTERM stop it (its whole process group:
+# timeout, swift test and the test processes) at once, not after it ended.
+run_pid=""
+stop_run() {
+    [[ -z "$run_pid" ]] || kill -TERM -- "-$run_pid" 2>/dev/null || true
+}
+trap 'stop_run; stop_hogs' EXIT
+trap 'stop_run; stop_hogs; exit 130' INT TERM
 
 deadline=$((SECONDS + deadline_minutes * 60))
 failures="$out/failures.tsv" # condition, run, test, location and message
@@ -68,15 +75,26 @@ one_run() {
         echo "$condition run $index: skipped (the ${deadline_minutes}-minute deadline passed)"
         return
     fi
-    timeout --kill-after=30 "$run_timeout" "$@" swift test --skip-build >"$log" 2>&1 || status=$?
+    setsid timeout --kill-after=30 "$run_timeout" "$@" swift test --skip-build >"$log" 2>&1 &
+    run_pid=$!
+    wait "$run_pid" || status=$?
+    run_pid=""
     runs=$((runs + 1))
-    # Swift Testing: "✘ Test name() recorded an issue at File.swift:12:9: Expectation failed: …", once per issue.
-    grep -a '^✘ Test .* recorded an issue at ' "$log" |
-        sed -E 's/^✘ Test (.*) recorded an issue at ([^ ]+): (.*)$/\1\t\2\t\3/' |
+    local before
+    before=$(wc -l <"$failures")
+    # Swift Testing, once per issue: "✘ Test name() recorded an issue at File.swift:12:9: Expectation failed: …",
+    # "✘ Test name(x:) recorded an issue with 1 argument x → 5 at File.swift:3:1: …", "✘ Suite S recorded an issue: …"
+    # (no location).
+    grep -aE '^✘ (Test|Suite) .* recorded an issue' "$log" |
+        sed -E -e 's/ recorded an issue with .* at ([^ ]+\.swift:[0-9]+:[0-9]+): / recorded an issue at \1: /' \
+            -e 's/^✘ (Test|Suite) (.*) recorded an issue( at ([^ ]+))?: (.*)$/\2\t\4\t\5/' |
         awk -F'\t' -v c="$condition" -v r="$index" '!seen[$1]++ { print c "\t" r "\t" $1 "\t" $2 "\t" $3 }' \
             >>"$failures" || true # no failing test: grep finds nothing
     if ! grep -aq '^[✔✘] Test run with ' "$log"; then
         printf '%s\t%s\t(the run itself)\t-\texit %s without a summary (timeout or crash), see %s\n' \
+            "$condition" "$index" "$status" "$log" >>"$failures"
+    elif ((status != 0)) && (($(wc -l <"$failures") == before)); then
+        printf '%s\t%s\t(the run itself)\t-\texit %s with no failing test found in %s\n' \
             "$condition" "$index" "$status" "$log" >>"$failures"
     fi
     echo "$condition run $index: exit $status in $((SECONDS - started)) s, $(grep -a '^[✔✘] Test run with ' "$log" |

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """A bounded loopback soak of the chaos proxy: does its memory stay flat under load? (issue 37)
 
+    Tools/soak.py --self-test
     Tools/soak.py SQUALL [--seconds S] [--workers N] [--size BYTES] [--window S] [--fault-every S]
                          [--transcript-memory SIZE] [--max-growth PERCENT] [--out DIR]
 
@@ -20,15 +21,17 @@ per window, in --out (without it, the CSV is printed and both are removed).
 gives 1MiB, so that the in-memory transcript, bounded and tested on its own, is full within the first window and
 whatever else grows with traffic shows.
 
-Fails (exit 1) when an upload failed, when the last window's RSS is more than --max-growth percent (default 10)
-above the first window's, or when descriptors or threads grew by more than a few (the workers' connections come and
-go; the proxy's must not stay). Exit 2 on bad usage or when the proxy or server could not start. Bounded: it stops
+Fails (exit 1) when an upload or rule change failed, when the last windows' RSS (the median of up to three) is more
+than --max-growth percent (default 10) above the first window's, or when, once the workers stopped and the proxy holds
+no connection, it has more descriptors or threads than idle before they started (two of slack). `--self-test` shows
+each of these checks failing on made-up figures (and flat ones passing) and exits. Exit 2 on bad usage or when the proxy or server could not start. Bounded: it stops
 by itself at --seconds plus at most 30 s for the workers' last uploads, and every process it started is stopped.
 Loopback only.
 """
 
 import argparse
 import os
+import signal
 import socket
 import ssl
 import subprocess
@@ -46,38 +49,59 @@ def fail_usage(message):
     sys.exit(2)
 
 
-def read_line(process, what):
+class StartFailure(Exception):
+    pass
+
+
+def read_line(process, what, errors):
     line = process.stdout.readline()
     if not line:
-        error = process.stderr.read() if process.stderr else ""
-        fail_usage(f"{what} ended before it was ready: {error.strip()}")
+        process.wait()
+        with open(errors) as file:
+            raise StartFailure(f"{what} ended (exit {process.returncode}) before it was ready: {file.read().strip()}")
     return line.strip()
 
 
 class Proxy:
-    """The server and the proxy in front of it, started in `folder`; `stop` ends both."""
+    """The server and the proxy in front of it, started in `folder` (their stderr in files there); `stop` ends
+    both. A start that fails stops what it started and raises `StartFailure`."""
 
     def __init__(self, squall, folder, transcript_memory):
-        self.server = subprocess.Popen(
-            [squall, "server", "--listen", "127.0.0.1:0"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
-        )
-        upstream = read_line(self.server, "squall server")
-        subprocess.run([squall, "ca", "init", "--dir", f"{folder}/ca"], check=True, capture_output=True)
-        self.proxy = subprocess.Popen(
+        self.processes = []
+        try:
+            self.start(squall, folder, transcript_memory)
+        except BaseException:
+            self.stop()
+            raise
+
+    def spawn(self, arguments, errors):
+        # stdout carries only the ready lines; stderr goes to a file, so that neither pipe can fill and block.
+        with open(errors, "w") as file:
+            process = subprocess.Popen(arguments, stdout=subprocess.PIPE, stderr=file, text=True)
+        self.processes.insert(0, process)
+        return process
+
+    def start(self, squall, folder, transcript_memory):
+        server_errors, proxy_errors = f"{folder}/server.err", f"{folder}/proxy.err"
+        server = self.spawn([squall, "server", "--listen", "127.0.0.1:0"], server_errors)
+        upstream = read_line(server, "squall server", server_errors)
+        ca = subprocess.run([squall, "ca", "init", "--dir", f"{folder}/ca"], capture_output=True, text=True)
+        if ca.returncode != 0:
+            raise StartFailure(f"squall ca init failed: {ca.stderr.strip()}")
+        self.proxy = self.spawn(
             [squall, "proxy", "--upstream", upstream, "--ca", f"{folder}/ca", "--api", "127.0.0.1:0"]
             + (["--transcript-memory", transcript_memory] if transcript_memory else []),
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
+            proxy_errors,
         )
-        self.url = read_line(self.proxy, "squall proxy")
-        self.api = read_line(self.proxy, "squall proxy")
-        self.ca = read_line(self.proxy, "squall proxy")
+        self.url = read_line(self.proxy, "squall proxy", proxy_errors)
+        self.api = read_line(self.proxy, "squall proxy", proxy_errors)
+        self.ca = read_line(self.proxy, "squall proxy", proxy_errors)
         host, port = self.url.removeprefix("https://").rsplit(":", 1)
         self.address = (host, int(port))
 
     def stop(self):
-        for process in (self.proxy, self.server):
+        """Stops the proxy, then the server (SIGTERM, SIGKILL after 20 s)."""
+        for process in self.processes:
             if process.poll() is None:
                 process.terminate()
                 try:
@@ -139,14 +163,61 @@ def proc_figures(pid):
     return rss, len(os.listdir(f"/proc/{pid}/fd")), threads
 
 
-def transcript_figures(api):
-    """(events, MiB) of the proxy's in-memory transcript, from its /metrics."""
+def metrics(api):
+    """The proxy's /metrics, as {name: number} (labelled lines keep their labels in the name)."""
     text = urllib.request.urlopen(f"{api}/metrics", timeout=10).read().decode()
     figures = {}
     for line in text.splitlines():
-        name, _, value = line.partition(" ")
-        figures[name] = value
-    return int(figures.get("squall_proxy_transcript_events", 0)), int(figures.get("squall_proxy_transcript_bytes", 0)) / (1 << 20)
+        if not line.startswith("#"):
+            name, _, value = line.rpartition(" ")
+            figures[name] = int(value)
+    return figures
+
+
+def settle(proxy):
+    """Waits (at most 30 s) until the proxy holds no connection; its (RSS, descriptors, threads) then."""
+    deadline = time.monotonic() + 30
+    while metrics(proxy.api).get("squall_proxy_connections_open", 0) > 0 and time.monotonic() < deadline:
+        time.sleep(0.2)
+    return proc_figures(proxy.proxy.pid)
+
+
+def judge(rows, idle_before, idle_after, max_growth):
+    """What is wrong with a soak's figures: the RSS of the last windows (their median, up to three) more than
+    `max_growth` percent above the first window's; more descriptors or threads once idle again than idle before
+    (two of slack: the control API's own connection). Pure, so that --self-test can show it failing."""
+    first = rows[0]["rss_mib"]
+    tail = sorted(row["rss_mib"] for row in rows[-3:])
+    last = tail[len(tail) // 2]
+    growth = (last - first) / first * 100
+    problems = []
+    if growth > max_growth:
+        problems.append(f"RSS grew {growth:.1f} % (first window {first} MiB, last windows {last} MiB)")
+    if idle_after[1] > idle_before[1] + 2:
+        problems.append(f"descriptors grew from {idle_before[1]} to {idle_after[1]} (idle before and after)")
+    if idle_after[2] > idle_before[2] + 2:
+        problems.append(f"threads grew from {idle_before[2]} to {idle_after[2]} (idle before and after)")
+    return growth, problems
+
+
+def self_test():
+    """The checks' negative controls: growing RSS, a descriptor leak and a thread leak each fail; flat passes."""
+    flat = [{"rss_mib": value} for value in (60.0, 62.0, 61.0, 61.5, 60.5, 62.5)]
+    growing = [{"rss_mib": 60.0 + 2.0 * index} for index in range(6)]
+    idle = (50.0, 40, 10)
+    cases = [
+        ("flat", judge(flat, idle, idle, 10.0)[1], 0),
+        ("RSS growing 2 MiB a window", judge(growing, idle, idle, 10.0)[1], 1),
+        ("a descriptor leak", judge(flat, idle, (50.0, 43, 10), 10.0)[1], 1),
+        ("a thread leak", judge(flat, idle, (50.0, 40, 13), 10.0)[1], 1),
+    ]
+    wrong = [name for name, problems, expected in cases if len(problems) != expected]
+    for name, problems, _ in cases:
+        print(f"self-test {name}: {'; '.join(problems) or 'no problem'}")
+    if wrong:
+        print(f"{SELF}: self-test judged wrongly: {', '.join(wrong)}", file=sys.stderr)
+        return 1
+    return 0
 
 
 def percentile(values, fraction):
@@ -210,7 +281,7 @@ def svg(rows, path, title, window):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("squall")
+    parser.add_argument("squall", nargs="?")
     parser.add_argument("--seconds", type=int, default=60)
     parser.add_argument("--workers", type=int, default=20)
     parser.add_argument("--size", type=int, default=1 << 20)
@@ -219,7 +290,12 @@ def main():
     parser.add_argument("--max-growth", type=float, default=10.0)
     parser.add_argument("--transcript-memory")
     parser.add_argument("--out")
+    parser.add_argument("--self-test", action="store_true")
     arguments = parser.parse_args()
+    if arguments.self_test:
+        return self_test()
+    if not arguments.squall:
+        fail_usage("the squall binary to run is required (e.g. .build/debug/squall)")
     if not (os.path.isfile(arguments.squall) and os.access(arguments.squall, os.X_OK)):
         fail_usage(f"no squall binary at {arguments.squall} (build it first: swift build --product squall)")
     if arguments.seconds < 10 or arguments.seconds > 4 * 3600:
@@ -229,16 +305,21 @@ def main():
     window = arguments.window or (60 if arguments.seconds >= 300 else 10)
     if window < 1 or window * 2 > arguments.seconds:
         fail_usage(f"--window must be at least 1 s and at most half of --seconds, not {window}")
+    # SIGTERM unwinds like Ctrl-C: the `finally` below stops the proxy and server, and the folder goes.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     with tempfile.TemporaryDirectory(prefix="squall-soak-run.") as folder:
         # Without --out, the CSV and SVG go to the run's folder, removed at the end (the CSV is printed).
         out = arguments.out or folder
         os.makedirs(out, exist_ok=True)
-        proxy = Proxy(arguments.squall, folder, arguments.transcript_memory)
+        try:
+            proxy = Proxy(arguments.squall, folder, arguments.transcript_memory)
+        except StartFailure as failure:
+            fail_usage(str(failure))
         try:
             return soak(arguments, proxy, window, out)
         finally:
             proxy.stop()
-            if not arguments.out:
+            if not arguments.out and os.path.exists(f"{out}/soak.csv"):
                 with open(f"{out}/soak.csv") as csv:
                     print(csv.read(), end="")
 
@@ -273,6 +354,7 @@ def soak(arguments, proxy, window, out):
                 counts["errors"] += 1
                 errors.append(f"fault churn: {error!r}")
 
+    idle_before = settle(proxy)
     threads = [threading.Thread(target=worker, daemon=True) for _ in range(arguments.workers)]
     threads.append(threading.Thread(target=churn, daemon=True))
     for thread in threads:
@@ -293,7 +375,9 @@ def soak(arguments, proxy, window, out):
                     stop.set()
                     return 1
             rss, fds, thread_count = proc_figures(pid)
-            events, transcript_mib = transcript_figures(proxy.api)
+            figures = metrics(proxy.api)
+            events = figures.get("squall_proxy_transcript_events", 0)
+            transcript_mib = figures.get("squall_proxy_transcript_bytes", 0) / (1 << 20)
             with lock:
                 taken, durations[:] = list(durations), []
                 now = dict(counts)
@@ -324,31 +408,23 @@ def soak(arguments, proxy, window, out):
     for thread in threads:
         thread.join(timeout=30)
 
-    first, final = rows[0], rows[-1]
+    idle_after = settle(proxy)
     title = (
         f"squall proxy soak: {arguments.workers} workers × {arguments.size} B, {arguments.seconds} s, "
         f"{counts['uploads']} uploads, {counts['errors']} errors"
     )
     svg(rows, f"{out}/soak.svg", title, window)
-    growth = (final["rss_mib"] - first["rss_mib"]) / first["rss_mib"] * 100
+    growth, problems = judge(rows, idle_before, idle_after, arguments.max_growth)
     print(
         f"{counts['uploads']} uploads, {counts['errors']} errors, {counts['changes']} rule changes; RSS first window "
-        f"{first['rss_mib']} MiB, last {final['rss_mib']} MiB ({growth:+.1f} %); fds {first['fds']} → {final['fds']}; "
-        f"threads {first['threads']} → {final['threads']}; {out}/soak.csv, {out}/soak.svg"
+        f"{rows[0]['rss_mib']} MiB, last {rows[-1]['rss_mib']} MiB ({growth:+.1f} % by the last windows' median); "
+        f"idle before → after: fds {idle_before[1]} → {idle_after[1]}, threads {idle_before[2]} → {idle_after[2]}, "
+        f"RSS {idle_before[0]:.1f} → {idle_after[0]:.1f} MiB; {out}/soak.csv, {out}/soak.svg"
     )
-    problems = []
     if counts["errors"]:
         problems.append(f"{counts['errors']} uploads or rule changes failed, e.g. {'; '.join(errors)}")
     if counts["uploads"] == 0:
         problems.append("no upload finished")
-    if growth > arguments.max_growth:
-        problems.append(f"RSS grew {growth:.1f} % (more than {arguments.max_growth} %)")
-    # The workers' connections come and go: a few in flight either way, never a trend.
-    slack = arguments.workers * 2 + 8
-    if final["fds"] > first["fds"] + slack:
-        problems.append(f"descriptors grew from {first['fds']} to {final['fds']}")
-    if final["threads"] > first["threads"] + slack:
-        problems.append(f"threads grew from {first['threads']} to {final['threads']}")
     for problem in problems:
         print(f"{SELF}: {problem}", file=sys.stderr)
     return 1 if problems else 0

@@ -72,6 +72,7 @@ stage "squall explore: 50 random fault schedules (seed 1), every invariant must 
 .build/debug/squall explore --count 50 --seed 1 --jobs 2 --shrink-budget 1m
 
 stage "the proxy's memory under load: 60 s of 20 workers uploading 1 MiB each, a rule changed every 3 s; flat within 10 %"
+Tools/soak.py --self-test
 Tools/soak.py .build/debug/squall --seconds 60 --transcript-memory 1MiB
 
 stage "your own extension: Examples/SampleExtension built as a package of its own, run over the catalog"

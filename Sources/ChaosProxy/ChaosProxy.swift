@@ -35,6 +35,9 @@ public final class ChaosProxy: ProxyRuntime, Sendable {
     private let wireStopProblem = Mutex<String?>(nil)
 
     public init(configuration: ChaosProxyConfiguration) throws {
+        if let memory = configuration.transcriptMemory, memory <= 0 {
+            throw ChaosProxyError(.transcriptFile, "transcriptMemory must be more than 0 bytes, not \(memory)")
+        }
         self.configuration = configuration
         let capture: DecryptedCapture?
         do {

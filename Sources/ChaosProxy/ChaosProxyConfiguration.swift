@@ -135,7 +135,7 @@ public struct ChaosProxyError: Error, Sendable, Hashable, CustomStringConvertibl
         case badUpstream
         /// A listen address is not usable (not loopback where required, or the bind failed).
         case badListen
-        /// The transcript file cannot be written.
+        /// The transcript file cannot be written, or its bound in memory is not positive.
         case transcriptFile
         /// The decrypted capture file cannot be written.
         case captureFile

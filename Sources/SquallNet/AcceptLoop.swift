@@ -186,9 +186,9 @@ private final class AcceptCore: Sendable {
                 counts.active -= 1
                 return counts.release.closed(active: counts.active)
             }
-            if release { BurstRelease.releaseFreeMemory() }
             self.slotFreed.signal()
             self.handlers.leave()
+            if release { BurstRelease.releaseFreeMemory() }
         }
     }
 }

@@ -86,6 +86,7 @@ import Testing
         #expect(bounded.droppedCount > 0)
         let lines = try String(contentsOfFile: folder.file("all.jsonl"), encoding: .utf8).split(separator: "\n")
         #expect(lines.count == bounded.appendedCount, "the file keeps the dropped events too")
+        #expect(throws: ChaosProxyError.self) { try ProxyFixture { $0.transcriptMemory = 0 } }
         let unbounded = try upload(40, memory: nil, file: nil)
         #expect(unbounded.droppedCount == 0)
         #expect(unbounded.events.reduce(0) { $0 + $1.footprint } > bound)

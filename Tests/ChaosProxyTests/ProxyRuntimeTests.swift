@@ -231,10 +231,17 @@ import Testing
     }
 
     @Test func theEventStreamSkipsWhatTheCapDropped() throws {
-        let fixture = try ProxyFixture(adjust: { $0.transcriptMemory = 2048 })
+        let head = RequestHead(method: .get, target: "/_squall/uploads", fields: ["Host": "127.0.0.1"])
+        // The bound: what one exchange's events take, measured on a proxy without one, so that four drop some.
+        let measuring = try ProxyFixture()
+        let probe = try measuring.connect()
+        #expect(WireExchange.send(head, over: probe).final?.status == 200)
+        probe.close()
+        measuring.proxy.stop()
+        let exchange = measuring.proxy.transcript.keptBytes
+        let fixture = try ProxyFixture(adjust: { $0.transcriptMemory = exchange })
         let stream = try fixture.connect()
         defer { stream.close() }
-        let head = RequestHead(method: .get, target: "/_squall/uploads", fields: ["Host": "127.0.0.1"])
         for _ in 0..<4 { #expect(WireExchange.send(head, over: stream).final?.status == 200) }
         let lines = fixture.proxy.waitForTranscriptLines(from: 0, timeout: .zero)
         let transcript = fixture.proxy.transcript  // after: it may hold a late event more, never fewer

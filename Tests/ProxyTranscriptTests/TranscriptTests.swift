@@ -50,6 +50,30 @@ struct TranscriptTests {
             unbounded.append(TranscriptEvent(time: .zero, connection: n, kind: .requestHead(exchange: 1, head)))
         }
         #expect(unbounded.count == 10_000 && unbounded.droppedCount == 0)
+        #expect(unbounded.keptBytes == 10_000 * each && unbounded.keptBytes > cap)
+    }
+
+    /// Across many compactions, a reader following the transcript by position gets exactly the kept events from
+    /// there, and the kept bytes are the kept events' footprints.
+    @Test(arguments: [1, 9, 64, 100, 1000])
+    func followingByPositionSurvivesCompaction(cap: Int) {
+        var transcript = Transcript(cap: cap)
+        var position = 0
+        var seen: [Int] = []
+        for n in 1...5000 {
+            transcript.append(Self.close(n))
+            if n % 7 == 0 {
+                let since = transcript.events(since: position)
+                seen += since.map(\.connection)
+                position = transcript.appendedCount
+            }
+            #expect(transcript.keptBytes == transcript.events.reduce(0) { $0 + $1.footprint })
+        }
+        #expect(transcript.count == min(cap, 5000) && transcript.droppedCount == 5000 - transcript.count)
+        #expect(transcript.events.map(\.connection) == Array((5000 - transcript.count + 1)...5000))
+        // A reader that looked every 7 events missed only what the cap dropped between two looks.
+        #expect(seen == seen.sorted() && Set(seen).count == seen.count)
+        if cap >= 7 { #expect(seen == Array(1...4998)) }
     }
 
     @Test func keepsTheNewestEventEvenPastTheByteCap() {
