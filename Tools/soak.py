@@ -14,7 +14,8 @@ Each worker uploads --size bytes (default 1 MiB) as a resumable creation (intero
 201) on a new TLS connection, again and again, until --seconds (default 60) have passed. At the end of every
 --window seconds (default 60, or 10 for runs under 5 minutes) a row goes to soak.csv: the window's uploads and
 errors, the proxy's RSS (MiB), open descriptors and threads (from /proc), the p50 and p99 upload time (ms), and
-the in-memory transcript's events and MiB (from its /metrics); soak.svg charts RSS, descriptors, threads and p99
+the in-memory transcript's events and MiB (from its /metrics), and the server's store (MiB; the server keeps a completed
+upload for 1 s, `--retention 1s`, and the soak stops should its store pass 4 GiB); soak.svg charts RSS, descriptors, threads and p99
 per window, in --out (without it, the CSV is printed and both are removed).
 
 --transcript-memory is passed to the proxy (default: the proxy's own, 8 MiB). The test command's 60-second run
@@ -42,6 +43,8 @@ import time
 import urllib.request
 
 SELF = "soak.py"
+# The most the server's store may hold before the soak stops (a disk filling up is a failure, not a result).
+STORE_LIMIT_MIB = 4096
 
 
 def fail_usage(message):
@@ -83,8 +86,11 @@ class Proxy:
 
     def start(self, squall, folder, transcript_memory):
         server_errors, proxy_errors = f"{folder}/server.err", f"{folder}/proxy.err"
-        server = self.spawn([squall, "server", "--listen", "127.0.0.1:0"], server_errors)
+        # A second of retention: the server removes each completed upload within about two seconds, so the store
+        # holds a few hundred MiB, not every upload of the run (a 30-minute run uploads some 200 GiB).
+        server = self.spawn([squall, "server", "--listen", "127.0.0.1:0", "--retention", "1s"], server_errors)
         upstream = read_line(server, "squall server", server_errors)
+        self.store = read_line(server, "squall server", server_errors)
         ca = subprocess.run([squall, "ca", "init", "--dir", f"{folder}/ca"], capture_output=True, text=True)
         if ca.returncode != 0:
             raise StartFailure(f"squall ca init failed: {ca.stderr.strip()}")
@@ -218,6 +224,18 @@ def self_test():
         print(f"{SELF}: self-test judged wrongly: {', '.join(wrong)}", file=sys.stderr)
         return 1
     return 0
+
+
+def folder_mib(path):
+    """The MiB of the files below `path` (0 when it is gone)."""
+    total = 0
+    for root, _, files in os.walk(path):
+        for name in files:
+            try:
+                total += os.lstat(os.path.join(root, name)).st_size
+            except OSError:
+                pass
+    return total / (1 << 20)
 
 
 def percentile(values, fraction):
@@ -365,7 +383,7 @@ def soak(arguments, proxy, window, out):
     started = time.monotonic()
     last = dict(counts)
     with open(f"{out}/soak.csv", "w") as csv:
-        csv.write("window,end_s,uploads,errors,rss_mib,fds,threads,p50_ms,p99_ms,transcript_events,transcript_mib\n")
+        csv.write("window,end_s,uploads,errors,rss_mib,fds,threads,p50_ms,p99_ms,transcript_events,transcript_mib,store_mib\n")
         for number in range(1, arguments.seconds // window + 1):
             end = started + number * window
             while time.monotonic() < end:
@@ -393,15 +411,20 @@ def soak(arguments, proxy, window, out):
                 "p99_ms": round(percentile(taken, 0.99) * 1000, 1),
                 "transcript_events": events,
                 "transcript_mib": round(transcript_mib, 1),
+                "store_mib": round(folder_mib(proxy.store)),
             }
             last = now
             rows.append(row)
+            if row["store_mib"] > STORE_LIMIT_MIB:
+                print(f"{SELF}: the server's store holds {row['store_mib']} MiB (its retention is 1 s)", file=sys.stderr)
+                stop.set()
+                return 1
             csv.write(",".join(str(row[key]) for key in row) + "\n")
             csv.flush()
             print(
                 f"window {number}: {row['uploads']} uploads, {row['errors']} errors, RSS {row['rss_mib']} MiB, "
                 f"{fds} fds, {thread_count} threads, p50 {row['p50_ms']} ms, p99 {row['p99_ms']} ms, transcript {events} "
-                f"events ({row['transcript_mib']} MiB)",
+                f"events ({row['transcript_mib']} MiB), store {row['store_mib']} MiB",
                 flush=True,
             )
     stop.set()

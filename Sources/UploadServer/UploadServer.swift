@@ -19,8 +19,8 @@ import UploadStore
 /// `configuration.authentication` turns bearer tokens on.
 ///
 /// Completed uploads are removed once `completedRetention` has passed since they ended, and incomplete ones once
-/// their `max-age` has: checked when the server starts and then at most once a minute as connections arrive
-/// (`removeExpiredUploads()` does it at once).
+/// their `max-age` has: checked when the server starts and then at most once a minute (or once per retention, when
+/// that is shorter) as connections arrive (`removeExpiredUploads()` does it at once).
 ///
 /// With `configuration.logPath` the server appends its request log there (`ServerLog`): `start`, then per
 /// connection (numbered from 1) each `request` head, each final `response` and each `interrupted` body, and
@@ -171,11 +171,18 @@ public final class UploadServer: Sendable {
         return removed
     }
 
-    /// Runs `removeExpiredUploads()` when it last ran more than a minute ago.
+    /// Runs `removeExpiredUploads()` when it last ran at least `sweepInterval` ago.
     private func sweepIfDue() throws {
         let now = Int64(time(nil))
-        guard lastSweep.withLock({ now - $0 >= 60 }) else { return }
+        let interval = Self.sweepInterval(retention: Int64(configuration.completedRetention))
+        guard lastSweep.withLock({ now - $0 >= interval }) else { return }
         try removeExpiredUploads()
+    }
+
+    /// Seconds between retention sweeps: a minute, or the retention when it is shorter (at least a second), so that
+    /// a server told to keep completed uploads for a second (a soak's) does not keep a minute of them on disk.
+    public static func sweepInterval(retention: Int64) -> Int64 {
+        max(1, min(60, retention))
     }
 
     /// Every upload in the store (tombstones of cancelled ones included), oldest first.

@@ -49,4 +49,13 @@ struct RetentionTests {
         let head = try client.request(.head, "/upload/" + id, ServerFixture.versionField(version))
         #expect(head.status == 404)
     }
+
+    /// A retention shorter than a minute is swept as often as it lasts (a soak's `--retention 1s` keeps a second of
+    /// uploads on disk, not a minute of them); a minute is the most between sweeps, a second the least.
+    @Test func aShortRetentionIsSweptAsOftenAsItLasts() {
+        #expect(UploadServer.sweepInterval(retention: 1) == 1)
+        #expect(UploadServer.sweepInterval(retention: 20) == 20)
+        #expect(UploadServer.sweepInterval(retention: 86_400) == 60)
+        #expect(UploadServer.sweepInterval(retention: 0) == 1)
+    }
 }
