@@ -4,6 +4,7 @@
     Tools/soak.py --self-test
     Tools/soak.py SQUALL [--seconds S] [--workers N] [--size BYTES] [--window S] [--fault-every S]
                          [--transcript-memory SIZE] [--max-growth PERCENT] [--out DIR]
+                         [--bursts K [--burst-connections N]]
 
 What a user leaving `squall proxy` running for a day of testing does, shortened:
 
@@ -22,6 +23,10 @@ per window, in --out (without it, the CSV is printed and both are removed).
 gives 1MiB, so that the in-memory transcript, bounded and tested on its own, is full within the first window and
 whatever else grows with traffic shows.
 
+With --bursts K, after the soak the proxy meets K bursts of N connections (default 2000) held at once, each a TLS
+creation of 64 KiB, and the proxy's RSS once it holds none again goes to bursts.csv: what a burst leaves behind (a
+measurement, not a check; a failed upload of a burst still fails the run).
+
 Fails (exit 1) when an upload or rule change failed, when the last windows' RSS (the median of up to three) is more
 than --max-growth percent (default 10) above the first window's, or when, once the workers stopped and the proxy holds
 no connection, it has more descriptors or threads than idle before they started (two of slack). `--self-test` shows
@@ -31,7 +36,9 @@ Loopback only.
 """
 
 import argparse
+import asyncio
 import os
+import resource
 import signal
 import socket
 import ssl
@@ -88,7 +95,10 @@ class Proxy:
         server_errors, proxy_errors = f"{folder}/server.err", f"{folder}/proxy.err"
         # A second of retention: the server removes each completed upload within about two seconds, so the store
         # holds a few hundred MiB, not every upload of the run (a 30-minute run uploads some 200 GiB).
-        server = self.spawn([squall, "server", "--listen", "127.0.0.1:0", "--retention", "1s"], server_errors)
+        server = self.spawn(
+            [squall, "server", "--listen", "127.0.0.1:0", "--retention", "1s", "--max-connections", "4096"],
+            server_errors,
+        )
         upstream = read_line(server, "squall server", server_errors)
         self.store = read_line(server, "squall server", server_errors)
         ca = subprocess.run([squall, "ca", "init", "--dir", f"{folder}/ca"], capture_output=True, text=True)
@@ -155,6 +165,63 @@ def upload(address, context, body):
             if status != 201:
                 raise ConnectionError(f"answered {status}")
     return time.monotonic() - started
+
+
+async def burst_upload(proxy, context, body, gate):
+    """One connection of a burst: connected and handshaken first, then (once `gate` opens) a creation of `body`."""
+    reader, writer = await asyncio.open_connection(*proxy.address, ssl=context, server_hostname="localhost")
+    try:
+        await gate.wait()
+        writer.write(
+            (
+                "POST /upload HTTP/1.1\r\nHost: localhost\r\nUpload-Draft-Interop-Version: 6\r\n"
+                f"Upload-Complete: ?1\r\nContent-Length: {len(body)}\r\n\r\n"
+            ).encode()
+            + body
+        )
+        await writer.drain()
+        while True:
+            status = int((await reader.readline()).split(b" ", 2)[1])
+            length = 0
+            while (line := await reader.readline()) not in (b"\r\n", b""):
+                if line.lower().startswith(b"content-length:"):
+                    length = int(line.split(b":", 1)[1])
+            if status >= 200:
+                break
+        await reader.readexactly(length)
+        if status != 201:
+            raise ConnectionError(f"answered {status}")
+    finally:
+        writer.close()
+
+
+async def burst(proxy, context, connections, body):
+    """`connections` held at once: all connect and finish their TLS handshake, then all upload; returns the errors."""
+    gate = asyncio.Event()
+    tasks = [asyncio.create_task(burst_upload(proxy, context, body, gate)) for _ in range(connections)]
+    await asyncio.sleep(0)
+    gate.set()
+    return [result for result in await asyncio.gather(*tasks, return_exceptions=True) if result is not None]
+
+
+def bursts(arguments, proxy, out):
+    """After the soak: --bursts bursts of --burst-connections connections, each followed by the proxy's RSS once it
+    holds none again, into bursts.csv. A measurement of what a burst leaves behind, not a check."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (max(soft, min(hard, arguments.burst_connections * 2 + 256)), hard))
+    context = ssl.create_default_context(cafile=proxy.ca)
+    body = os.urandom(64 * 1024)
+    failed = 0
+    with open(f"{out}/bursts.csv", "w") as csv:
+        csv.write("burst,connections,errors,rss_mib\n")
+        for number in range(1, arguments.bursts + 1):
+            errors = asyncio.run(burst(proxy, context, arguments.burst_connections, body))
+            failed += len(errors)
+            rss = settle(proxy)[0]
+            csv.write(f"{number},{arguments.burst_connections},{len(errors)},{rss:.1f}\n")
+            print(f"burst {number}: {arguments.burst_connections} connections, {len(errors)} errors, RSS after "
+                  f"{rss:.1f} MiB" + (f" (e.g. {errors[0]!r})" if errors else ""), flush=True)
+    return failed
 
 
 def proc_figures(pid):
@@ -307,6 +374,8 @@ def main():
     parser.add_argument("--fault-every", type=float, default=3.0)
     parser.add_argument("--max-growth", type=float, default=10.0)
     parser.add_argument("--transcript-memory")
+    parser.add_argument("--bursts", type=int, default=0)
+    parser.add_argument("--burst-connections", type=int, default=2000)
     parser.add_argument("--out")
     parser.add_argument("--self-test", action="store_true")
     arguments = parser.parse_args()
@@ -320,6 +389,8 @@ def main():
         fail_usage(f"--seconds must be from 10 to 14400, not {arguments.seconds}")
     if not 1 <= arguments.workers <= 200:
         fail_usage(f"--workers must be from 1 to 200, not {arguments.workers}")
+    if not 0 <= arguments.bursts <= 100 or not 1 <= arguments.burst_connections <= 4000:
+        fail_usage("--bursts must be from 0 to 100 and --burst-connections from 1 to 4000")
     window = arguments.window or (60 if arguments.seconds >= 300 else 10)
     if window < 1 or window * 2 > arguments.seconds:
         fail_usage(f"--window must be at least 1 s and at most half of --seconds, not {window}")
@@ -444,6 +515,10 @@ def soak(arguments, proxy, window, out):
         f"idle before → after: fds {idle_before[1]} → {idle_after[1]}, threads {idle_before[2]} → {idle_after[2]}, "
         f"RSS {idle_before[0]:.1f} → {idle_after[0]:.1f} MiB; {out}/soak.csv, {out}/soak.svg"
     )
+    if arguments.bursts:
+        failed = bursts(arguments, proxy, out)
+        if failed:
+            problems.append(f"{failed} uploads of the bursts failed")
     if counts["errors"]:
         problems.append(f"{counts['errors']} uploads or rule changes failed, e.g. {'; '.join(errors)}")
     if counts["uploads"] == 0:
