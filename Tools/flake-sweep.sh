@@ -9,7 +9,7 @@
 # Defaults: 10 runs under hogs, 3 on one core, 20 minutes a run, 240 minutes in all (a run not started by then is
 # skipped and the table says so). It does not build: run `swift build --build-tests` first. A run that times out or
 # ends without a summary counts as a failure of "(the run itself)". Exits 1 when any test failed, 2 on bad usage.
-# CI does not run it (about 8 minutes a run on a 2-core machine); the closing notes of issue 37 give its table.
+# CI does not run it (3 to 7 minutes a run on a 2-core machine); the closing notes of issue 37 give its table.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source Tools/load-lib.sh
