@@ -161,11 +161,10 @@ public final class UploadServer: Sendable {
         lastSweep.withLock { $0 = now }
         var removed = try store.removeCompleted(olderThan: Double(configuration.completedRetention), now: exactNow)
         if let maxAge = configuration.uploadProtocol.limits.maxAge {
-            for record in store.list()
-            where record.isOpen && Int64(record.createdAt) + maxAge <= now && !registry.isStreaming(record.id) {
-                try store.delete(record.id)
-                removed.append(record.id)
+            let stale = store.list().filter { record in
+                record.isOpen && Int64(record.createdAt) + maxAge <= now && !registry.isStreaming(record.id)
             }
+            removed += try store.delete(stale.map(\.id))
         }
         registry.remove(removed)
         return removed

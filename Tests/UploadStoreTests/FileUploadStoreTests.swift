@@ -159,6 +159,20 @@ struct FileUploadStoreTests {
         #expect(try store.removeExpired().isEmpty)
     }
 
+    @Test func aBatchDeleteRemovesWhatIsThereAndSkipsWhatIsNot() throws {
+        let folder = StoreFolder()
+        defer { folder.remove() }
+        let store = try folder.open()
+        let ids = try (0..<3).map { _ in try store.create(UploadCreation()).record.id }
+        #expect(try store.delete([ids[0], "gone", ids[2]]) == [ids[0], ids[2]])
+        #expect(store.list().map(\.id) == [ids[1]])
+        #expect(folder.contents(ids[0] + "/record.json") == nil)
+        #expect(folder.contents(ids[2] + "/record.json") == nil)
+        #expect(folder.contents(ids[1] + "/record.json") != nil)
+        #expect(try store.delete([ids[0]]).isEmpty)
+        #expect(storeError { try store.delete(ids[0]) } == .notFound)
+    }
+
     @Test func aFolderIsOpenInOneStoreAtATime() throws {
         let folder = StoreFolder()
         defer { folder.remove() }
