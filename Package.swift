@@ -130,7 +130,7 @@ let package = Package(
             name: "TestSupport",
             dependencies: [
                 "SquallCore", "SquallNet", "TLSKit", "HTTPWire", "HTTPExchange", "ControlAPI", "FaultEngine", "CSystem",
-                "ResumableUpload",
+                "ResumableUpload", "ProxyFlow", "ProxyTranscript",
             ]
         ),
         .testTarget(name: "HTTPWireTests", dependencies: ["HTTPWire", "TestSupport"]),

@@ -7,14 +7,17 @@ import SquallNet
 import TLSKit
 
 /// One proxied connection on its own thread: executes the `ConnectionAction`s its `ConnectionFlow` returns and
-/// feeds back what happened (`ConnectionInput`). While relaying it reads both sides into the flow, writes each
-/// lane's due items, and sleeps in `ppoll` until a socket is ready, a lane's next release time, a delayed trigger
-/// of this connection, or a message on the handle's eventfd.
+/// feeds back what happened (`ConnectionInput`), through a `FlowDriver`, which writes the lanes to the sockets (the
+/// legs, `FlowLegs`) in the order its doc comment gives. While relaying it reads both sides into the flow, and
+/// sleeps in `ppoll` until a socket is ready, a lane's next release time, a delayed trigger of this connection, or a
+/// message on the handle's eventfd.
 ///
 /// Backpressure: a side is read only while the lane it feeds holds less than `laneCapacity` bytes.
 final class ProxyConnection {
     let handle: ConnectionHandle
-    private(set) var flow: ConnectionFlow
+    private var driver: FlowDriver
+    /// The requests the flow had counted when `handle.requests` was last told.
+    private var countedRequests = 0
     let settings: ListenerSettings
     let engine: EngineBox
     let shared: ProxyShared
@@ -25,8 +28,6 @@ final class ProxyConnection {
     private var upstream: (any ByteStream)?
     /// The decrypted capture of both legs; nil when the proxy captures nothing.
     let capture: ConnectionCapture?
-    /// The actions the flow asked for that are not carried out yet.
-    private var pending: [ConnectionAction] = []
     private var readInterest = BothSides<IOInterest>(.read)
     private var writeWait = BothSides<IOInterest?>(nil)
     private static let sides: [FlowSide] = [.client, .upstream]
@@ -54,7 +55,7 @@ final class ProxyConnection {
     ) {
         self.socket = socket
         self.handle = handle
-        self.flow = flow
+        self.driver = FlowDriver(flow)
         self.settings = settings
         self.engine = engine
         self.shared = shared
@@ -67,19 +68,26 @@ final class ProxyConnection {
     /// Runs the connection from its opening to its recorded close.
     func run(nth: Int, listener: String) {
         feed(.opened(client: handle.client, listener: listener, nth: nth))
-        while !pending.isEmpty {
-            execute(pending.removeFirst())
-            shared.transcript.append(flow.takeEvents())
+        while let action = driver.nextAction() {
+            execute(action)
+            drive { driver, legs in driver.recordEvents(legs: &legs) }
         }
     }
 
     /// Feeds one input into the flow; its capture marks are written at once, the other actions queued.
     private func feed(_ input: ConnectionInput) {
-        let requests = flow.requests
-        for action in flow.handle(input, at: now, budget: engine) {
-            if case .capture(let mark) = action { capture?.mark(mark) } else { pending.append(action) }
+        drive { driver, legs in driver.feed(input, budget: engine, legs: &legs) }
+    }
+
+    /// Runs `body` on the driver with this connection as its legs, then counts the requests the flow saw meanwhile.
+    private func drive(_ body: (inout FlowDriver, inout ProxyConnection) -> Void) {
+        var legs = self
+        body(&driver, &legs)
+        let requests = driver.flow.requests
+        if requests > countedRequests {
+            handle.requests.add(requests - countedRequests, ordering: .relaxed)
+            countedRequests = requests
         }
-        if flow.requests > requests { handle.requests.add(flow.requests - requests, ordering: .relaxed) }
     }
 
     private func execute(_ action: ConnectionAction) {
@@ -222,76 +230,27 @@ final class ProxyConnection {
         side == .client ? client : upstream
     }
 
-    /// The poll loop: runs until the flow asks for something else than relaying.
+    /// The poll loop: relay rounds in `FlowDriver`'s order, until the flow asks for something else than relaying.
     private func relay() {
         woken = true
-        while pending.isEmpty {
+        while !driver.hasPending {
             if woken {
                 woken = false
                 for message in handle.receive() { feed(.message(message)) }
             }
-            guard pending.isEmpty else { return }
-            // Recorded before the bytes they describe are written, so the transcript never lags the peers (a body
-            // range still growing may wait up to ConnectionFlow.bodyEventAge).
-            shared.transcript.append(flow.takeEvents(at: now))
-            pump(\.toUpstream, side: .upstream)
-            if pending.isEmpty { pump(\.toClient, side: .client) }
-            guard pending.isEmpty else { return }
-            // Faults whose action the writes just put on the wire; the ends both peers reached.
-            feed(.wrote)
-            shared.transcript.append(flow.takeEvents(at: now))
-            guard pending.isEmpty else { return }
+            guard !driver.hasPending else { return }
+            writeWait = BothSides(nil)
+            drive { driver, legs in driver.writeLanes(limit: Self.mergeLimit, budget: engine, legs: &legs) }
+            guard !driver.hasPending else { return }
             guard let ready = try? wait() else { return feed(.waitFailed) }
-            for side in Self.sides where ready[side] && pending.isEmpty { read(side) }
-            guard pending.isEmpty else { return }
-            if let due = nextTick(), due <= now { feed(.tick) }
-        }
-    }
-
-    /// Writes the lane's due items to its side until one would block or nothing is due.
-    private func pump(_ lane: WritableKeyPath<ConnectionFlow, Lane>, side: FlowSide) {
-        writeWait[side] = nil
-        guard let stream = stream(side) else { return }
-        while case let time = now, let item = flow[keyPath: lane].next(at: time) {
-            switch item {
-            case .bytes(let bytes):
-                // Consecutive due items (a response's head and a small body) leave in one write.
-                let run = flow[keyPath: lane].nextBytes(at: time, limit: Self.mergeLimit)
-                let outcome: IOOutcome
-                do {
-                    let written = run.count > 1 ? ArraySlice(run.joined()) : bytes
-                    outcome = try written.withUnsafeBytes { try stream.write($0) }
-                    if let capture, case .done(let count) = outcome {
-                        capture.sent(written.prefix(count), to: side)
-                    }
-                } catch {
-                    return feed(.writeFailed(side))
-                }
-                guard case .done(let count) = outcome else {
-                    if case .wouldBlock(let interest) = outcome { writeWait[side] = interest }
-                    return
-                }
-                flow[keyPath: lane].consume(count)
-                handle.account(count, to: side)
-            case .endStream:
-                // A TLS close_notify that would block is tried again when the socket is writable.
-                let outcome = try? stream.shutdownWrite()
-                if case .wouldBlock(let interest)? = outcome {
-                    writeWait[side] = interest
-                    return
-                }
-                if outcome != nil { feed(.shutDown(side)) }
-                flow[keyPath: lane].pop()
-            case .close, .reset:
-                return feed(.reachedCut(item))
-            }
+            for side in Self.sides where ready[side] && !driver.hasPending { read(side) }
+            guard !driver.hasPending else { return }
+            if driver.tickDue(at: now) { feed(.tick) }
         }
     }
 
     private func wantsRead(_ side: FlowSide) -> Bool {
-        guard flow.reads(side), stream(side) != nil else { return false }
-        let lane = side == .client ? flow.toUpstream : flow.toClient
-        return lane.queuedBytes < laneCapacity
+        stream(side) != nil && driver.wantsRead(side, capacity: laneCapacity)
     }
 
     /// Polls both sockets and the wake eventfd until something is ready or the next deadline; returns which
@@ -355,18 +314,10 @@ final class ProxyConnection {
         var errno: Int32
     }
 
-    /// When this connection wants its next `tick`: its own deadline or its next delayed trigger (from its arms).
-    private func nextTick() -> Duration? {
-        return [flow.faultsDue, flow.deadline].compactMap { $0 }.min()
-    }
-
     /// The next time something becomes due: a lane's release (unless its destination is blocked, when only
     /// writability can help) or a tick.
     private func nextDeadline() -> Duration? {
-        let current = now
-        let toUpstream = writeWait.upstream == nil ? flow.toUpstream.nextRelease(after: current) : nil
-        let toClient = writeWait.client == nil ? flow.toClient.nextRelease(after: current) : nil
-        return [toUpstream, toClient, nextTick()].compactMap { $0 }.min()
+        driver.deadline(after: now) { writeWait[$0] != nil }
     }
 
     private static func events(_ interest: IOInterest) -> Int16 {
@@ -382,8 +333,7 @@ final class ProxyConnection {
     /// buffer); a small one is copied out so that queued small chunks do not each hold a whole buffer.
     private func read(_ side: FlowSide) {
         guard let stream = stream(side) else { return }
-        let lane = side == .client ? flow.toUpstream : flow.toClient
-        let room = min(Self.readSize, max(0, laneCapacity - lane.queuedBytes))
+        let room = min(Self.readSize, driver.room(from: side, capacity: laneCapacity))
         // Not zero-filled: only the bytes a read wrote are ever looked at.
         var buffer = spare ?? [UInt8](unsafeUninitializedCapacity: Self.readSize) { _, count in count = Self.readSize }
         spare = nil
@@ -429,5 +379,52 @@ final class ProxyConnection {
             spare = buffer
         }
         if let end { feed(end) }
+    }
+}
+
+/// The sockets are the driver's legs: it writes the lanes to them, and its capture marks and transcript events go to
+/// the capture and the proxy's transcript.
+extension ProxyConnection: FlowLegs {
+    func write(_ bytes: ArraySlice<UInt8>, to side: FlowSide) -> FlowWrite {
+        guard let stream = stream(side) else { return .blocked }
+        let outcome: IOOutcome
+        do {
+            outcome = try bytes.withUnsafeBytes { try stream.write($0) }
+        } catch {
+            return .failed
+        }
+        switch outcome {
+        case .done(let count):
+            capture?.sent(bytes.prefix(count), to: side)
+            handle.account(count, to: side)
+            return .done(count)
+        case .wouldBlock(let interest):
+            writeWait[side] = interest
+            return .blocked
+        case .endOfStream:
+            return .blocked
+        }
+    }
+
+    func shutDown(_ side: FlowSide) -> FlowWrite {
+        guard let stream = stream(side) else { return .blocked }
+        // A TLS close_notify that would block is tried again when the socket is writable.
+        switch try? stream.shutdownWrite() {
+        case .wouldBlock(let interest)?:
+            writeWait[side] = interest
+            return .blocked
+        case nil:
+            return .failed
+        default:
+            return .done(0)
+        }
+    }
+
+    func mark(_ mark: CaptureMark) {
+        capture?.mark(mark)
+    }
+
+    func record(_ events: [TranscriptEvent]) {
+        shared.transcript.append(events)
     }
 }

@@ -30,9 +30,9 @@ public struct ConnectionFlow: Sendable {
     public let id: Int
     public let mode: Mode
     /// Client → server.
-    public var toUpstream: Lane
+    public internal(set) var toUpstream: Lane
     /// Server → client.
-    public var toClient: Lane
+    public internal(set) var toClient: Lane
     /// Requests seen so far.
     public internal(set) var requests = 0
     /// The scheme clients used (`https` or `http`): a request without `Forwarded` gets `Forwarded: proto=…;host=…`

@@ -50,6 +50,9 @@ public struct Lane: Sendable {
     /// Whether nothing waits in the lane.
     public var isEmpty: Bool { head == entries.count }
 
+    /// The item at the head of the lane, due or not, held or not.
+    var headItem: FlowItem? { head < entries.count ? entries[head].item : nil }
+
     /// How many entries were ever appended: a position in the lane's history, compared with `carriedOut`.
     var appended: Int { nextSequence }
 

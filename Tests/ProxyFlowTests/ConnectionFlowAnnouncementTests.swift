@@ -48,28 +48,26 @@ import Testing
         return (flow, budget)
     }
 
-    /// Carries out `lane`'s due byte items as the driver writes them (stopping at a marker, which it returns), then
-    /// tells the flow; returns the bytes written and the marker reached, with the flow's answer to it.
+    /// Carries out `lane` with the proxy's `FlowDriver`, only that lane's side writable (the other blocks), as one
+    /// write round; returns the bytes written, the cut it stopped at (if any), and the actions the flow asked for.
     @discardableResult
     static func carryOut(
         _ flow: inout ConnectionFlow, _ lane: WritableKeyPath<ConnectionFlow, Lane>, at now: Duration,
         budget: BudgetCell
     ) -> (bytes: [UInt8], marker: FlowItem?, actions: [ConnectionAction]) {
-        var bytes: [UInt8] = []
-        var marker: FlowItem?
-        while let item = flow[keyPath: lane].next(at: now) {
-            guard case .bytes(let chunk) = item else {
-                marker = item
-                break
-            }
-            bytes += chunk
-            flow[keyPath: lane].consume(chunk.count)
-        }
-        var actions = flow.handle(.wrote, at: now, budget: budget)
-        if let marker, marker == .reset || marker == .close {
-            actions += flow.handle(.reachedCut(marker), at: now, budget: budget)
-        }
-        return (bytes, marker, actions)
+        let side: FlowSide = lane == \ConnectionFlow.toUpstream ? .upstream : .client
+        var legs = MemoryLegs(now: now)
+        legs.writable = [side]
+        var driver = FlowDriver(flow)
+        driver.writeLanes(limit: .max, budget: budget, legs: &legs)
+        flow = driver.flow
+        // The events the driver recorded stay the flow's, for the test to take.
+        flow.events.insert(contentsOf: legs.takeRecorded(), at: 0)
+        var actions: [ConnectionAction] = legs.marks.map { .capture($0) }
+        while let action = driver.nextAction() { actions.append(action) }
+        let head = flow[keyPath: lane].headItem
+        let marker = head == .reset || head == .close ? head : nil
+        return (legs.written[side] ?? [], marker, actions)
     }
 
     /// A creation 1000 bytes in, its 104 queued for the client, reset at 2 ms by a decision from outside the byte

@@ -1,8 +1,9 @@
 import FaultEngine
-import ProxyFlow
 import ProxyTranscript
 import TestSupport
 import Testing
+
+@testable import ProxyFlow
 
 @Suite struct ConnectionFlowRegressionTests {
     static func drain(_ lane: inout Lane) -> (bytes: [UInt8], markers: [FlowItem]) {
@@ -20,33 +21,19 @@ import Testing
         return (bytes, markers)
     }
 
-    /// A respond applied outside the byte stream (API fire, `after` trigger) once the final response head went
-    /// out cannot answer any more: the connection closes after what was forwarded, nothing lands inside the body.
-    /// A flow that has opened both legs and relays.
-    static func relaying(_ mode: ConnectionFlow.Mode = .http, budget: BudgetCell = BudgetCell()) -> ConnectionFlow {
-        var flow = ConnectionFlow(id: 1, mode: mode, seed: 1)
-        for input in [
-            ConnectionInput.opened(client: "c", listener: "l", nth: 1), .legReady(.client, tls: nil),
-            .legReady(.upstream, tls: nil),
-        ] {
-            _ = flow.handle(input, at: .zero, budget: budget)
-        }
-        return flow
-    }
-
     /// Found by fuzzing (Tools/fuzz.sh connection-flow): bytes that fail to parse between requests begin the next
     /// exchange. The proxy's 400 was recorded as exchange 0 on a fresh connection (a line `init(jsonLine:)`
     /// refuses) and as the answer to the exchange before it on a kept-alive one.
     @Test func aMalformedRequestBetweenExchangesIsTheNextExchange() throws {
         let budget = BudgetCell()
-        var fresh = Self.relaying(budget: budget)
+        var fresh = ConnectionFlowLifecycleTests.relaying(budget: budget)
         _ = fresh.handle(
             .received(Array("GET /\u{1} HTTP/1.1\r\n\r\n".utf8)[...], from: .client), at: .zero, budget: budget)
         let events = fresh.takeEvents()
         #expect(events.compactMap { if case .proxyAnswered(let exchange) = $0.kind { exchange } else { nil } } == [1])
         for event in events { #expect(try TranscriptEvent(jsonLine: event.jsonLine()) == event) }
 
-        var kept = Self.relaying(budget: budget)
+        var kept = ConnectionFlowLifecycleTests.relaying(budget: budget)
         _ = kept.handle(
             .received(Array("GET /a HTTP/1.1\r\nHost: h\r\n\r\n".utf8)[...], from: .client), at: .zero, budget: budget)
         _ = kept.handle(
@@ -59,8 +46,10 @@ import Testing
         #expect(answered == [2])
     }
 
+    /// A respond applied outside the byte stream (API fire, `after` trigger) once the final response head went
+    /// out cannot answer any more: the connection closes after what was forwarded, nothing lands inside the body.
     @Test func respondDuringResponseBodyKeepsFraming() {
-        var flow = Self.relaying()
+        var flow = ConnectionFlowLifecycleTests.relaying()
         _ = flow.handle(
             .received(Array("GET /big HTTP/1.1\r\nHost: x\r\n\r\n".utf8)[...], from: .client), at: .zero,
             budget: BudgetCell())
@@ -83,7 +72,7 @@ import Testing
         let hold = try FaultRule.parse(
             #"{"name": "hold", "trigger": {"at-offset": 1000}, "action": "stall", "direction": "upstream"}"#)
         let budget = BudgetCell(rules: [hold], seed: 1)
-        var flow = Self.relaying(budget: budget)
+        var flow = ConnectionFlowLifecycleTests.relaying(budget: budget)
         let head = "POST /u HTTP/1.1\r\nHost: x\r\nContent-Length: 4000\r\n\r\n"
         _ = flow.handle(
             .received((Array(head.utf8) + [UInt8](repeating: 1, count: 4000))[...], from: .client), at: .zero,

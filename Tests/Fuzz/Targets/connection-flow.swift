@@ -3,8 +3,8 @@ import ProxyFlow
 import ProxyTranscript
 import TestSupport
 
-/// The proxy's `ConnectionFlow`, driven as `ChaosProxy.ProxyConnection` drives it but without sockets: the input is
-/// a program. Its first bytes choose the mode, the client's limits and which of `catalog`'s rules are loaded; then
+/// The proxy's `ConnectionFlow`, driven by the `FlowDriver` `ChaosProxy.ProxyConnection` uses, over memory legs
+/// instead of sockets: the input is a program. Its first bytes choose the mode, the client's limits and which of `catalog`'s rules are loaded; then
 /// each byte picks the next step (bytes from the client or the upstream, a lane written out in partial writes,
 /// time passing with a tick when one is due, an end or a failure of a side, an inbox message: stop, fire, rule
 /// change), and each action the flow asks for is answered (set-up steps may fail). At the end the connection is
@@ -21,10 +21,10 @@ import TestSupport
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzConnectionFlow(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     var input = FuzzInput(fuzzBytes(data, size))
-    var driver = FlowDriver(&input)
-    driver.run(&input)
-    driver.stop()
-    driver.checkWritten()
+    var connection = FuzzedConnection(&input)
+    connection.run(&input)
+    connection.stop()
+    connection.checkWritten()
     return 0
 }
 
@@ -62,15 +62,13 @@ private let catalog: [FaultRule] = [
     }
 }
 
-private struct FlowDriver {
-    var flow: ConnectionFlow
+private struct FuzzedConnection {
+    var driver: FlowDriver
+    var legs = MemoryLegs()
     let budget: BudgetCell
-    var now = Duration.zero
-    var pending: [ConnectionAction] = []
     var released = false
-    /// Bytes each side sent (`received`) and the flow wrote to it (`written`), and the reads from each side.
+    /// Bytes each side sent (`received`), and the reads from each side.
     var received: [FlowSide: [UInt8]] = [.client: [], .upstream: []]
-    var written: [FlowSide: [UInt8]] = [.client: [], .upstream: []]
     var reads: [FlowSide: Int] = [.client: 0, .upstream: 0]
     var events: [TranscriptEvent] = []
     var closed = false
@@ -80,15 +78,19 @@ private struct FlowDriver {
     var requestBodyBytes: Int64 = 0
     var responseBodyBytes: Int64 = 0
 
+    var flow: ConnectionFlow { driver.flow }
+    var now: Duration { legs.now }
+
     init(_ input: inout FuzzInput) {
         let setup = input.byte()
-        flow = ConnectionFlow(id: 7, mode: setup & 1 == 0 ? .http : .tcp, seed: UInt64(input.byte()))
+        var flow = ConnectionFlow(id: 7, mode: setup & 1 == 0 ? .http : .tcp, seed: UInt64(input.byte()))
         let timeouts: [Duration?] = [nil, .milliseconds(100), .seconds(1), .seconds(30)]
         flow.limits = ConnectionLimits(
             headTimeout: timeouts[Int(setup >> 1) & 3], idleTimeout: timeouts[Int(setup >> 3) & 3],
             upstreamAtAccept: setup & 0x20 != 0)
         if setup & 0x40 != 0 { flow.forwardedProto = "https" }
         if setup & 0x80 != 0 { flow.upstreamOrigins = ["https://up.example", "https://up.example:443"] }
+        driver = FlowDriver(flow)
         let mask = UInt32(input.byte()) | UInt32(input.byte()) << 8 | UInt32(input.byte()) << 16
         budget = BudgetCell(rules: Self.rules(mask), seed: 1)
         feed(.opened(client: "127.0.0.1:50000", listener: "127.0.0.1:8443", nth: 1))
@@ -102,8 +104,7 @@ private struct FlowDriver {
     mutating func run(_ input: inout FuzzInput) {
         var relaying = false
         while !input.isAtEnd && !released {
-            if !pending.isEmpty {
-                let action = pending.removeFirst()
+            if let action = driver.nextAction() {
                 relaying = action == .relay
                 if !relaying { execute(action, choice: input.byte()) }
             } else if relaying {
@@ -118,8 +119,7 @@ private struct FlowDriver {
     mutating func stop() {
         var stopped = false
         for _ in 0..<64 where !released {
-            if !pending.isEmpty {
-                let action = pending.removeFirst()
+            if let action = driver.nextAction() {
                 if case .relay = action { continue }
                 execute(action, choice: 0xFF)
             } else if !stopped {
@@ -179,9 +179,8 @@ private struct FlowDriver {
             write(limit: Int(input.byte()) * 64 + 1)
         case 3:
             let pause = Int64(input.byte())
-            now += .microseconds(pause * pause * 100)
-            let due = [flow.faultsDue, flow.deadline].compactMap { $0 }.min()
-            if let due, due <= now { feed(.tick) }
+            legs.now += .microseconds(pause * pause * 100)
+            if driver.tickDue(at: now) { feed(.tick) }
         case 4, 5:
             guard flow.reads(side) else { return }
             feed(input.flag() ? .ended(side) : .failed(side, abruptEOF: input.flag()))
@@ -190,32 +189,20 @@ private struct FlowDriver {
         case 7:
             message(input.byte(), input.byte())
         default:
-            collect(flow.takeEvents(at: now))
+            driver.recordEvents(at: now, legs: &legs)
+            collect()
         }
     }
 
-    /// Writes what each lane has due, at most `limit` bytes per write, as `pump` does, then reports `wrote`.
+    /// A write round of the driver, at most `limit` bytes per write.
     mutating func write(limit: Int) {
-        sides: for side in [FlowSide.upstream, .client] {
-            let lane = Self.lane(to: side)
-            while pending.isEmpty, let item = flow[keyPath: lane].next(at: now) {
-                switch item {
-                case .bytes:
-                    let run = Array(flow[keyPath: lane].nextBytes(at: now, limit: 64 * 1024).joined())
-                    let count = min(limit, run.count)
-                    written[side]! += run.prefix(count)
-                    flow[keyPath: lane].consume(count)
-                case .endStream:
-                    feed(.shutDown(side))
-                    flow[keyPath: lane].pop()
-                case .close, .reset:
-                    feed(.reachedCut(item))
-                    break sides
-                }
-                invariant(flow[keyPath: lane].queuedBytes >= 0, "a lane holds \(flow[keyPath: lane].queuedBytes) bytes")
-            }
+        legs.writeLimit = limit
+        driver.writeLanes(limit: 64 * 1024, budget: budget, legs: &legs)
+        collect()
+        for side in [FlowSide.upstream, .client] {
+            let queued = driver.lane(to: side).queuedBytes
+            invariant(queued >= 0, "a lane holds \(queued) bytes")
         }
-        if pending.isEmpty { feed(.wrote) }
     }
 
     /// An inbox message: stop, fire one of the rules' actions, or replace the rules (a restart with a new seed).
@@ -245,21 +232,16 @@ private struct FlowDriver {
         }
     }
 
-    /// The lane whose items are written to `side`.
-    static func lane(to side: FlowSide) -> WritableKeyPath<ConnectionFlow, Lane> {
-        side == .upstream ? \.toUpstream : \.toClient
-    }
-
     mutating func feed(_ input: ConnectionInput) {
         invariant(!released, "\(input) after the release")
-        // Capture marks are written at once, not queued.
-        pending += flow.handle(input, at: now, budget: budget).filter { if case .capture = $0 { false } else { true } }
-        collect(flow.takeEvents(at: now))
+        driver.feed(input, budget: budget, legs: &legs)
+        driver.recordEvents(at: now, legs: &legs)
+        collect()
     }
 
     /// Checks the events against the ones before them, and the body ranges against what the sides sent.
-    mutating func collect(_ new: [TranscriptEvent]) {
-        for event in new {
+    mutating func collect() {
+        for event in legs.takeRecorded() {
             invariant(event.connection == flow.id, "an event of connection \(event.connection)")
             invariant(event.time <= now, "an event at \(event.time), now \(now)")
             invariant(event.time >= (events.last?.time ?? .zero), "\(event) after \(events.last!)")
@@ -285,7 +267,7 @@ private struct FlowDriver {
     /// What reached each side came from the other (tcp: exactly a prefix of it; http: within a bound).
     func checkWritten() {
         for (destination, source) in [(FlowSide.upstream, FlowSide.client), (.client, .upstream)] {
-            let out = written[destination]!
+            let out = legs.written[destination]!
             let sent = received[source]!
             if flow.mode == .tcp {
                 // In order, less what faults dropped (a closing stall drops what comes until its rule is removed).
@@ -297,7 +279,7 @@ private struct FlowDriver {
                     }
                     rest = rest[(index + 1)...]
                 }
-                let lane = flow[keyPath: Self.lane(to: destination)]
+                let lane = driver.lane(to: destination)
                 let accounted = out.count + lane.queuedBytes + Int(lane.droppedBytes)
                 invariant(accounted <= sent.count, "\(accounted) bytes written, queued and dropped of \(sent.count)")
             } else {
