@@ -30,8 +30,8 @@ extension ConnectionFlow {
     ) {
         guard !toUpstream.isCut else { return dropAfterCut(events, at: now, budget: budget) }
         for index in events.indices {
-            if announcementWait != nil {
-                announcementWait?.input.append(.events(events[index...]))
+            if announcement.wait != nil {
+                gate(.clientInput(.events(events[index...])), at: now, budget: budget)
                 return
             }
             switch events[index] {
@@ -142,29 +142,30 @@ extension ConnectionFlow {
         for notice in outcome.unresolved {
             emit(.faultUnresolved(rule: notice.rule, exchange: progress.exchange, reason: notice.reason), at: now)
         }
-        place(outcome.decisions.sorted { ($0.afterBytes ?? 0) < ($1.afterBytes ?? 0) }, in: piece, at: now)
+        place(
+            outcome.decisions.sorted { ($0.afterBytes ?? 0) < ($1.afterBytes ?? 0) }, in: piece, at: now, budget: budget
+        )
     }
 
     /// Forwards `piece` with `decisions` (in byte order, `afterBytes` relative to the piece) carried out at their
     /// byte: up to the first cut or answer, or up to a fault that waits for the creation's announcement (which
-    /// holds the rest, `awaitAnnouncement`). Records what was forwarded and what was dropped apart
+    /// holds the rest, `AnnouncementGate`). Records what was forwarded and what was dropped apart
     /// (`requestBody`, `requestBodyDropped`).
-    mutating func place(_ decisions: [FaultDecision], in piece: BodyPiece, at now: Duration) {
+    mutating func place(
+        _ decisions: [FaultDecision], in piece: BodyPiece, at now: Duration, budget: some FaultBudgetAccess
+    ) {
         var position = 0
         for (index, decision) in decisions.enumerated() {
             let cut = min(piece.bytes.count, max(position, decision.afterBytes ?? 0))
             forward(piece.dropping(position), count: cut - position, at: now)
             position = cut
-            if let within = announcementBound(decision, in: piece) {
-                let waiting = decisions[index...].map { decision in
-                    var rebased = decision
-                    rebased.afterBytes = max(0, (decision.afterBytes ?? 0) - cut)
-                    return rebased
-                }
-                awaitAnnouncement(waiting, in: piece.dropping(cut), within: within, at: now)
-                return
+            let rest = decisions[index...].map { decision in
+                var rebased = decision
+                rebased.afterBytes = max(0, (decision.afterBytes ?? 0) - cut)
+                return rebased
             }
-            firedBeforeAnnouncement(decision, exchange: piece.exchange)
+            gate(.faultReached(rest, piece.dropping(cut)), at: now, budget: budget)
+            if announcement.wait != nil { return }
             if case .respond(let response) = decision.action {
                 request?.answeredLocally = true
                 // The server may have answered first (a wait for the announcement ended so): then it only closes.
@@ -254,7 +255,7 @@ extension ConnectionFlow {
         emit(kind, at: now)
         if !head.isInformational, !unanswered.isEmpty { unanswered.removeFirst() }
         var forwarded = head
-        var strip = false
+        var strippedBy: String?
         var rewrites: [FaultDecision] = []
         let outcome = faults.outcome(.responseHead(connection: id, head: head, time: now), budget: budget)
         faultsWatchBody = outcome.watchesBody ?? true
@@ -262,7 +263,7 @@ extension ConnectionFlow {
             switch decision.action {
             case .stripInterim:
                 record(decision, at: now, wire: .now)
-                strip = true
+                strippedBy = decision.rule
             case .dropResponse:
                 dropResponse(decision, at: now)
                 return
@@ -277,14 +278,21 @@ extension ConnectionFlow {
             let framing = try? BodyFraming(response: head, requestMethod: pending.method)
             response = ResponseProgress(exchange: pending.exchange, chunked: framing == .chunked)
         }
-        guard !strip else { return }
+        guard strippedBy == nil else {
+            if head.isInformational {
+                let interim = Self.interimHead(head, exchange: pending.exchange)
+                gate(.interim([], interim, strippedBy: strippedBy), at: now, budget: budget)
+            }
+            return
+        }
         rewriteLocation(&forwarded.fields, exchange: pending.exchange, at: now)
         let bytes = (try? HTTP1Serializer.serialize(forwarded)) ?? (try? HTTP1Serializer.serialize(head)) ?? []
         if head.isInformational {
-            forwardInterim(bytes[...], head, exchange: pending.exchange, at: now)
+            let interim = Self.interimHead(head, exchange: pending.exchange)
+            gate(.interim(bytes[...], interim, strippedBy: nil), at: now, budget: budget)
         } else {
             // The exchange is answered: heads kept back for a cut that can no longer come go first.
-            releaseWithheld(at: now, answered: pending.exchange)
+            gate(.answered(pending.exchange), at: now, budget: budget)
             toClient.push(bytes[...], at: now)
         }
         for decision in rewrites { record(decision, at: now, wire: afterQueued(toClientLane: true)) }

@@ -52,15 +52,13 @@ extension ConnectionFlow {
             guard phase == .relaying else { return [] }
             catchUpRules(budget: budget, at: now)
             received(bytes, from: side, at: now, budget: budget)
-            resumeAfterAnnouncement(at: now, budget: budget)
+            gate(.check, at: now, budget: budget)
             updateTimers(at: now)
-            return endIfDecided(at: now)
+            return endIfDecided(at: now, budget: budget)
         case .wrote:
             wrote(at: now)
             guard phase == .relaying else { return endIfDone(at: now) }
-            resumeAfterAnnouncement(at: now, budget: budget)
-            releaseWithheld(at: now)
-            let cut = cutOnceInterimsWritten(at: now)
+            let cut = gate(.written, at: now, budget: budget)
             guard cut.isEmpty else { return cut }
             updateTimers(at: now)
             return endIfDone(at: now)
@@ -110,7 +108,8 @@ extension ConnectionFlow {
         case .writeFailed(let side):
             return peerFailed(side, abruptEOF: false)
         case .reachedCut(let item):
-            return reached(item, at: now)
+            // A reset waits for the client's interim heads (`AnnouncementGate`); a close goes at once.
+            return item == .reset ? gate(.reset(inLane: true), at: now, budget: budget) : proxyEnds(.fin)
         case .waitFailed:
             return proxyEnds(.rst)
         case .tick:
@@ -118,29 +117,26 @@ extension ConnectionFlow {
             catchUpRules(budget: budget, at: now)
             let due = faults.outcome(.due(connection: id, time: now), budget: budget)
             for decision in due.decisions { apply(decision, at: now) }
-            resumeAfterAnnouncement(at: now, budget: budget)
-            deferredCut?.polled = true
-            let cut = cutOnceInterimsWritten(at: now)
+            let cut = gate(.tick, at: now, budget: budget)
             guard cut.isEmpty else { return cut }
-            let decided = endIfDecided(at: now)
+            let decided = endIfDecided(at: now, budget: budget)
             return decided.isEmpty ? timersDue(at: now) : decided
         case .message(let message):
             switch message {
             case .fire(let decision): apply(decision, at: now)
             case .rulesChanged(let change):
                 if change.set.version > faults.version { catchUpRules(budget: budget, at: now) }
-                keepEffects(of: faults.ruleNames)
-                resumeAfterAnnouncement(at: now, budget: budget)
-                releaseWithheld(at: now)
+                keepEffects(of: faults.ruleNames, at: now, budget: budget)
+                gate(.check, at: now, budget: budget)
             case .stop: return proxyEnds(.fin)
             case .reset:
                 // The peer it carried for is gone: its leg is not waited for (the driver sees its socket's error),
                 // the other's written bytes still reach it before the RST.
                 return proxyEnds(.rst)
             }
-            return endIfDecided(at: now)
+            return endIfDecided(at: now, budget: budget)
         case .endSent:
-            return endSent(at: now)
+            return endSent(at: now, budget: budget)
         case .drained:
             let unfinished = [FlowSide.client, .upstream].filter { !lingerFinished($0) }
             return unfinished.map { .capture(CaptureMark($0, .proxy, .rst)) } + [.close]
@@ -157,8 +153,7 @@ extension ConnectionFlow {
     mutating func catchUpRules(budget: some FaultBudgetAccess, at now: Duration) {
         guard budget.version > faults.version else { return }
         let decisions = faults.catchUp(budget: budget)
-        keepEffects(of: faults.ruleNames)
-        releaseWithheld(at: now)
+        keepEffects(of: faults.ruleNames, at: now, budget: budget)
         for decision in decisions { apply(decision, at: now) }
     }
 
@@ -170,7 +165,7 @@ extension ConnectionFlow {
     /// wait in its socket).
     public func reads(_ side: FlowSide) -> Bool {
         let clientOnly = phase == .gateway || phase == .awaitingRequest
-        if side == .client, announcementWait != nil || deferredCut != nil { return false }
+        if side == .client, announcement.holdsClient { return false }
         return (phase == .relaying || (clientOnly && side == .client)) && !hasEnded(side)
     }
 
@@ -192,14 +187,12 @@ extension ConnectionFlow {
     }
 
     /// A fault or answer decided to end the connection at once. A reset waits, the server's lane held, until the
-    /// interim heads already queued for the client are written (`deferredCut`).
-    mutating func endIfDecided(at now: Duration) -> [ConnectionAction] {
+    /// interim heads already queued for the client are written (`AnnouncementGate`).
+    mutating func endIfDecided(at now: Duration, budget: some FaultBudgetAccess) -> [ConnectionAction] {
         guard let end = immediateEnd, phase == .relaying || phase == .awaitingRequest else { return [] }
-        if end == .reset, phase == .relaying, mode == .http, !opaque, toClient.carriedOut < interimsThrough {
+        if end == .reset, phase == .relaying {
             immediateEnd = nil
-            toUpstream.holdEverything(rule: Self.cutHold)
-            deferredCut = DeferredCut(since: now)
-            return []
+            return gate(.reset(inLane: false), at: now, budget: budget)
         }
         return proxyEnds(end == .reset ? .rst : .fin)
     }
@@ -221,7 +214,7 @@ extension ConnectionFlow {
     private mutating func endIfDone(at now: Duration) -> [ConnectionAction] {
         if let end = immediateEnd, phase == .relaying { return proxyEnds(end == .reset ? .rst : .fin) }
         // A deferred cut ends it with its RST (its hold is not a lane held forever).
-        guard phase == .relaying, clientEnded, upstreamEnded, deferredCut == nil else { return [] }
+        guard phase == .relaying, clientEnded, upstreamEnded, announcement.deferredCut == nil else { return [] }
         if toUpstream.isEmpty, toClient.isEmpty {
             return begin(Ending(side: CloseSide(firstEnd ?? .client), kind: .fin), then: .close)
         }
@@ -249,7 +242,7 @@ extension ConnectionFlow {
             if side == .client { clientEnded = true } else { upstreamEnded = true }
             if firstEnd == nil { firstEnd = side }
             ended(side, at: now, budget: budget)
-            return [mark] + endIfDecided(at: now)
+            return [mark] + endIfDecided(at: now, budget: budget)
         default:
             return []
         }
@@ -271,10 +264,10 @@ extension ConnectionFlow {
             + begin(Ending(side: CloseSide(side), kind: .rst), then: .abort(waitForAcknowledgement: false))
     }
 
-    private mutating func endSent(at now: Duration) -> [ConnectionAction] {
+    private mutating func endSent(at now: Duration, budget: some FaultBudgetAccess) -> [ConnectionAction] {
         guard let ending, !endRecorded else { return [.release] }
         endRecorded = true
-        if ending.recordsFaults { finished(at: now) }
+        if ending.recordsFaults { finished(at: now, budget: budget) }
         return ending.lingers ? [.drain] : [.release]
     }
 

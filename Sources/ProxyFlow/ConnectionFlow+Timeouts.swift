@@ -35,7 +35,7 @@ extension ConnectionFlow {
         catchUpRules(budget: budget, at: now)
         for chunk in first { received(chunk, from: .client, at: now, budget: budget) }
         updateTimers(at: now)
-        let end = endIfDecided(at: now)
+        let end = endIfDecided(at: now, budget: budget)
         return end.isEmpty ? [.relay] : end
     }
 
@@ -43,7 +43,7 @@ extension ConnectionFlow {
     /// of a wait for an announcement or of a deferred cut (`+Announcement`).
     public var deadline: Duration? {
         let idleEnd = idleSince.flatMap { since in limits.idleTimeout.map { since + $0 } }
-        return [headDeadline, idleEnd, announcementDeadline].compactMap { $0 }.min()
+        return [headDeadline, idleEnd, announcement.deadline].compactMap { $0 }.min()
     }
 
     /// Re-reads the timers after bytes came or went while relaying in http mode: a later head that began (once the

@@ -91,19 +91,9 @@ public struct ConnectionFlow: Sendable {
     var opaque: Bool
     /// Fired faults recorded once their action reaches the wire, in the order they fired.
     var awaitingWire: [AwaitingWire] = []
-    /// The first 104 announcing an upload (its `Location`) of the latest exchange that had one: its exchange and the
-    /// client lane's position after it, so that the client has it once the lane carried that far (`+Announcement`).
-    var announced: (exchange: Int, through: Int)?
-    /// The client lane's position after the last interim head queued for the client (written before a cut's RST).
-    var interimsThrough = 0
-    /// A fault held at its position in a creation until the client has the announcement.
-    var announcementWait: AnnouncementWait?
-    /// The exchange whose wait ended without the announcement: its later faults fire at their position.
-    var announcementGivenUp: Int?
-    /// Interim heads kept from the client for a cut before the announcement (`Announcement.before`).
-    var withheld: Withheld?
-    /// A cut reached in the upstream lane, carried out once the interim heads queued for the client are written.
-    var deferredCut: DeferredCut?
+    /// Faults held until the client has a creation's announcement, interim heads withheld, resets waiting for the
+    /// client's interim heads, and whether the client was told of each upload (`AnnouncementGate`).
+    var announcement = AnnouncementGate()
 
     /// Where a fired fault's action reaches the wire.
     enum WireMoment {
@@ -213,9 +203,9 @@ public struct ConnectionFlow: Sendable {
     mutating func received(
         _ bytes: ArraySlice<UInt8>, from side: FlowSide, at now: Duration, budget: some FaultBudgetAccess
     ) {
-        if side == .client, announcementWait != nil {
+        if side == .client, announcement.wait != nil {
             // A fault waits for its creation's announcement: what the client sent meanwhile comes after it.
-            announcementWait?.input.append(.bytes(bytes))
+            gate(.clientInput(.bytes(bytes)), at: now, budget: budget)
         } else if opaque {
             side == .client ? toUpstream.push(bytes, at: now) : toClient.push(bytes, at: now)
         } else if side == .client {
@@ -228,8 +218,8 @@ public struct ConnectionFlow: Sendable {
     /// `side` ended its stream (FIN or close_notify) at `now`: what was framed until the close is completed,
     /// then the end is passed on after the queued bytes.
     mutating func ended(_ side: FlowSide, at now: Duration, budget: some FaultBudgetAccess) {
-        if side == .client, announcementWait != nil {
-            announcementWait?.input.append(.end)
+        if side == .client, announcement.wait != nil {
+            gate(.clientInput(.end), at: now, budget: budget)
             return
         }
         if !opaque, side == .upstream, let events = try? responseParser.finish() {
@@ -251,12 +241,13 @@ public struct ConnectionFlow: Sendable {
         }
     }
 
-    /// Ends the effects of rules no longer in `names` (removed through the control API).
-    mutating func keepEffects(of names: Set<String>) {
+    /// Ends the effects of rules no longer in `names` (removed through the control API); the gate drops their held
+    /// faults and lets withheld heads go when nothing withholds them any more.
+    mutating func keepEffects(of names: Set<String>, at now: Duration, budget: some FaultBudgetAccess) {
         // The hold of a cut waiting for its interim heads is the flow's own, no rule's.
         toUpstream.keepEffects(of: names.union([Self.cutHold]))
         toClient.keepEffects(of: names)
-        withdrawRemovedRules(keeping: names)
+        gate(.rules(names), at: now, budget: budget)
     }
 
     /// Records a fired fault in the transcript when its action reaches the wire (at `now` for `.now`).
@@ -285,8 +276,8 @@ public struct ConnectionFlow: Sendable {
 
     /// The connection ended at `now`, its last RST or FIN sent: faults still waiting (cuts, and anything the end
     /// overtook, a fault waiting for its announcement included) are recorded at `now`.
-    mutating func finished(at now: Duration) {
-        abandonAnnouncementWait(at: now)
+    mutating func finished(at now: Duration, budget: some FaultBudgetAccess) {
+        gate(.ended, at: now, budget: budget)
         for waiting in awaitingWire { emit(.faultFired(FiredFault(waiting.decision)), at: now) }
         awaitingWire = []
     }

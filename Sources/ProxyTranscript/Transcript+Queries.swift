@@ -83,7 +83,7 @@ extension TranscriptEvent.Kind {
             .finalResponse(let exchange, _), .responseBody(let exchange, _, _), .faultUnresolved(_, let exchange, _),
             .requestForwarded(let exchange, _), .proxyAnswered(let exchange), .locationRewritten(let exchange, _, _),
             .announcementAwaited(let exchange, _, _), .announcementWaitEnded(let exchange, _),
-            .announcementWithheld(let exchange, _):
+            .announcementWithheld(let exchange, _), .clientAnnouncement(let exchange, _, _):
             exchange
         case .opened, .tlsEstablished, .tlsFailed, .closed, .faultFired: nil
         }

@@ -20,6 +20,8 @@ extension TranscriptEvent {
         case .faultFired(let fault): return inline + Self.text(fault.rule) + Self.text(fault.action)
         case .faultUnresolved(let rule, _, let reason): return inline + Self.text(rule) + Self.text(reason)
         case .announcementAwaited(_, let rule, _), .announcementWithheld(_, let rule): return inline + Self.text(rule)
+        case .clientAnnouncement(_, let location, let outcome):
+            return inline + Self.text(location) + (outcome.rule.map(Self.text) ?? 0)
         case .requestBody, .requestBodyDropped, .proxyAnswered, .responseBody, .closed, .announcementWaitEnded:
             return inline
         }

@@ -27,6 +27,8 @@ extension TranscriptEvent {
     /// {"t_us":1310,"conn":1,"event":"announcement_wait","exchange":1,"rule":"cut-at-30%","upload_offset":314572}
     /// {"t_us":2790,"conn":1,"event":"announcement_wait_end","exchange":1,"outcome":"announced"}
     /// {"t_us":1402,"conn":1,"event":"announcement_withheld","exchange":1,"rule":"cut-early"}
+    /// {"t_us":2788,"conn":1,"event":"client_announcement","exchange":1,"location":"/upload/7","outcome":"written","rule":null}
+    /// {"t_us":6004,"conn":1,"event":"client_announcement","exchange":1,"location":"/upload/7","outcome":"stripped","rule":"no-104"}
     /// ```
     ///
     /// `request_body` is what was forwarded to the upstream, `request_body_dropped` what was read from the client
@@ -73,6 +75,7 @@ extension TranscriptEvent.Kind {
         case .announcementAwaited: "announcement_wait"
         case .announcementWaitEnded: "announcement_wait_end"
         case .announcementWithheld: "announcement_withheld"
+        case .clientAnnouncement: "client_announcement"
         }
     }
 
@@ -141,6 +144,11 @@ extension TranscriptEvent.Kind {
         case .announcementWithheld(let exchange, let rule):
             writer.add("exchange", exchange)
             writer.add("rule", rule)
+        case .clientAnnouncement(let exchange, let location, let outcome):
+            writer.add("exchange", exchange)
+            writer.add("location", location)
+            writer.add("outcome", outcome.name)
+            writer.add("rule", outcome.rule)
         }
     }
 }

@@ -36,6 +36,7 @@ extension TranscriptEvent {
         "announcement_wait": ["exchange", "rule", "upload_offset"],
         "announcement_wait_end": ["exchange", "outcome"],
         "announcement_withheld": ["exchange", "rule"],
+        "client_announcement": ["exchange", "location", "outcome", "rule"],
     ]
 }
 
@@ -95,8 +96,30 @@ extension TranscriptEvent.Kind {
         case "announcement_withheld":
             self = .announcementWithheld(
                 exchange: try reader.int("exchange", minimum: 1), rule: try reader.string("rule"))
+        case "client_announcement":
+            self = .clientAnnouncement(
+                exchange: try reader.int("exchange", minimum: 1), location: try reader.string("location"),
+                outcome: try Self.announcementOutcome(reader))
         default:
             self = .faultFired(try Self.fault(reader))
+        }
+    }
+
+    /// A `client_announcement`'s outcome: a rule with `withheld` and `stripped`, none with the others.
+    private static func announcementOutcome(
+        _ reader: JSONObjectReader
+    ) throws(TranscriptParseError) -> ClientAnnouncementOutcome {
+        let name = try reader.string("outcome")
+        let rule = try reader.optionalString("rule")
+        switch (name, rule) {
+        case ("written", nil): return .written
+        case ("unwritten", nil): return .unwritten
+        case ("withheld", let rule?): return .withheld(rule: rule)
+        case ("stripped", let rule?): return .stripped(rule: rule)
+        default:
+            let names = "written, unwritten (rule null), withheld, stripped (with a rule)"
+            throw TranscriptParseError(
+                .invalidValue, key: "outcome", "'\(name)' with rule \(rule ?? "null") is not one of \(names)")
         }
     }
 

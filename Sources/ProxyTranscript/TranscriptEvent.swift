@@ -74,6 +74,41 @@ public struct TranscriptEvent: Sendable, Hashable {
         /// the client has the announcement (`Announcement.before`). It goes on to the client only once the rule's
         /// action is over without ending the connection.
         case announcementWithheld(exchange: Int, rule: String)
+        /// Whether the client was told of the upload a 104 of `exchange` announced (its `Location`): written once per
+        /// exchange by the proxy, when the first such 104 reached the client (`written`), or at the connection's
+        /// end when none did, saying why. The oracle and the harness read it; they never infer it.
+        case clientAnnouncement(exchange: Int, location: String, outcome: ClientAnnouncementOutcome)
+    }
+}
+
+/// Whether the client got a creation's announcement (`TranscriptEvent.Kind.clientAnnouncement`), or why not.
+public enum ClientAnnouncementOutcome: Sendable, Hashable {
+    /// The proxy wrote the 104 with `Location` to the client.
+    case written
+    /// Rule `rule` kept it from the client for a cut before the announcement (`Announcement.before`).
+    case withheld(rule: String)
+    /// A `strip-interim` of rule `rule` dropped it.
+    case stripped(rule: String)
+    /// It was queued for the client, but the connection ended before it was written (a cut that did not wait for
+    /// it, its wait timed out, the client's side held).
+    case unwritten
+
+    /// The outcome's name in the transcript.
+    public var name: String {
+        switch self {
+        case .written: "written"
+        case .withheld: "withheld"
+        case .stripped: "stripped"
+        case .unwritten: "unwritten"
+        }
+    }
+
+    /// The rule that kept it from the client, if one did.
+    public var rule: String? {
+        switch self {
+        case .withheld(let rule), .stripped(let rule): rule
+        case .written, .unwritten: nil
+        }
     }
 }
 

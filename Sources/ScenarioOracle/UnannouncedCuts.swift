@@ -9,16 +9,16 @@ import Scenario
 /// restarts from zero, bytes sent again), with both times, so that a verdict names the cause instead of only the
 /// count.
 ///
-/// Read from the transcript: a creation asking for resumability (`UploadRequestFacts.createsResumableUpload`),
-/// its 104s with `Location` (one the proxy kept from the client, `strip-interim` or `announcement_withheld`, does
-/// not count, nor one still unwritten when the wait for it timed out), and the connection's close before any final
+/// Read from the transcript: a creation asking for resumability (`UploadRequestFacts.createsResumableUpload`), when
+/// its first 104 with `Location` reached the proxy, whether the client got it as the proxy recorded
+/// (`client_announcement`: written, or withheld, stripped, unwritten), and the connection's close before any final
 /// response; what cut it is the last interrupting fault (`FaultAction.interruptsUpload`) fired on the connection,
 /// else the event that played last before the close, else the side that closed.
 enum UnannouncedCuts {
     private struct Creation {
         var exchange: Int
         var head: RequestHead
-        /// When the first 104 with `Location` reached the proxy, and whether the client got it.
+        /// When the first 104 with `Location` reached the proxy, and whether the client got it (`client_announcement`).
         var announcedAt: Duration?
         var delivered = false
         var keptBy: String?
@@ -41,23 +41,13 @@ enum UnannouncedCuts {
                     head.status == 104, UploadResponseFacts(head, requestVersion: nil).resourcePath != nil
                 else { continue }
                 open[connection]?.announcedAt = event.time
-                open[connection]?.delivered = true
-            case .announcementWithheld(let exchange, let rule):
-                if open[connection]?.exchange == exchange, open[connection]?.announcedAt == event.time {
-                    open[connection]?.delivered = false
-                    open[connection]?.keptBy = "kept from the client by \(rule) (\"announcement\": \"before\")"
-                }
-            case .announcementWaitEnded(let exchange, .timedOut):
-                if open[connection]?.exchange == exchange, open[connection]?.announcedAt != nil {
-                    open[connection]?.delivered = false
-                    open[connection]?.keptBy = "not yet written to the client when the wait for it timed out"
-                }
+            case .clientAnnouncement(let exchange, _, let outcome):
+                guard open[connection]?.exchange == exchange else { continue }
+                open[connection]?.delivered = outcome == .written
+                open[connection]?.keptBy = keptBy(outcome)
             case .faultFired(let fault):
                 guard open[connection] != nil else { continue }
-                if fault.action == "strip-interim", open[connection]?.announcedAt == event.time {
-                    open[connection]?.delivered = false
-                    open[connection]?.keptBy = "stripped by \(fault.rule)"
-                } else if !fault.rule.hasPrefix("squall-"), FaultAction.interruptingNames.contains(fault.action) {
+                if !fault.rule.hasPrefix("squall-"), FaultAction.interruptingNames.contains(fault.action) {
                     // The run's own rules (holds, a network switch) are its events, named as such below.
                     open[connection]?.lastFault = (event.time, fault)
                 }
@@ -71,6 +61,16 @@ enum UnannouncedCuts {
             }
         }
         return lines
+    }
+
+    /// Why the client did not get the 104, as the proxy recorded it.
+    private static func keptBy(_ outcome: ClientAnnouncementOutcome) -> String? {
+        switch outcome {
+        case .written: nil
+        case .withheld(let rule): "kept from the client by \(rule) (\"announcement\": \"before\")"
+        case .stripped(let rule): "stripped by \(rule)"
+        case .unwritten: "not yet written to the client when the connection ended"
+        }
     }
 
     private static func line(

@@ -85,4 +85,24 @@ struct UploadProgressIndexTests {
         #expect(index.reached(Self.half(of: nil), hold: "squall-hold-0", in: transcript))
         #expect(!index.reached(Self.half(of: nil), hold: "squall-hold-1", in: transcript))
     }
+
+    /// The upload a hold's firing was told of is what the proxy recorded the client got (`client_announcement`
+    /// written), not any 104 it received: the control, a 104 received and stripped, tells of none.
+    @Test(arguments: [true, false])
+    func aFiringKnowsTheUploadOnlyWhenTheClientWasTold(written: Bool) {
+        let index = UploadProgressIndex()
+        var transcript = Transcript()
+        transcript.append(Self.head(1, 1, file: "photo-1", length: 1000))
+        let announcement = ResponseHead(status: 104, fields: ["Location": "/upload/7"])
+        transcript.append(
+            TranscriptEvent(time: .zero, connection: 1, kind: .interimResponse(exchange: 1, announcement)))
+        let outcome: ClientAnnouncementOutcome = written ? .written : .stripped(rule: "no-104")
+        let told = TranscriptEvent.Kind.clientAnnouncement(exchange: 1, location: "/upload/7", outcome: outcome)
+        if written { transcript.append(TranscriptEvent(time: .zero, connection: 1, kind: told)) }
+        transcript.append(Self.body(1, 1, at: 0, 500))
+        let hold = FiredFault(rule: "squall-hold-0", action: "stall", direction: .upstream, offset: 500)
+        transcript.append(TranscriptEvent(time: .milliseconds(1), connection: 1, kind: .faultFired(hold)))
+        if !written { transcript.append(TranscriptEvent(time: .milliseconds(2), connection: 1, kind: told)) }
+        #expect(index.firing(of: "squall-hold-0", in: transcript)?.announced == (written ? "/upload/7" : nil))
+    }
 }

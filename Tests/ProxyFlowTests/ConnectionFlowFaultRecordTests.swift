@@ -85,7 +85,7 @@ import Testing
         let out = Self.drain(&flow.toUpstream, at: .seconds(1))
         #expect(out.markers == [.reset])
         #expect(out.bytes == Self.patchHead.count + 3_000_000)
-        flow.finished(at: .seconds(2))
+        flow.finished(at: .seconds(2), budget: engine)
         let events = flow.takeEvents()
         let fired = events.compactMap { event -> (Duration, FiredFault)? in
             if case .faultFired(let fault) = event.kind { return (event.time, fault) }

@@ -33,7 +33,7 @@ import Testing
             items.append(item)
             if case .bytes(let bytes) = item { flow.toUpstream.consume(bytes.count) } else { flow.toUpstream.pop() }
         }
-        flow.finished(at: .seconds(3600))
+        flow.finished(at: .seconds(3600), budget: engine)
         return (flow, items)
     }
 

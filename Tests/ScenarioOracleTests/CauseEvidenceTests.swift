@@ -19,9 +19,10 @@ struct CauseEvidenceTests {
         status: 104, fields: ["Upload-Draft-Interop-Version": "8", "Location": "https://h/upload/7"])
 
     /// A creation cut at 500 (a fault, then the proxy's RST), its 104 arriving `announced` (before the cut, after
-    /// it, or not at all), kept from the client by `kept` when given.
+    /// it, or not at all), and what the client was told of it as the proxy records it (`told`: written when the 104
+    /// was, else at the connection's end).
     static func cutCreation(
-        announced: Int?, kept: String? = nil, waitEnded: AnnouncementWaitEnd? = nil, shapedBy: String? = nil
+        announced: Int?, told: ClientAnnouncementOutcome? = nil, shapedBy: String? = nil
     ) -> Transcript {
         var transcript = Transcript()
         func add(_ milliseconds: Int, _ kind: TranscriptEvent.Kind) {
@@ -29,14 +30,14 @@ struct CauseEvidenceTests {
         }
         add(1, .requestHead(exchange: 1, RequestHead(method: .post, target: "/upload", fields: creation)))
         add(2, .requestBody(exchange: 1, offset: 0, length: 500, uploadOffset: 0))
-        if announced == 0 {
-            add(3, .interimResponse(exchange: 1, announcement))
-            // The flow records a 104 it keeps back at the moment it arrives.
-            if let kept { add(3, .announcementWithheld(exchange: 1, rule: kept)) }
+        if announced == 0 { add(3, .interimResponse(exchange: 1, announcement)) }
+        let telling = told.map {
+            TranscriptEvent.Kind.clientAnnouncement(exchange: 1, location: "/upload/7", outcome: $0)
         }
-        if let waitEnded { add(4, .announcementWaitEnded(exchange: 1, outcome: waitEnded)) }
+        if let telling, told == .written { add(3, telling) }
         add(4, .faultFired(FiredFault(rule: "cut", action: "reset", direction: .both, offset: 500)))
         if let shapedBy { add(4, .faultFired(FiredFault(rule: shapedBy, action: "latency", direction: .both))) }
+        if let telling, told != .written { add(4, telling) }
         add(4, .closed(side: .proxy, kind: .rst))
         if announced == 1 { add(5, .interimResponse(exchange: 1, announcement)) }
         return transcript
@@ -49,18 +50,23 @@ struct CauseEvidenceTests {
                 "conn 1 #1 POST /upload was cut at 0.004s (fault cut: reset at upload offset 500) before the client had "
                     + "the server's 104 announcing the upload (no 104 came): the client could not resume it"
             ])
-        let kept = UnannouncedCuts.lines(Self.cutCreation(announced: 0, kept: "cut"), events: [])
+        let kept = UnannouncedCuts.lines(Self.cutCreation(announced: 0, told: .withheld(rule: "cut")), events: [])
         #expect(kept.first?.contains("its 104 came at 0.003s, kept from the client by cut") == true, "\(kept)")
         // The negative control: the 104 reached the client before the cut.
-        #expect(UnannouncedCuts.lines(Self.cutCreation(announced: 0), events: []) == [])
+        #expect(UnannouncedCuts.lines(Self.cutCreation(announced: 0, told: .written), events: []) == [])
     }
 
-    /// A 104 the proxy received but had not written to the client when the wait for it timed out did not reach the
-    /// client in time: the cut is named. The control: the wait ended because the client had it.
-    @Test func a104StillUnwrittenWhenTheWaitTimedOutDidNotReachTheClient() {
-        let unwritten = UnannouncedCuts.lines(Self.cutCreation(announced: 0, waitEnded: .timedOut), events: [])
-        #expect(unwritten.first?.contains("not yet written to the client when the wait for it timed out") == true)
-        #expect(UnannouncedCuts.lines(Self.cutCreation(announced: 0, waitEnded: .announced), events: []) == [])
+    /// Why a 104 the proxy received did not reach the client is what the proxy recorded (`client_announcement`), not
+    /// inferred: stripped, or still unwritten when the connection ended. The control: written.
+    @Test(arguments: [
+        (ClientAnnouncementOutcome.stripped(rule: "no-104"), "stripped by no-104" as String?),
+        (.unwritten, "not yet written to the client when the connection ended"),
+        (.written, nil),
+    ])
+    func whyThe104DidNotReachTheClientIsWhatTheProxyRecorded(told: ClientAnnouncementOutcome, reason: String?) {
+        let lines = UnannouncedCuts.lines(Self.cutCreation(announced: 0, told: told), events: [])
+        #expect(lines.first.map { line in reason.map(line.contains) ?? false } ?? (reason == nil), "\(lines)")
+        #expect(lines.isEmpty == (reason == nil))
     }
 
     /// The cause is the last fault that interrupts an upload, not a shaping effect fired after it. The control: the

@@ -14,7 +14,8 @@ final class UploadProgressIndex: Sendable {
         var uploadLength: Int64?
         /// The furthest upload offset its body reached.
         var reached: Int64 = 0
-        /// The path of the upload resource a 104 announced to the client for it (a creation's), if one did.
+        /// The path of the upload resource the client was told of in it (a creation's 104 written to the client, as
+        /// the proxy's `client_announcement` says), if it was.
         var announced: String?
         /// The highest offset the server's 104s reported for it (bytes it stored).
         var acknowledged: Int64 = 0
@@ -128,10 +129,8 @@ final class UploadProgressIndex: Sendable {
                 if let offset = facts.offset, let known = state.exchanges[key]?.acknowledged {
                     state.exchanges[key]?.acknowledged = max(known, offset)
                 }
-                if let path = facts.resourcePath { state.exchanges[key]?.announced = path }
-            case .announcementWithheld(let exchange, _):
-                // Kept from the client: it was not told of the upload.
-                state.exchanges[item.connection << 20 | exchange]?.announced = nil
+            case .clientAnnouncement(let exchange, let location, .written):
+                state.exchanges[item.connection << 20 | exchange]?.announced = location
             case .requestBody(let exchange, _, let length, let upload?):
                 let key = item.connection << 20 | exchange
                 if var known = state.exchanges[key] {

@@ -314,6 +314,7 @@ extension TranscriptEvent.Kind {
         case .announcementAwaited: 15
         case .announcementWaitEnded: 16
         case .announcementWithheld: 17
+        case .clientAnnouncement: 18
         }
     }
 }
