@@ -3,23 +3,14 @@ import FaultEngine
 import ProxyTranscript
 import Scenario
 
-/// The holds a run places at its progress events (hidden `stall` rules, `squall-hold-<index>`): when a held event
-/// is due, and how its hold ends.
+/// The holds a run places at its progress events (hidden `stall` rules, `squall-hold-<index>`), what the scheduler
+/// learns of them, and how a hold ends (when a held event is due: `EventScheduler+Holds`).
 ///
 /// ```
-///  at-progress event ─▶ hold at the position (waits for the creation's 104: `Announcement`) ─▶ fired
-///     └─ stops the client? ─▶ … and the client journaled the announced upload (or the wait is over) ─▶ due
+///  at-progress event ─▶ hold at the position ─▶ fired ─▶ … due (`EventScheduler.heldEventIsDue`) ─▶ played
 ///  played ─▶ stops the client? reset the held connection ─▶ the hold removed (the bytes go on, or are gone)
 /// ```
 extension ScenarioRun {
-    /// Whether the upload is held at the event's progress point until it plays: every progress event but a
-    /// relaunch, which waits for the client to have stopped (held, the upload would never let it stop), so that
-    /// reaching its point is not enough to play it either.
-    static func holdsTheUpload(_ event: ScenarioEvent) -> Bool {
-        guard case .progress = event.trigger else { return false }
-        return event.action != .relaunchClient
-    }
-
     /// The name of the hold placed for the event at `index` of the scenario.
     static func holdName(_ index: Int) -> String { "squall-hold-\(index)" }
 
@@ -29,7 +20,8 @@ extension ScenarioRun {
     /// however loaded the machine, instead of wherever the upload got while the run noticed.
     static func holds(for events: [ScenarioEvent]) throws -> [FaultRule] {
         try events.enumerated().compactMap { index, event in
-            guard case .progress(let position, let asset, let announcement) = event.trigger, holdsTheUpload(event)
+            guard case .progress(let position, let asset, let announcement) = event.trigger,
+                EventScheduler.holdsTheUpload(event)
             else { return nil }
             var match = FaultMatch()
             if let asset { match.header = HeaderMatch(name: "X-Filename", value: Glob(asset)) }
@@ -39,60 +31,18 @@ extension ScenarioRun {
         }
     }
 
-    /// Whether a held progress event is due: its hold fired, and then
-    /// - for an event that stops the client, the client journaled the upload resource the request's 104 had announced
-    ///   to it (it resumes only what its journal holds), or no 104 had;
-    /// - for a `restart-server` of the reference server reporting its progress every `progress-interval`, the
-    ///   server reported (so stored) more than the position less one interval: it reports once it has an interval
-    ///   more than its last report, so with every byte up to the position read, its last report is within an
-    ///   interval of it; a kill loses what the server had not read yet, and just after its 104 that is everything;
-    /// or the event's announcement wait is over.
-    func progressDue(_ item: (index: Int, event: ScenarioEvent), in transcript: Transcript) -> Bool {
-        let hold = Self.holdName(item.index)
-        guard progress.reached(item.event, hold: hold, in: transcript) else { return false }
-        guard let firing = progress.firing(of: hold, in: transcript), waitsAfterHold(item.event, firing) else {
-            return true
-        }
-        if proxy.now >= firing.time + Self.announcementWait(item.event) { return true }
-        if let path = firing.announced, item.event.action.stopsClient {
-            return client.hasRecorded(uploadResource: path)
-        }
-        guard let step = storedStep, let offset = firing.offset else { return true }
-        return progress.acknowledged(after: firing, in: transcript) > offset - step
-    }
-
-    /// Whether the event waits for more than its hold having fired (see `progressDue`).
-    private func waitsAfterHold(_ event: ScenarioEvent, _ firing: UploadProgressIndex.Firing) -> Bool {
-        if event.action.stopsClient { return firing.announced != nil }
-        guard event.action == .restartServer, storedStep != nil, let version = firing.version else { return false }
-        return version.sendsProgress
-    }
-
     /// The reference server's progress interval, when it reports every one (no limit, no spacing): what a
-    /// `restart-server` waits to see stored.
-    private var storedStep: Int64? {
+    /// `restart-server` waits to see stored (`EventScheduler.storedStep`).
+    var storedStep: Int64? {
         let spec = scenario.server
         guard server != nil, spec.progressInterval > 0, spec.progressLimit == nil, spec.progressSpacing == .zero
         else { return nil }
         return spec.progressInterval
     }
 
-    /// When the wait of a held event after its hold fired is over (see `progressDue`).
-    func nextRecordingBound() -> ContinuousClock.Instant? {
-        pending.compactMap { item -> ContinuousClock.Instant? in
-            guard Self.holdsTheUpload(item.event),
-                let firing = progress.firing(of: Self.holdName(item.index), in: proxy.transcript),
-                waitsAfterHold(item.event, firing)
-            else { return nil }
-            return .now + (firing.time + Self.announcementWait(item.event) - proxy.now)
-        }.min()
-    }
-
-    /// How long an event at a progress point waits for the announcement (its `announcement-wait`; none for
-    /// `"before"`).
-    static func announcementWait(_ event: ScenarioEvent) -> Duration {
-        guard case .progress(_, _, .awaited(let within)) = event.trigger else { return .zero }
-        return within
+    /// What the scheduler learns of the world from `transcript` so far and the client.
+    func facts(_ transcript: Transcript) -> RunFacts {
+        RunFacts(progress: progress, transcript: transcript, client: client)
     }
 
     /// Lets the bytes held at the event's position go on (nothing when it had no hold). After an event that stopped
@@ -121,4 +71,26 @@ extension ScenarioRun {
 
     /// The longest a hold waits for its connection's reset before it is removed anyway.
     static let resetPatience: Duration = .seconds(2)
+}
+
+/// The run's answers to `EventScheduler`: its holds and the uploads' progress read from the proxy's transcript, the
+/// client's journal and jobs from the client.
+struct RunFacts: EventFacts {
+    let progress: UploadProgressIndex
+    let transcript: Transcript
+    let client: ScenarioClient
+
+    func firing(ofHold index: Int) -> UploadProgressIndex.Firing? {
+        progress.firing(of: ScenarioRun.holdName(index), in: transcript)
+    }
+
+    func reached(_ event: ScenarioEvent) -> Bool { progress.reached(event, in: transcript) }
+
+    func hasRecorded(uploadResource path: String) -> Bool { client.hasRecorded(uploadResource: path) }
+
+    func acknowledged(after firing: UploadProgressIndex.Firing) -> Int64 {
+        progress.acknowledged(after: firing, in: transcript)
+    }
+
+    func terminatedAtJob(_ count: Int) -> Bool { client.terminatedAtJob(count) != nil }
 }
