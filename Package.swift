@@ -47,7 +47,9 @@ let package = Package(
             dependencies: ["SquallCore", "FaultEngine", "UploadJobs", "ProxyTranscript", "ResumableUpload"]),
         .target(
             name: "ScenarioOracle",
-            dependencies: ["Scenario", "FaultEngine", "UploadJobs", "ProxyTranscript", "HTTPWire", "ResumableUpload"]),
+            dependencies: [
+                "Scenario", "FaultEngine", "UploadJobs", "ProxyTranscript", "HTTPWire", "ResumableUpload", "SquallCore",
+            ]),
         .target(name: "ScenarioReports", dependencies: ["Scenario", "SquallCore"]),
         .target(name: "PacketSynthesis"),
         .target(name: "Exploration", dependencies: ["SquallCore"]),

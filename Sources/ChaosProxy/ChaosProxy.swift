@@ -133,11 +133,6 @@ public final class ChaosProxy: ProxyRuntime, Sendable {
     /// upload whose length the proxy never learned (PATCH /upload/7)"`, the last such request's.
     public var neverFiredReasons: [String: String] { main.engine.neverFiredReasons }
 
-    /// Writes the buffered transcript lines to the `--transcript` file.
-    public func flushTranscript() {
-        shared.transcript.flush()
-    }
-
     /// Stops every listener and connection, then flushes and closes the transcript file. Idempotent.
     public func stop() {
         guard !stopped.exchange(true, ordering: .acquiringAndReleasing) else { return }

@@ -100,11 +100,6 @@ final class TranscriptStore: Sendable {
         return (events.jsonLines(), first + events.count)
     }
 
-    /// Writes what is buffered to the file.
-    func flush() {
-        state.withLock { Self.write(&$0) }
-    }
-
     /// Flushes and closes the file.
     func close() {
         state.withLock { state in

@@ -90,7 +90,7 @@ public struct Lane: Sendable {
     public mutating func push(_ bytes: ArraySlice<UInt8>, at now: Duration) {
         guard !bytes.isEmpty else { return }
         pruneExpired(now)
-        guard !isCut, !dropsInput(now) else {
+        guard !isCut, closingStall() == nil else {
             droppedBytes += Int64(bytes.count)
             return
         }
@@ -287,11 +287,6 @@ public struct Lane: Sendable {
             guard case .stall(let until, false) = effect.kind, sequence >= effect.holdsFrom else { return false }
             return until.map { now < $0 } ?? true
         }
-    }
-
-    /// Whether a closing stall drops what arrives.
-    private func dropsInput(_ now: Duration) -> Bool {
-        closingStall() != nil
     }
 
     /// The closing stall's end and first held entry.

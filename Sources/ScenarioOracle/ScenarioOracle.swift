@@ -1,5 +1,6 @@
 import ResumableUpload
 import Scenario
+import SquallCore
 
 /// Judges a run against its scenario (issue 6 "Oracle"): one `Verdict` per expectation, in the scenario's order,
 /// from the client's ledger, the proxy's transcript and the server's state; then a failed `fault.<name>` verdict
@@ -71,11 +72,6 @@ public enum ScenarioOracle {
 
     /// `d` in seconds with millisecond precision: `1.234s`.
     static func seconds(_ duration: Duration) -> String {
-        let (whole, atto) = duration.components
-        let millis = whole * 1000 + atto / 1_000_000_000_000_000
-        let sign = millis < 0 ? "-" : ""
-        let magnitude = millis.magnitude
-        let fraction = String(magnitude % 1000)
-        return "\(sign)\(magnitude / 1000).\(String(repeating: "0", count: 3 - fraction.count))\(fraction)s"
+        DurationText.seconds(duration, digits: 3) + "s"
     }
 }

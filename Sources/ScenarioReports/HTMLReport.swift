@@ -430,9 +430,7 @@ public enum HTMLReport {
     }
 
     private static func size(_ bytes: Int64) -> String {
-        if bytes >= 1 << 20 { return "\(bytes * 10 / (1 << 20) / 10).\(bytes * 10 / (1 << 20) % 10) MiB" }
-        if bytes >= 1 << 10 { return "\(bytes / (1 << 10)) KiB" }
-        return "\(bytes) B"
+        ByteSize.short(bytes)
     }
 
     /// How to read the charts, once per page.

@@ -1,16 +1,11 @@
 import Scenario
+import SquallCore
 
 /// Wording shared by the reports: durations in seconds and what a result's outcome is.
 public enum ReportText {
     /// `duration` in seconds with `digits` (0…18) decimals, rounded half up: `1.23`. Negative durations read 0.
     public static func seconds(_ duration: Duration, digits: Int = 2) -> String {
-        let (whole, atto) = max(duration, .zero).components
-        let unit = (0..<digits).reduce(Int64(1)) { value, _ in value * 10 }
-        let step = 1_000_000_000_000_000_000 / unit
-        let scaled = whole * unit + (atto + step / 2) / step
-        guard digits > 0 else { return "\(scaled)" }
-        let fraction = String(scaled % unit)
-        return "\(scaled / unit).\(String(repeating: "0", count: digits - fraction.count))\(fraction)"
+        DurationText.seconds(max(duration, .zero), digits: digits)
     }
 
     /// `PASS`, `FAIL` or `SKIP` in green, red or yellow when `color` is on.

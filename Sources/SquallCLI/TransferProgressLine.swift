@@ -1,3 +1,5 @@
+import SquallCore
+
 /// The line `squall upload` redraws on a terminal for the transfer moving: its name, a bar, the bytes sent of its
 /// length, the rate and the time left; `finalising` once every byte is sent and the server's final response has
 /// not come (sending every byte does not prove the server committed it); an indeterminate bar (a block sliding
@@ -54,10 +56,7 @@ struct TransferProgressLine: Sendable, Hashable {
 
     /// `512 B`, `64.0 KiB`, `2.5 MiB`: one decimal from KiB up.
     static func size(_ bytes: Int64) -> String {
-        let units: [(String, Int64)] = [("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)]
-        guard let (suffix, factor) = units.first(where: { bytes >= $0.1 }) else { return "\(bytes) B" }
-        let tenths = bytes * 10 / factor
-        return "\(tenths / 10).\(tenths % 10) \(suffix)"
+        ByteSize.short(bytes)
     }
 
     /// `0:07`, `12:30`, `1:02:03`; `--:--` past 100 hours.

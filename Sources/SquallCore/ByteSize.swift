@@ -67,4 +67,15 @@ public enum ByteSize {
         let tenths = (bytes / (unit.factor / 1024) * 10 + 512) / 1024
         return "\(bytes) bytes (about \(tenths / 10).\(tenths % 10)\(unit.suffix))"
     }
+
+    /// A size for people at a glance: `"512 B"`, `"64.0 KiB"`, `"2.5 MiB"`: the largest binary unit not above it,
+    /// one decimal (rounded down) from KiB up. The reports and the progress line use it.
+    public static func short(_ bytes: Int64) -> String {
+        let units: [(suffix: String, factor: Int64)] = [
+            ("TiB", 1 << 40), ("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10),
+        ]
+        guard let unit = units.first(where: { bytes >= $0.factor }) else { return "\(bytes) B" }
+        let tenths = bytes / (unit.factor / 1024) * 10 / 1024
+        return "\(tenths / 10).\(tenths % 10) \(unit.suffix)"
+    }
 }

@@ -78,6 +78,30 @@ public enum DurationText {
     }
 }
 
+extension DurationText {
+    /// `duration` in seconds with `digits` (0…18) decimals, rounded half up, for people: `"1.23"`, `"-0.500"`.
+    /// Unlike `format`, not part of the grammar (no unit, decimals): the reports and the verdicts' evidence.
+    public static func seconds(_ duration: Duration, digits: Int) -> String {
+        let negative = duration < .zero
+        let (whole, atto) = (negative ? .zero - duration : duration).components
+        let unit = (0..<digits).reduce(Int64(1)) { value, _ in value * 10 }
+        let step = 1_000_000_000_000_000_000 / unit
+        let scaled = whole * unit + (atto + step / 2) / step
+        let sign = negative && scaled > 0 ? "-" : ""
+        guard digits > 0 else { return "\(sign)\(scaled)" }
+        let fraction = String(scaled % unit)
+        return "\(sign)\(scaled / unit).\(String(repeating: "0", count: digits - fraction.count))\(fraction)"
+    }
+
+    /// `"71 ms"`, `"5 s"`, `"1.5 s"`: whole milliseconds under a second, else seconds, for sentences.
+    public static func spoken(_ duration: Duration) -> String {
+        let milliseconds = Int64(duration / .milliseconds(1))
+        if milliseconds < 1000 { return "\(milliseconds) ms" }
+        if milliseconds % 1000 == 0 { return "\(milliseconds / 1000) s" }
+        return seconds(.milliseconds(milliseconds), digits: 3).replacing(/0+$/, with: "") + " s"
+    }
+}
+
 /// Splits `"512KiB"` into `"512"` and `"KiB"`: the number is the leading run of ASCII digits, signs and points.
 enum NumberWithUnit {
     static func split(_ text: String) -> (number: Substring, unit: String) {

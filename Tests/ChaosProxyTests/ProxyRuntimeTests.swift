@@ -40,10 +40,12 @@ import Testing
         }
         _ = WireExchange.send(head, over: stream, readResponse: false)
         // The live connection arms the new rule when the change reaches it (its inbox, or its next read).
-        let deadline = ContinuousClock.now + .seconds(10)
-        while fixture.proxy.metrics().faultsFired["hole"] == nil, ContinuousClock.now < deadline {
-            usleep(1000)
+        let fired = fixture.proxy.waitForTranscript(timeout: .seconds(10)) { transcript in
+            transcript.events.contains {
+                if case .faultFired(let fault) = $0.kind { fault.rule == "hole" } else { false }
+            }
         }
+        #expect(fired)
         #expect(fixture.proxy.metrics().faultsFired["hole"] == 1)
         try fixture.proxy.removeFaultRule(named: "hole")
         var outcome = WireOutcome()

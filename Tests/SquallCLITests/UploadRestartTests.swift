@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import SquallNet
 import TestSupport
 import Testing
 
@@ -10,8 +11,6 @@ import Testing
 struct UploadRestartTests {
     /// The file: 32 MiB, enough to be mid-transfer at the 25 % and 50 % lines.
     static let size = 32 << 20
-    /// How long the killed server stays down: the fault itself, not a wait for readiness.
-    static let downtime: useconds_t = 300_000
 
     /// `squall upload` of `file` to `server` with the campaign's flags, its stdout piped.
     static func startClient(_ file: String, to server: ServerProcess, journal: String) throws -> (Process, Pipe) {
@@ -27,6 +26,22 @@ struct UploadRestartTests {
         client.standardInput = FileHandle.nullDevice
         try client.run()
         return (client, output)
+    }
+
+    /// Keeps the killed server's port down until the client has tried it: a stand-in resets the client's first
+    /// connection there, as a server that is gone. That connection is the readiness signal: the client's resume
+    /// failed and it waits to try again.
+    static func awaitRefusedResume(at authority: String) throws {
+        let listener = try TCPListener(authority)
+        let tried = DispatchSemaphore(value: 0)
+        DispatchQueue.global().async {
+            if let socket = try? listener.accept() { socket.abort() }
+            tried.signal()
+        }
+        let came = tried.wait(timeout: .now() + 20) == .success
+        listener.close()
+        if !came { _ = tried.wait(timeout: .now() + 5) }
+        #expect(came, "the client never tried to resume while the server was down")
     }
 
     /// Reads the client's lines until one ends with `suffix` (e.g. `25%`).
@@ -77,7 +92,7 @@ struct UploadRestartTests {
         try Self.awaitLine(endingWith: killAt, of: output)
         let killed = first.stop(with: SIGKILL)
         #expect(killed.reason == .uncaughtSignal)
-        usleep(Self.downtime)
+        try Self.awaitRefusedResume(at: first.authority)
         let second = try ServerProcess(
             store: folder.file("store"), listen: first.authority, progressInterval: "256KiB", arguments: ["--log", log])
         let text = Self.finish(client, output)

@@ -43,4 +43,16 @@ struct DurationTextTests {
     func durationsTheGrammarCannotWriteHaveNoText(duration: Duration) {
         #expect(DurationText.format(duration) == nil)
     }
+
+    /// Seconds for people, rounded half up, with a sign; and the spoken form of the never-played reasons.
+    @Test func secondsAndSpokenDurationsReadAsPeopleSayThem() {
+        #expect(DurationText.seconds(.microseconds(1_234_500), digits: 3) == "1.235")
+        #expect(DurationText.seconds(.milliseconds(-500), digits: 3) == "-0.500")
+        #expect(DurationText.seconds(.microseconds(-1), digits: 3) == "0.000")
+        #expect(DurationText.seconds(.seconds(2), digits: 0) == "2")
+        #expect(DurationText.spoken(.milliseconds(71)) == "71 ms")
+        #expect(DurationText.spoken(.seconds(5)) == "5 s")
+        #expect(DurationText.spoken(.milliseconds(1500)) == "1.5 s")
+        #expect(DurationText.spoken(.milliseconds(1250)) == "1.25 s")
+    }
 }

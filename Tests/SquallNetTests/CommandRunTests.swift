@@ -41,17 +41,21 @@ struct CommandRunTests {
         let started = ContinuousClock.now
         let ended = DispatchSemaphore(value: 0)
         let status = Mutex<Int32?>(nil)
+        // The readiness signal: the script has started (it wrote a line into a FIFO the test reads); nothing is timed.
+        let fifo = folder + "/ready"
+        #expect(mkfifo(fifo, 0o600) == 0)
+        let reader = open(fifo, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
+        defer { close(reader) }
         DispatchQueue.global().async {
             let run = try? CommandRun(
-                ["sh", "-c", "touch \(folder)/ready; exec sleep 30"], timeout: .seconds(60), stop: stop)
+                ["sh", "-c", "echo ready > \(fifo); exec sleep 30"], timeout: .seconds(60), stop: stop)
             status.withLock { $0 = run?.status }
             ended.signal()
         }
-        // The readiness signal: the script has started (its file exists); nothing is timed.
-        while !FileManager.default.fileExists(atPath: folder + "/ready") {
-            #expect(ContinuousClock.now - started < .seconds(20), "the command never started")
-            if ContinuousClock.now - started > .seconds(20) { return }
-            usleep(5_000)
+        var ready = pollfd(fd: reader, events: Int16(POLLIN), revents: 0)
+        guard poll(&ready, 1, 20_000) == 1 else {
+            Issue.record("the command never started")
+            return
         }
         stop.request(.terminate)
         #expect(ended.wait(timeout: .now() + 20) == .success)

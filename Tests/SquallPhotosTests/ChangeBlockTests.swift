@@ -103,7 +103,7 @@ struct TerminationTests {
         func processJobs() async -> PHBackgroundResourceUploadProcessingResult {
             Self.started.signal()
             // Busy without suspending (synchronous work between checks), so only another thread can set the flag.
-            while !isCancelled.load(ordering: .acquiring) { usleep(200) }
+            while !isCancelled.load(ordering: .acquiring) { sched_yield() }
             Self.sawTermination.withLock { $0 = true }
             return .processing
         }

@@ -2,6 +2,7 @@ import Glibc
 import HTTPWire
 import SquallNet
 import TLSKit
+import TestSupport
 import Testing
 import UploadServer
 
@@ -37,7 +38,8 @@ import UploadServer
         let started = ContinuousClock.now
         let client = try fixture.client()
         defer { client.close() }
-        usleep(700_000)
+        // The server says nothing while the client is silent for 700 ms.
+        #expect(client.stream.staysSilent(for: .milliseconds(700)))
         try client.send(bytes: Array("POST /upload HTTP/1.1\r\n".utf8))
         client.expectAnyResponse()
         #expect(try client.readResponse().status == 408)

@@ -1,4 +1,5 @@
 import Scenario
+import SquallCore
 
 /// When a run's events play: the decisions of the event loop as a value, on one clock, the proxy's (the
 /// transcript's, on which the holds fire). It reads no clock: every step is given `now`, and what it needs to know of
@@ -131,9 +132,6 @@ struct EventScheduler: Sendable {
 
     /// `71 ms`, `5 s`, `1.5 s`: a duration as the never-played reasons say it.
     static func text(_ duration: Duration) -> String {
-        let milliseconds = Int64(duration / .milliseconds(1))
-        if milliseconds < 1000 { return "\(milliseconds) ms" }
-        if milliseconds % 1000 == 0 { return "\(milliseconds / 1000) s" }
-        return "\(Double(milliseconds) / 1000) s"
+        DurationText.spoken(duration)
     }
 }
