@@ -171,7 +171,6 @@ extension ConnectionFaults {
 
     private func responseThreshold(_ index: Int) -> Int64? {
         if case .afterResponseBytes(let bytes) = rules[index].trigger { return bytes }
-        if case .truncateResponse(let bytes) = rules[index].action { return bytes }
-        return nil
+        return rules[index].action.responseBodyBytes
     }
 }

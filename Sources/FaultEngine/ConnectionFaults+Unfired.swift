@@ -25,17 +25,12 @@ extension ConnectionFaults {
     /// Why `rule`, armed on the latest request, could not fire in it; nil when it might have, given more time.
     func unfiredReason(_ rule: FaultRule) -> String? {
         let request = upload.map { "\($0.method) \($0.target)" } ?? "the request"
-        switch (rule.trigger, rule.action) {
-        case (_, .truncateResponse(let kept)):
-            return shortBody(request, needed: kept, what: "nothing to truncate after \(kept) bytes")
-        case (.afterResponseBytes(let count), _):
+        // What the action waits for, as its family says; then what the trigger waits for.
+        if let reason = rule.action.family.unfired(rule.action, in: self, request: request) { return reason }
+        switch rule.trigger {
+        case .afterResponseBytes(let count):
             return shortBody(request, needed: count, what: "it never reached \(count) bytes")
-        case (_, .stripInterim):
-            return met.interims == 0 && met.finalResponse
-                ? "no interim (1xx) response came to \(request) before its final response: nothing to strip" : nil
-        case (_, .dropResponse), (_, .delayResponse):
-            return met.finalResponse ? nil : "no final response came to \(request): the connection ended first"
-        case (.atOffset(let position, _), _):
+        case .atOffset(let position, _):
             guard let end = met.bodyEnd else {
                 return met.finalResponse ? "\(request) carried no upload body (its position is in one)" : nil
             }
@@ -50,7 +45,7 @@ extension ConnectionFaults {
     }
 
     /// For a response-body trigger: why a final response with fewer than `needed` body bytes never fired it.
-    private func shortBody(_ request: String, needed: Int64, what: String) -> String? {
+    func shortBody(_ request: String, needed: Int64, what: String) -> String? {
         guard met.finalResponse else { return "no final response came to \(request): the connection ended first" }
         guard responseBytes <= needed else { return nil }
         let body = responseBytes == 0 ? "had no body" : "had \(responseBytes) body bytes"

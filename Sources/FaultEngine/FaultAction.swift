@@ -1,5 +1,7 @@
 /// What a fault does when it fires (DESIGN.md "Faults"). Sizes are bytes, rates bytes per second, durations
-/// `Duration`s; the proxy driver executes the action, the engine only decides when and where.
+/// `Duration`s; the proxy driver executes the action, the engine only decides when and where. Each case belongs to
+/// a family (`FaultFamily`, in `Faults/`), whose file holds everything the action means: this enum is where an
+/// action is registered.
 ///
 /// Connection actions also work in opaque TCP mode: `reset`, `close`, `stall`, `latency`, `bandwidth`, `slice`,
 /// `limit`, `slowClose`, `refuse`. HTTP actions need parsed messages: `respond`, `expireAuth`, `stripInterim`,
@@ -58,24 +60,11 @@ public enum FaultAction: Sendable, Hashable {
 
     /// When the action happens; everything but `anytime` accepts only the `on-match` and `window` triggers.
     public func timing(direction: FaultDirection) -> Timing {
-        switch self {
-        case .reset, .close, .stall, .latency, .bandwidth, .slice, .limit, .slowClose, .respond: .anytime
-        case .refuse: .connectionOpen
-        case .expireAuth: .requestHead
-        case .rewriteHeader: direction == .upstream ? .requestHead : .finalResponse
-        case .stripInterim: .interimResponse
-        case .dropResponse, .delayResponse: .finalResponse
-        case .truncateResponse: .responseBody
-        }
+        family.timing(self, direction: direction)
     }
 
     /// Whether the action shapes a whole connection (and so can arm on a connection before any request).
-    public var isConnectionAction: Bool {
-        switch self {
-        case .reset, .close, .stall, .latency, .bandwidth, .slice, .limit, .slowClose, .refuse: true
-        default: false
-        }
-    }
+    public var isConnectionAction: Bool { family.isConnectionAction(self) }
 
     /// Whether the action interrupts the request it fires in (the client must resume it): fired at an upload offset
     /// on a creation, it waits for the client to have the upload's announcement (`Announcement`). The shaping
@@ -84,38 +73,29 @@ public enum FaultAction: Sendable, Hashable {
 
     /// The names of the actions that interrupt an upload (`interruptsUpload`): what a transcript's fired fault
     /// names when it cut a request.
-    public static let interruptingNames: Set<String> = [
-        "reset", "close", "stall", "limit", "refuse", "respond", "expire-auth", "drop-response", "truncate-response",
-    ]
-
-    /// Whether `direction` means something for the action (it picks the stream to shape or the head to rewrite).
-    public var takesDirection: Bool {
-        switch self {
-        case .stall, .latency, .bandwidth, .slice, .limit, .slowClose, .rewriteHeader: true
-        default: false
-        }
+    public static let interruptingNames: Set<String> = FaultFamilies.all.reduce(into: []) {
+        $0.formUnion($1.interrupting)
     }
 
+    /// Whether `direction` means something for the action (it picks the stream to shape or the head to rewrite).
+    public var takesDirection: Bool { family.takesDirection(self) }
+
+    /// The direction a rule of the action gets when none is written.
+    public var defaultDirection: FaultDirection { family.defaultDirection(self) }
+
     /// The action's name in scenario files.
-    public var name: String {
-        switch self {
-        case .reset: "reset"
-        case .close: "close"
-        case .stall: "stall"
-        case .latency: "latency"
-        case .bandwidth: "bandwidth"
-        case .slice: "slice"
-        case .limit: "limit"
-        case .slowClose: "slow-close"
-        case .refuse: "refuse"
-        case .respond: "respond"
-        case .expireAuth: "expire-auth"
-        case .stripInterim: "strip-interim"
-        case .dropResponse: "drop-response"
-        case .delayResponse: "delay-response"
-        case .rewriteHeader: "rewrite-header"
-        case .truncateResponse: "truncate-response"
-        }
+    public var name: String { family.name(self) }
+
+    /// What the action does on the wire (`FaultWire`).
+    public var wire: FaultWire { family.wire(self) }
+
+    /// For an action placed in the response body (`truncate-response`): after how many of its bytes it fires.
+    public var responseBodyBytes: Int64? { family.responseBodyBytes(self) }
+
+    /// Whether the client may never see the final response, given its read timeout (a dropped or truncated
+    /// response, one delayed past the timeout): it then learns the outcome with a HEAD.
+    public func hidesOutcome(readTimeout: Duration) -> Bool {
+        family.hidesOutcome(self, readTimeout: readTimeout)
     }
 }
 

@@ -19,16 +19,12 @@ extension FaultRule: Encodable {
         if trigger != .onMatch { try container.encode(trigger, forKey: AnyKey("trigger")) }
         try container.encode(action.name, forKey: AnyKey("action"))
         try action.encodeKeys(into: &container)
-        if direction != defaultDirection { try container.encode(direction.rawValue, forKey: AnyKey("direction")) }
+        if direction != action.defaultDirection {
+            try container.encode(direction.rawValue, forKey: AnyKey("direction"))
+        }
         if let times { try container.encode(times, forKey: AnyKey("times")) }
         if probability != 1 { try container.encode(probability, forKey: AnyKey("probability")) }
         if optional { try container.encode(true, forKey: AnyKey("optional")) }
-    }
-
-    /// The direction the rule gets when none is written.
-    private var defaultDirection: FaultDirection {
-        if case .rewriteHeader = action { return .downstream }
-        return .both
     }
 }
 
@@ -36,37 +32,7 @@ extension FaultAction {
     /// Writes the action's own keys beside the rule's (see `decode(named:from:)`), leaving defaults out.
     func encodeKeys(into container: inout KeyedEncodingContainer<AnyKey>) throws {
         var writer = KeyWriter(container: container)
-        switch self {
-        case .reset, .close, .refuse, .stripInterim, .dropResponse:
-            break
-        case .stall(let duration, let thenClose):
-            try writer.duration("duration", duration)
-            if thenClose { try writer.string("then", "close") }
-        case .latency(let latency, let jitter):
-            try writer.duration("latency", latency)
-            if jitter != .zero { try writer.duration("jitter", jitter) }
-        case .bandwidth(let rate):
-            try writer.size("rate", rate)
-        case .slice(let size, let variation, let delay):
-            try writer.size("size", size)
-            if variation != 0 { try writer.size("variation", variation) }
-            if delay != .zero { try writer.duration("delay", delay) }
-        case .limit(let bytes):
-            try writer.size("bytes", bytes)
-        case .slowClose(let delay):
-            try writer.duration("delay", delay)
-        case .respond(let response):
-            try writer.response(response)
-        case .expireAuth(let challenge):
-            if challenge != "Bearer" { try writer.string("challenge", challenge) }
-        case .delayResponse(let duration):
-            try writer.duration("duration", duration)
-        case .rewriteHeader(let name, let value):
-            try writer.string("header", name)
-            if let value { try writer.string("value", value) }
-        case .truncateResponse(let afterBytes):
-            try writer.size("after", afterBytes)
-        }
+        try family.encode(self, &writer)
         container = writer.container
     }
 }

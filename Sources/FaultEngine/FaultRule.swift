@@ -29,11 +29,7 @@ public struct FaultRule: Sendable, Hashable {
         self.match = match
         self.trigger = trigger
         self.action = action
-        if case .rewriteHeader = action {
-            self.direction = direction ?? .downstream
-        } else {
-            self.direction = direction ?? .both
-        }
+        self.direction = direction ?? action.defaultDirection
         self.times = times
         self.probability = probability
         self.optional = optional
@@ -61,46 +57,13 @@ public struct FaultRule: Sendable, Hashable {
         if explicitDirection, !action.takesDirection {
             throw FaultError(.notApplicable, path: "direction", "action \"\(action.name)\" takes no direction")
         }
-        if case .rewriteHeader = action, direction == .both {
-            throw FaultError(.notApplicable, path: "direction", "rewrite-header needs upstream or downstream")
-        }
-        try validateAction()
+        try action.family.validate(action, in: self)
         try validateTrigger()
-    }
-
-    private func validateAction() throws(FaultError) {
-        switch action {
-        case .bandwidth(let rate) where rate <= 0:
-            throw FaultError(.invalidValue, path: "rate", "bandwidth must be above 0 bytes/s; to stop, use stall")
-        case .slice(let size, let variation, _) where size <= 0 || variation < 0 || variation >= size:
-            throw FaultError(.invalidValue, path: "size", "slice needs size > 0 and 0 ≤ variation < size")
-        case .limit(let bytes) where bytes < 0:
-            throw FaultError(.invalidSize, path: "bytes", "limit cannot be negative")
-        case .truncateResponse(let bytes) where bytes < 0:
-            throw FaultError(.invalidSize, path: "after", "truncate-response cannot cut at a negative size")
-        case .respond(let response) where !(200...599).contains(response.status):
-            throw FaultError(
-                .invalidValue, path: "status",
-                "status \(response.status) cannot answer a request: a final status is 200…599 (1xx are interim)")
-        case .respond(let response):
-            for field in response.fields {
-                try Self.checkSendable(name: field.name, value: field.value, path: "headers.\(field.name)")
-            }
-        case .rewriteHeader(let name, let value):
-            try Self.checkSendable(name: name, value: "", path: "header")
-            if let value { try Self.checkSendable(name: name, value: value, path: "value") }
-        case .stall(nil, true):
-            throw FaultError(.notApplicable, path: "then", "a stall forever never reaches its close")
-        case .refuse where match.needsRequest:
-            throw FaultError(.notApplicable, path: "match", "refuse acts on new connections: match no request")
-        default:
-            return
-        }
     }
 
     /// A header field a fault puts on the wire must be one HTTP can carry: a token name, a value without CR, LF,
     /// NUL or whitespace at its ends (RFC 9110 §5.1, §5.5); else the head would be split or never sent.
-    private static func checkSendable(name: String, value: String, path: String) throws(FaultError) {
+    static func checkSendable(name: String, value: String, path: String) throws(FaultError) {
         do {
             try HTTP1Serializer.checkField(name: name, value: value)
         } catch {

@@ -1,19 +1,9 @@
 import FaultEngine
 import HTTPWire
 
-/// The answers: `respond` and `expire-auth` answer for the server (and the proxy's own errors, the gateway's 502);
-/// `delay-response` holds the client's lane (see `startEffect`).
+/// The proxy answering for the server: a fault's `answer` (`respond`, `expire-auth`), and the proxy's own errors (a
+/// 400, the head timeout's 408, the gateway's 502).
 extension ConnectionFlow {
-    /// The response an answering action gives, or nil for other actions.
-    static func localAnswer(_ action: FaultAction) -> FaultResponse? {
-        switch action {
-        case .respond(let response): response
-        case .expireAuth(let challenge):
-            FaultResponse(status: 401, fields: [FaultHeader(name: "WWW-Authenticate", value: challenge)])
-        default: nil
-        }
-    }
-
     /// Answers for the server when a request waits for its final response and none was forwarded yet (then the
     /// connection closes after the answer); otherwise an answer would corrupt the framing, and the connection
     /// just closes. Returns when the answer (or the close) reaches the wire.

@@ -92,12 +92,10 @@ extension ConnectionFlow {
         let outcome = faults.outcome(.requestHead(connection: id, head: head, time: now), budget: budget)
         faultsWatchBody = outcome.watchesBody ?? true
         for decision in outcome.decisions {
-            if let response = Self.localAnswer(decision.action) {
+            switch decision.action.wire {
+            case .answer(let response):
                 local = (response, decision)
-                continue
-            }
-            switch decision.action {
-            case .rewriteHeader(let name, let value):
+            case .rewrite(let name, let value):
                 rewrites.append(decision)
                 Self.rewrite(&forwarded.fields, name: name, value: value)
             default:
@@ -166,7 +164,7 @@ extension ConnectionFlow {
             }
             gate(.faultReached(rest, piece.dropping(cut)), at: now, budget: budget)
             if announcement.wait != nil { return }
-            if case .respond(let response) = decision.action {
+            if case .answer(let response) = decision.action.wire {
                 request?.answeredLocally = true
                 // The server may have answered first (a wait for the announcement ended so): then it only closes.
                 let awaited = unanswered.contains { $0.exchange == piece.exchange } && self.response == nil
@@ -260,14 +258,15 @@ extension ConnectionFlow {
         let outcome = faults.outcome(.responseHead(connection: id, head: head, time: now), budget: budget)
         faultsWatchBody = outcome.watchesBody ?? true
         for decision in outcome.decisions {
-            switch decision.action {
+            switch decision.action.wire {
             case .stripInterim:
                 record(decision, at: now, wire: .now)
                 strippedBy = decision.rule
-            case .dropResponse:
-                dropResponse(decision, at: now)
+            case .closeClient:
+                // The final head is not forwarded: the connection closes instead.
+                closeClient(decision, at: now)
                 return
-            case .rewriteHeader(let name, let value):
+            case .rewrite(let name, let value):
                 rewrites.append(decision)
                 Self.rewrite(&forwarded.fields, name: name, value: value)
             default:

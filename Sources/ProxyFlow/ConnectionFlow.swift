@@ -228,19 +228,6 @@ public struct ConnectionFlow: Sendable {
         side == .client ? toUpstream.pushMarker(.endStream, at: now) : toClient.pushMarker(.endStream, at: now)
     }
 
-    /// Applies a decision made outside the byte stream (a connection opening, a tick, a rule change, a fire
-    /// from the control API): a cut ends the connection at once, an answer answers if a request awaits one, an
-    /// effect starts now. Each action family's behaviour is in its file (`+Cuts`, `+Answers`, `+Heads`,
-    /// `LaneEffect`).
-    mutating func apply(_ decision: FaultDecision, at now: Duration) {
-        if let response = Self.localAnswer(decision.action) {
-            record(decision, at: now, wire: answerIfAwaited(response, at: now))
-        } else if !cutNow(decision, at: now) {
-            record(decision, at: now, wire: .now)
-            startEffect(decision, at: now)
-        }
-    }
-
     /// Ends the effects of rules no longer in `names` (removed through the control API); the gate drops their held
     /// faults and lets withheld heads go when nothing withholds them any more.
     mutating func keepEffects(of names: Set<String>, at now: Duration, budget: some FaultBudgetAccess) {
@@ -285,17 +272,5 @@ public struct ConnectionFlow: Sendable {
     /// Where an effect fired inside the stream of a lane reaches the wire: once the bytes queued before it left.
     func afterQueued(toClientLane: Bool) -> WireMoment {
         toClientLane ? .after(.client, through: toClient.appended) : .after(.upstream, through: toUpstream.appended)
-    }
-
-    /// Carries out a decision fired inside the stream of `lane`'s source: cuts go after the bytes already
-    /// queued in that lane, effects start now.
-    mutating func applyInStream(_ decision: FaultDecision, toClientLane: Bool, at now: Duration) {
-        if cutInStream(decision, toClientLane: toClientLane, at: now) { return }
-        if case .respond(let response) = decision.action {
-            record(decision, at: now, wire: answerIfAwaited(response, at: now))
-            return
-        }
-        record(decision, at: now, wire: afterQueued(toClientLane: toClientLane))
-        startEffect(decision, at: now)
     }
 }

@@ -32,35 +32,20 @@ struct LaneEffect: Sendable, Hashable {
         expires.map { now < $0 } ?? true
     }
 
-    /// The effect a fired connection action starts on a lane, or nil when the action is not a shaping one.
-    static func starting(_ action: FaultAction, rule: String, at now: Duration, expires: Duration?) -> LaneEffect? {
+}
+
+extension LaneEffect {
+    /// The effect a shaping action starts on a lane at `now` (`FaultWire.shape`).
+    init(_ shape: LaneShape, rule: String, at now: Duration, expires: Duration?) {
         let kind: Kind
-        switch action {
+        switch shape {
         case .latency(let delay, let jitter): kind = .latency(delay, jitter: jitter)
         case .bandwidth(let rate): kind = .bandwidth(bytesPerSecond: rate)
         case .slice(let size, let variation, let delay): kind = .slice(size: size, variation: variation, delay: delay)
         case .stall(let duration, let thenClose): kind = .stall(until: duration.map { now + $0 }, thenClose: thenClose)
         case .limit(let bytes): kind = .limit(remaining: bytes)
         case .slowClose(let delay): kind = .slowClose(delay)
-        case .delayResponse(let delay): kind = .stall(until: now + delay, thenClose: false)
-        default: return nil
         }
-        return LaneEffect(rule: rule, kind: kind, expires: expires)
-    }
-}
-
-/// The shaping actions (`latency`, `bandwidth`, `slice`, `stall`, `limit`, `slow_close`, and `delay-response` as
-/// a stall of the client's lane) start a `LaneEffect`.
-extension ConnectionFlow {
-    /// Starts a shaping effect on the lanes of the decision's direction (`delay-response` holds the client's).
-    mutating func startEffect(_ decision: FaultDecision, at now: Duration) {
-        guard let effect = LaneEffect.starting(decision.action, rule: decision.rule, at: now, expires: decision.expires)
-        else { return }
-        if case .delayResponse = decision.action {
-            toClient.add(effect, at: now)
-            return
-        }
-        if decision.direction != .downstream { toUpstream.add(effect, at: now) }
-        if decision.direction != .upstream { toClient.add(effect, at: now) }
+        self.init(rule: rule, kind: kind, expires: expires)
     }
 }

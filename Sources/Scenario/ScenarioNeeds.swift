@@ -150,11 +150,7 @@ public enum ScenarioNeeds {
         scenario.faults.contains { rule in
             if rule.match.path?.pattern.contains("/_squall/") ?? false { return false }
             if case .afterResponseBytes = rule.trigger { return true }
-            switch rule.action {
-            case .dropResponse, .truncateResponse: return true
-            case .delayResponse(let delay): return delay >= scenario.client.readTimeout
-            default: return false
-            }
+            return rule.action.hidesOutcome(readTimeout: scenario.client.readTimeout)
         }
     }
 

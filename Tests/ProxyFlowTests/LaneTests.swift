@@ -25,7 +25,8 @@ import Testing
     static func effect(_ action: FaultAction, rule: String = "r", at now: Duration = .zero, expires: Duration? = nil)
         -> LaneEffect
     {
-        LaneEffect.starting(action, rule: rule, at: now, expires: expires)!
+        guard case .shape(let shape, _) = action.wire else { preconditionFailure("\(action) shapes no lane") }
+        return LaneEffect(shape, rule: rule, at: now, expires: expires)
     }
 
     static func byteCount(_ items: [(Duration, FlowItem)]) -> Int {

@@ -1,0 +1,39 @@
+import SquallCore
+
+/// What a fault action does on the wire, in the primitives the proxy's connection flow carries out (each once, in
+/// `ConnectionFlow+Faults`). A family says which primitive each of its actions is (`FaultFamily.wire`); an action
+/// that maps onto these needs nothing in the flow.
+public enum FaultWire: Sendable, Hashable {
+    /// End the connection, with RSTs (`reset`) or FINs: decided outside the byte stream, at once (a reset first
+    /// writes the interim heads queued for the client); inside it, after the bytes its lane queued before it.
+    case cut(reset: Bool)
+    /// Close the client's side here: in the response body after the bytes forwarded so far; on a final head,
+    /// instead of forwarding it (nothing happens outside the byte stream).
+    case closeClient
+    /// Answer the request for the server (when one waits for its final response and none was forwarded; else the
+    /// connection just closes).
+    case answer(FaultResponse)
+    /// Shape the lanes of the rule's direction from now on (only the client's with `clientOnly`).
+    case shape(LaneShape, clientOnly: Bool)
+    /// Drop the interim head it fires on.
+    case stripInterim
+    /// Set field `name` to `value` (nil removes it) on the head it fires on.
+    case rewrite(name: String, value: String?)
+}
+
+/// How a shaping action changes a lane while it lasts.
+public enum LaneShape: Sendable, Hashable {
+    /// Each chunk waits `delay` plus a uniform draw in −jitter…+jitter (never below zero).
+    case latency(Duration, jitter: Duration)
+    /// Bytes leave at most `bytesPerSecond`.
+    case bandwidth(bytesPerSecond: Int64)
+    /// Chunks are cut into pieces of size ± variation with `delay` between them.
+    case slice(size: Int64, variation: Int64, delay: Duration)
+    /// Nothing leaves for `duration` (nil: for good); with `thenClose`, bytes are dropped and the connection closes
+    /// after it.
+    case stall(Duration?, thenClose: Bool)
+    /// `bytes` more bytes go, then the connection closes.
+    case limit(bytes: Int64)
+    /// The end of stream waits `delay`.
+    case slowClose(Duration)
+}
