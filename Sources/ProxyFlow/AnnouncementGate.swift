@@ -1,5 +1,4 @@
 import FaultEngine
-import HTTPWire
 import ProxyTranscript
 
 /// Faults that interrupt a creation, and the server's 104 that announces its upload (`Announcement`): a client can
@@ -54,8 +53,9 @@ struct AnnouncementGate: Sendable {
         /// An interim head the server sent for `exchange`: a 104 with `location` announces the upload;
         /// `strippedBy` the `strip-interim` rule that keeps it from the client.
         case interim(ArraySlice<UInt8>, InterimHead, strippedBy: String?)
-        /// An interim head went into the client's lane, which then ends at `through` (entries appended).
-        case interimQueued(InterimHead, through: Int)
+        /// An interim head was pushed into the client's lane, which then ends at `through` (entries appended);
+        /// `dropped` when the lane dropped it (cut, or a closing stall): then it never reaches the client.
+        case interimQueued(InterimHead, through: Int, dropped: Bool)
         /// The server's final response to `exchange` is about to go to the client.
         case answered(Int)
         /// Something else changed (the client's bytes read, a rule change): the wait may be over.
@@ -63,8 +63,9 @@ struct AnnouncementGate: Sendable {
         /// The driver carried out lane entries.
         case written
         case tick
-        /// The rules loaded now (a rule change): the held faults of removed rules are dropped.
-        case rules(Set<String>)
+        /// The rules loaded now (a rule change): the held faults of removed rules are dropped; with `settle`, the wait
+        /// may be over (withdrawn) before the withheld heads are looked at.
+        case rules(Set<String>, settle: Bool)
         /// A reset, reached in the server's lane (`inLane`) or decided outside the byte stream. It is the one place
         /// a reset waits: in the lane, always (the server may have sent interim heads the proxy has not read yet);
         /// decided outside, while interim heads queued for the client are unwritten. Either way one poll first.
@@ -139,7 +140,8 @@ struct AnnouncementGate: Sendable {
     private(set) var deferredCut: DeferredCut?
     /// The first 104 with `Location` queued for the client in the latest exchange that had one: its exchange and
     /// the client lane's position after it, so that the client has it once the lane carried that far.
-    private var announced: (exchange: Int, through: Int)?
+    /// `queued` is false when the lane dropped it: it is never written, whatever the lane's position says.
+    private var announced: (exchange: Int, through: Int, queued: Bool)?
     /// The client lane's position after the last interim head queued for the client.
     private var interimsThrough = 0
     /// The exchange whose wait ended without the announcement: its later faults fire at their position.
@@ -181,12 +183,13 @@ struct AnnouncementGate: Sendable {
             return []
         case .interim(let bytes, let head, let strippedBy):
             return interim(bytes, head, strippedBy, view)
-        case .interimQueued(let head, let through):
+        case .interimQueued(let head, let through, let dropped):
             interimsThrough = through
             // The first announcement of the exchange counts (the client resumes from the first it reads).
             guard let location = head.announcedLocation else { return [] }
-            if announced?.exchange != head.exchange { announced = (head.exchange, through) }
-            if telling[head.exchange] == nil, !told.contains(head.exchange) {
+            if announced?.exchange != head.exchange { announced = (head.exchange, through, !dropped) }
+            // Queued, it is written or not: what kept an earlier one back no longer says why.
+            if !told.contains(head.exchange), !dropped || telling[head.exchange] == nil {
                 telling[head.exchange] = Telling(location: location, outcome: .unwritten)
             }
             return []
@@ -203,15 +206,20 @@ struct AnnouncementGate: Sendable {
         case .tick:
             deferredCut?.polled = true
             return settle(view) + [.next(.cutDue)]
-        case .rules(let names):
-            // A removed rule never fires; with none left, the wait ends (`withdrawn`) at the next check.
+        case .rules(let names, let settling):
+            // A removed rule never fires; with none left, the wait ends (`withdrawn`) when it settles.
             if let kept = wait?.decisions.filter({ names.contains($0.rule) }) {
                 wait?.decisions = kept
                 if let first = kept.first { wait?.rule = first.rule }
             }
-            return [.next(.release(answered: nil, thenCut: false))]
+            return (settling ? settle(view) : []) + [.next(.release(answered: nil, thenCut: false))]
         case .reset(let inLane):
             guard view.interimHeads, inLane || view.clientCarriedOut < interimsThrough else { return [.cut] }
+            // Decided outside the byte stream, it starts (again) from now; reached in the lane, once.
+            guard inLane else {
+                deferredCut = DeferredCut(since: view.now)
+                return [.holdServerLane]
+            }
             if deferredCut == nil {
                 deferredCut = DeferredCut(since: view.now)
                 actions.append(.holdServerLane)
@@ -264,9 +272,8 @@ struct AnnouncementGate: Sendable {
     ) -> [Action] {
         let exchange = head.exchange
         if let strippedBy {
-            if let location = head.announcedLocation, !told.contains(exchange),
-                telling[exchange].map({ $0.outcome == .unwritten }) ?? true
-            {
+            // The reason when no 104 of the exchange was queued for the client before it.
+            if let location = head.announcedLocation, !told.contains(exchange), telling[exchange] == nil {
                 telling[exchange] = Telling(location: location, outcome: .stripped(rule: strippedBy))
             }
             return []
@@ -276,7 +283,7 @@ struct AnnouncementGate: Sendable {
         }
         if withheld?.exchange != exchange { withheld = Withheld(exchange: exchange, rule: rule) }
         withheld?.heads.append((bytes, head))
-        if let location = head.announcedLocation, !told.contains(exchange) {
+        if let location = head.announcedLocation, !told.contains(exchange), telling[exchange] == nil {
             telling[exchange] = Telling(location: location, outcome: .withheld(rule: rule))
         }
         return [.emit(.announcementWithheld(exchange: exchange, rule: rule))]
@@ -329,7 +336,8 @@ struct AnnouncementGate: Sendable {
 
     /// Creations whose first 104 with `Location` the client now has: told, once.
     private mutating func tell(_ view: View) -> [Action] {
-        guard let announced, view.clientCarriedOut >= announced.through, let telling = telling[announced.exchange]
+        guard let announced, announced.queued, view.clientCarriedOut >= announced.through,
+            let telling = telling[announced.exchange]
         else { return [] }
         self.telling[announced.exchange] = nil
         told.insert(announced.exchange)
@@ -353,38 +361,4 @@ struct AnnouncementGate: Sendable {
         telling = [:]
         return actions
     }
-}
-
-/// An interim head of `exchange`, as the gate needs it: its status, and the upload path a 104 announces.
-struct InterimHead: Sendable {
-    var exchange: Int
-    var status: Int
-    /// The `Location` of a 104 that announces the upload; nil for other heads.
-    var announcedLocation: String?
-}
-
-/// Part of a request body still to forward, and where it lies.
-struct BodyPiece: Sendable {
-    var exchange: Int
-    var chunked: Bool
-    /// The offset of `bytes`' first byte in the request body.
-    var bodyOffset: Int64
-    /// The upload's absolute offset of `bytes`' first byte, when known.
-    var uploadOffset: Int64?
-    var bytes: ArraySlice<UInt8>
-
-    /// The piece after its first `count` bytes.
-    func dropping(_ count: Int) -> BodyPiece {
-        BodyPiece(
-            exchange: exchange, chunked: chunked, bodyOffset: bodyOffset + Int64(count),
-            uploadOffset: uploadOffset.map { $0 + Int64(count) }, bytes: bytes.dropFirst(count))
-    }
-}
-
-/// What the client sent while a fault waits for its announcement.
-enum AwaitedInput: Sendable {
-    /// Events already parsed from the client's bytes, after the body piece that waits.
-    case events(ArraySlice<HTTP1Event>)
-    case bytes(ArraySlice<UInt8>)
-    case end
 }

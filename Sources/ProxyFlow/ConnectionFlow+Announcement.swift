@@ -23,8 +23,10 @@ extension ConnectionFlow {
             case .emit(let kind):
                 emit(kind, at: now)
             case .queueInterim(let bytes, let head):
+                let before = toClient.appended
                 toClient.push(bytes, at: now)
-                gate(.interimQueued(head, through: toClient.appended), at: now, budget: budget)
+                let through = toClient.appended
+                gate(.interimQueued(head, through: through, dropped: through == before), at: now, budget: budget)
             case .resume(let decisions, let piece, let held):
                 place(decisions, in: piece, at: now, budget: budget)
                 replay(held, at: now, budget: budget)

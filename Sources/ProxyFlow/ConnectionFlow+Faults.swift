@@ -9,7 +9,8 @@ import HTTPWire
 /// | primitive | outside the stream | in a lane's stream | on a head |
 /// |---|---|---|---|
 /// | `cut` | the connection ends at once (a reset first writes the client's interim heads) | after the lane's queued bytes | — |
-/// | `closeClient` | nothing | the client's side closes after its queued bytes | the final head is not forwarded: the client's side closes |
+/// | `closeClient` | nothing | the client's side closes after its queued bytes | the same (the head goes no further) |
+/// | `dropFinalHead` | nothing | nothing | the final head is not forwarded: the client's side closes |
 /// | `answer` | answers a request awaiting its response, else closes | the same | the request is answered, not forwarded |
 /// | `shape` | a lane effect starts (`LaneEffect`) | the same, for the bytes after the position | the same |
 /// | `stripInterim`, `rewrite` | nothing | nothing | the interim head is dropped; the field is set |
@@ -26,7 +27,7 @@ extension ConnectionFlow {
         case .shape(let shape, let clientOnly):
             record(decision, at: now, wire: .now)
             startEffect(shape, clientOnly: clientOnly, of: decision, at: now)
-        case .closeClient, .stripInterim, .rewrite:
+        case .closeClient, .dropFinalHead, .stripInterim, .rewrite:
             record(decision, at: now, wire: .now)
         }
     }
@@ -46,13 +47,13 @@ extension ConnectionFlow {
         case .shape(let shape, let clientOnly):
             record(decision, at: now, wire: afterQueued(toClientLane: toClientLane))
             startEffect(shape, clientOnly: clientOnly, of: decision, at: now)
-        case .stripInterim, .rewrite:
+        case .dropFinalHead, .stripInterim, .rewrite:
             record(decision, at: now, wire: afterQueued(toClientLane: toClientLane))
         }
     }
 
-    /// Closes the client's side after what is queued for it (`truncate-response` in the body, `drop-response` instead
-    /// of the final head); recorded when the connection's end reaches the wire.
+    /// Closes the client's side after what is queued for it (`truncate-response` in the stream, `drop-response`
+    /// instead of the final head); recorded when the connection's end reaches the wire.
     mutating func closeClient(_ decision: FaultDecision, at now: Duration) {
         toClient.pushMarker(.close, at: now)
         record(decision, at: now, wire: .atEnd)

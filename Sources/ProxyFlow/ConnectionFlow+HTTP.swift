@@ -262,7 +262,7 @@ extension ConnectionFlow {
             case .stripInterim:
                 record(decision, at: now, wire: .now)
                 strippedBy = decision.rule
-            case .closeClient:
+            case .dropFinalHead:
                 // The final head is not forwarded: the connection closes instead.
                 closeClient(decision, at: now)
                 return

@@ -126,8 +126,7 @@ extension ConnectionFlow {
             case .fire(let decision): apply(decision, at: now)
             case .rulesChanged(let change):
                 if change.set.version > faults.version { catchUpRules(budget: budget, at: now) }
-                keepEffects(of: faults.ruleNames, at: now, budget: budget)
-                gate(.check, at: now, budget: budget)
+                keepEffects(of: faults.ruleNames, settle: true, at: now, budget: budget)
             case .stop: return proxyEnds(.fin)
             case .reset:
                 // The peer it carried for is gone: its leg is not waited for (the driver sees its socket's error),

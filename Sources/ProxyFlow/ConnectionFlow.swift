@@ -229,12 +229,15 @@ public struct ConnectionFlow: Sendable {
     }
 
     /// Ends the effects of rules no longer in `names` (removed through the control API); the gate drops their held
-    /// faults and lets withheld heads go when nothing withholds them any more.
-    mutating func keepEffects(of names: Set<String>, at now: Duration, budget: some FaultBudgetAccess) {
+    /// faults (with `settle`, a wait left with none ends) and lets withheld heads go when nothing withholds them any
+    /// more.
+    mutating func keepEffects(
+        of names: Set<String>, settle: Bool = false, at now: Duration, budget: some FaultBudgetAccess
+    ) {
         // The hold of a cut waiting for its interim heads is the flow's own, no rule's.
         toUpstream.keepEffects(of: names.union([Self.cutHold]))
         toClient.keepEffects(of: names)
-        gate(.rules(names), at: now, budget: budget)
+        gate(.rules(names, settle: settle), at: now, budget: budget)
     }
 
     /// Records a fired fault in the transcript when its action reaches the wire (at `now` for `.now`).

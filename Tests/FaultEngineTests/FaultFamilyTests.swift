@@ -33,7 +33,7 @@ struct FaultFamilyTests {
         #expect(FaultAction.refuse.wire == .cut(reset: true))
         #expect(FaultAction.close.wire == .cut(reset: false))
         #expect(FaultAction.truncateResponse(afterBytes: 10).wire == .closeClient)
-        #expect(FaultAction.dropResponse.wire == .closeClient)
+        #expect(FaultAction.dropResponse.wire == .dropFinalHead)
         #expect(FaultAction.stripInterim.wire == .stripInterim)
         #expect(FaultAction.slowClose(delay: .seconds(1)).wire == .shape(.slowClose(.seconds(1)), clientOnly: false))
         #expect(

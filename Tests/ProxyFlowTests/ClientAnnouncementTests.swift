@@ -51,6 +51,16 @@ import Testing
         #expect(Self.tellings(&flow, budget: budget, written: true) == [.withheld(rule: "cut")])
     }
 
+    /// A 104 the client's lane drops (a closing stall downstream: Toxiproxy's `timeout`) is never written, whatever
+    /// the lane's position says afterwards; the control, the same without the stall, is written.
+    @Test(arguments: [true, false])
+    func a104DroppedByAClosingStallIsUnwritten(stalled: Bool) throws {
+        let stall = try FaultRule.parse(
+            #"{"name": "timeout", "action": "stall", "duration": "1s", "then": "close", "direction": "downstream"}"#)
+        var (flow, budget) = Self.announced(stalled ? [stall] : [])
+        #expect(Self.tellings(&flow, budget: budget, written: true) == [stalled ? .unwritten : .written])
+    }
+
     /// The control: a 104 without `Location` (a progress report) tells the client of no upload.
     @Test func a104WithoutLocationTellsNothing() {
         var (flow, budget) = Base.flow([], pieces: 100)

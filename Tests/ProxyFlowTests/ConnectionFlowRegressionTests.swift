@@ -85,4 +85,15 @@ import Testing
         }
         #expect(forwarded == head.utf8.count + 1000)
     }
+
+    /// `drop-response` acts only on a final head: fired inside a request body (a `window` arm made due there) it
+    /// closes nothing, as before the fault families; `truncate-response` in the stream closes the client's side.
+    @Test(arguments: [FaultAction.dropResponse, .truncateResponse(afterBytes: 0)])
+    func onlyATruncationClosesTheClientsSideInTheStream(action: FaultAction) {
+        var flow = ConnectionFlowLifecycleTests.relaying()
+        let decision = FaultDecision(rule: "r", connection: 1, action: action, direction: .both, time: .zero)
+        flow.applyInStream(decision, toClientLane: false, at: .zero)
+        #expect(flow.toClient.isCut == (action != .dropResponse))
+        #expect(!flow.toUpstream.isCut)
+    }
 }

@@ -88,6 +88,7 @@ enum Cuts: FaultFamily {
         switch action {
         case .reset, .refuse: .cut(reset: true)
         case .close: .cut(reset: false)
+        case .dropResponse: .dropFinalHead
         default: .closeClient
         }
     }

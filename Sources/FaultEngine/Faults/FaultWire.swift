@@ -7,9 +7,11 @@ public enum FaultWire: Sendable, Hashable {
     /// End the connection, with RSTs (`reset`) or FINs: decided outside the byte stream, at once (a reset first
     /// writes the interim heads queued for the client); inside it, after the bytes its lane queued before it.
     case cut(reset: Bool)
-    /// Close the client's side here: in the response body after the bytes forwarded so far; on a final head,
-    /// instead of forwarding it (nothing happens outside the byte stream).
+    /// Close the client's side after the bytes queued for it, inside the byte stream (the response body so far;
+    /// on a head, the head goes no further). Nothing happens outside the byte stream.
     case closeClient
+    /// Close the client's side instead of forwarding the final head it fires on; nothing elsewhere.
+    case dropFinalHead
     /// Answer the request for the server (when one waits for its final response and none was forwarded; else the
     /// connection just closes).
     case answer(FaultResponse)
