@@ -1,7 +1,8 @@
 import HTTPWire
 import StructuredFields
 
-/// An interop version of draft-ietf-httpbis-resumable-upload that this module implements: 3 (-01) to 8 (-09 … -11).
+/// An interop version of draft-ietf-httpbis-resumable-upload that this module implements: 3 (-01) to 8 (-09 … -11),
+/// 9 (-12; http-extensions #3476 set it) and 10 (-13).
 ///
 /// Clients send it as `Upload-Draft-Interop-Version`, an sf-Integer, on every request (§1.4 of the digest). A
 /// request with a missing, malformed or unimplemented version is served as a plain upload: no 104, and never a 4xx
@@ -9,7 +10,7 @@ import StructuredFields
 /// revision introduced the behaviour.
 public struct InteropVersion: RawRepresentable, Sendable, Hashable, Comparable, CustomStringConvertible {
     /// The versions implemented here.
-    public static let implemented: ClosedRange<Int> = 3...8
+    public static let implemented: ClosedRange<Int> = 3...10
 
     /// The request and response field that carries the version.
     public static let fieldName = "Upload-Draft-Interop-Version"
@@ -110,6 +111,41 @@ extension InteropVersion {
     /// Whether a creation may carry `Upload-Offset` (only 0 is allowed through interop 6, -00 … -05).
     public var rejectsCreationOffset: Bool { rawValue <= 6 }
 
-    /// Whether HEAD and DELETE must not carry upload fields (400 in interop 3 … 6, -00 … -05).
-    public var rejectsUploadFieldsOnHeadAndDelete: Bool { rawValue <= 6 }
+    /// Whether HEAD and DELETE carrying upload fields get 400: the draft's rule in interop 3 … 6 (-00 … -05); from
+    /// interop 9 (-12, where a client MUST NOT send them) the reference server's own choice, defensively.
+    public var rejectsUploadFieldsOnHeadAndDelete: Bool { rawValue <= 6 || rawValue >= 9 }
+
+    /// Whether GET on an upload resource retrieves its offset as HEAD does (interop 9, -12 §4.3, #3467).
+    public var retrievesOffsetOnGet: Bool { rawValue >= 9 }
+
+    /// Whether the upload layer's rejections of a creation or append carry `Upload-Complete: ?0`, saying the answer is
+    /// the resumption layer's, not the target resource's (interop 9, -12 §4.1.2, #3404: the server SHOULD include
+    /// the field in creation and append responses).
+    public var flagsRejectionsIncomplete: Bool { rawValue >= 9 }
+
+    /// Whether an append that would take the offset past the known length invalidates the upload resource: the
+    /// request is rejected and the resource refuses any further interaction (interop 9, -12 §4.4.2); before, a 400
+    /// left it as it was.
+    public var invalidatesOnLengthOverrun: Bool { rawValue >= 9 }
+
+    /// Whether responses to a creation or append that leaves the upload incomplete carry `Upload-Offset`: required
+    /// through interop 6; from interop 9 the reference server's choice (the draft allows it; Apple's interop-10
+    /// middleware sends it), so that a client need not ask.
+    public var partialResponseCarriesOffset: Bool { rawValue <= 6 || rawValue >= 9 }
+
+    /// Whether a request too large for `max-append-size` is answered 413 before a length it would pass is checked:
+    /// the reference server's order from interop 9, where a 413 tells the client to resume with less (-12 §4.7,
+    /// #3312).
+    public var rejectsTooLargeAppendFirst: Bool { rawValue >= 9 }
+
+    /// Whether rejections of a creation or append for violated limits carry `Upload-Limit` with every limit (interop
+    /// 9, -12 §4.1.4, #3466: SHOULD). The reference server sends it on every rejection of one, from interop 9.
+    public var rejectionsCarryLimits: Bool { rawValue >= 9 }
+
+    /// Whether the `completed-upload` problem type exists: interop 6 … 8 (-04 … -11; -12 dropped it, #3405).
+    public var hasCompletedUploadProblem: Bool { hasUploadProblemTypes && rawValue <= 8 }
+
+    /// Whether offset retrieval answers must carry the completion field and `Upload-Length` (when known): through
+    /// interop 9; -13 (interop 10, #3493) no longer requires them. The reference server sends them at every version.
+    public var offsetRetrievalRequiresCompletionAndLength: Bool { rawValue <= 9 }
 }

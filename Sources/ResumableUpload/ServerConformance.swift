@@ -81,7 +81,7 @@ public struct ServerExchange: Sendable, Hashable {
 /// Judges a server's answers against the resumable-upload draft at each request's interop version (the digest's
 /// §1.2 matrix and §8.3 conformance cases), without knowing the server's paths: a creation is a POST or PUT
 /// carrying the completion field, an offset retrieval a HEAD, an append a PATCH, discovery an OPTIONS. Only what a version requires
-/// (MUST) is a deviation; a SHOULD is not. Requests with an interop version outside 3 … 8 are not judged (their
+/// (MUST) is a deviation; a SHOULD is not. Requests with an interop version outside 3 … 10 are not judged (their
 /// rules are unknown here), except for the count of informational responses.
 ///
 /// `check` judges one exchange alone; what answers say across exchanges (an offset lower than one acknowledged

@@ -21,7 +21,7 @@ public struct UploadProtocolConfiguration: Sendable, Hashable {
     /// The path prefix of upload resources: `<prefix><id>`. Default `/upload/`.
     public var resourcePathPrefix: String
     /// The interop versions served resumably; a request with another version is a plain upload. Default: all
-    /// implemented, 3 … 8.
+    /// implemented, 3 … 10.
     public var versions: Set<InteropVersion>
     /// Whether resumability is offered at all; when off, OPTIONS gets 501 and no request gets a 104. Default true.
     public var resumable: Bool

@@ -8,7 +8,8 @@ extension UploadRequest {
     ///    that the server can answer 501); any other request with resumability off ⇒ `.plainUpload`.
     /// 3. POST/PUT on the creation path with the completion field ⇒ `.create`; without it, or below `min-size`,
     ///    ⇒ `.plainUpload`.
-    /// 4. `<prefix><id>`: HEAD ⇒ `.offset`, PATCH ⇒ `.append`, DELETE ⇒ `.cancel`, others ⇒ 405.
+    /// 4. `<prefix><id>`: HEAD (and GET from interop 9) ⇒ `.offset`, PATCH ⇒ `.append`, DELETE ⇒ `.cancel`, others
+    ///    ⇒ 405.
     /// 5. Anything else ⇒ `.plainUpload`.
     ///
     /// Throws the 4xx the draft prescribes for a malformed or inconsistent resumable request.
@@ -44,6 +45,9 @@ extension UploadRequest {
         }
         switch head.method {
         case .head:
+            try rejectUploadFields(head.fields, version: version)
+            return .offset(id: id, version: version)
+        case .get where version.retrievesOffsetOnGet:
             try rejectUploadFields(head.fields, version: version)
             return .offset(id: id, version: version)
         case .patch:

@@ -1,4 +1,4 @@
-/// The server-side state of one upload resource (draft-ietf-httpbis-resumable-upload, interop 3 … 8): events in,
+/// The server-side state of one upload resource (draft-ietf-httpbis-resumable-upload, interop 3 … 10): events in,
 /// `UploadAction`s out; no I/O, time is an input (`now`: the time since 1970 on the caller's clock, fine enough
 /// for `progressSpacing`; `max-age` counts in whole seconds of it).
 ///
@@ -6,7 +6,8 @@
 ///   create ──▶ receiving ──bodyEnded (completing request)──▶ complete
 ///   receiving ──bodyEnded (partial) / bodyInterrupted / a limit hit──▶ idle
 ///   idle ──startAppend (offset matches)──▶ receiving
-///   any ──cancel (DELETE) or expiry──▶ cancelled: HEAD, PATCH and DELETE then get 404
+///   any ──cancel (DELETE), expiry, or (interop 9+) an append passing the known length──▶ cancelled: HEAD, PATCH
+///   and DELETE then get 404
 /// ```
 ///
 /// The offset counts the bytes actually received and written, in order: an interrupted body keeps them all
@@ -62,7 +63,8 @@ public struct UploadResourceStateMachine: Sendable, Hashable {
         now: Duration
     ) throws(UploadProtocolError) -> (machine: UploadResourceStateMachine, actions: [UploadAction]) {
         var machine = UploadResourceStateMachine(id: id, location: location, configuration: configuration, now: now)
-        try machine.checkLimits(end: request.declaredLength, content: request.contentLength, request.complete)
+        try machine.checkLimits(
+            end: request.declaredLength, content: request.contentLength, request.complete, version: request.version)
         machine.length = request.declaredLength
         machine.active = ActiveRequest(
             version: request.version, isCreation: true, complete: request.complete, lastProgress: 0,
@@ -100,7 +102,8 @@ public struct UploadResourceStateMachine: Sendable, Hashable {
             actions.append(
                 .reject(error, rejection(error, request.version, now: now, empty: request.contentLength == 0)))
             if request.contentLength != 0 { actions.append(.closeConnection) }
-            return actions
+            let overrun = error.code == .inconsistentLength && passesLength(request)
+            return actions + invalidate(passingLength: overrun, request.version)
         }
         length = request.declaredLength ?? length
         active = ActiveRequest(
@@ -159,6 +162,14 @@ public struct UploadResourceStateMachine: Sendable, Hashable {
         isCancelled ? UploadProtocolError(.unknownUpload, "upload \(id) was cancelled or has expired") : nil
     }
 
+    /// Whether `request`'s content would take the offset past the upload's known length.
+    private func passesLength(_ request: AppendRequest) -> Bool {
+        guard !isComplete, request.offset == offset, let end = request.declaredLength ?? length,
+            end == (length ?? end), let content = request.contentLength
+        else { return false }
+        return offset + content > end
+    }
+
     private func appendError(_ request: AppendRequest) -> UploadProtocolError? {
         if let error = goneError() { return error }
         if isComplete { return UploadProtocolError(.completedUpload, "upload \(id) is already complete") }
@@ -169,7 +180,7 @@ public struct UploadResourceStateMachine: Sendable, Hashable {
         }
         let end = request.declaredLength ?? length
         do {
-            try checkLimits(end: end, content: request.contentLength, request.complete)
+            try checkLimits(end: end, content: request.contentLength, request.complete, version: request.version)
         } catch {
             return error
         }
@@ -177,11 +188,17 @@ public struct UploadResourceStateMachine: Sendable, Hashable {
     }
 
     /// Checks a request's declared lengths: against the known length, the offset, `max-size` and the append-size
-    /// limits (`min-append-size` spares completing and empty requests).
-    func checkLimits(end: Int64?, content: Int64?, _ complete: Bool) throws(UploadProtocolError) {
+    /// limits (`min-append-size` spares completing and empty requests). From interop 9 a request too large for
+    /// `max-append-size` gets its 413 first: the one answer a client can recover from (-12 §4.7) by sending less.
+    func checkLimits(
+        end: Int64?, content: Int64?, _ complete: Bool, version: InteropVersion
+    ) throws(UploadProtocolError) {
         let limits = configuration.limits
         if let end, let length, end != length {
             throw UploadProtocolError(.inconsistentLength, "the upload's length is \(length), not \(end)")
+        }
+        if version.rejectsTooLargeAppendFirst, let content, let maxAppend = limits.maxAppendSize, content > maxAppend {
+            throw UploadProtocolError(.appendTooLarge, "\(content) bytes pass max-append-size \(maxAppend)")
         }
         if let content, let end, offset + content > end {
             throw UploadProtocolError(.inconsistentLength, "\(content) bytes at \(offset) pass the length \(end)")

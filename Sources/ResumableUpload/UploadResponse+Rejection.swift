@@ -6,7 +6,9 @@ extension UploadResponse {
     /// - 409 `mismatchingOffset`: the correct `Upload-Offset`, the completion field saying incomplete, and an
     ///   `application/problem+json` body `mismatching-upload-offset` with `expected-offset` and `provided-offset`.
     /// - `completedUpload`: 400 (with the `completed-upload` problem from interop 6); from interop 8 (-10) an empty
-    ///   append gets 410 Gone, a non-empty one 400 `inconsistent-upload-length`.
+    ///   append gets 410 Gone (without the problem from interop 9, which dropped it), a non-empty one 400
+    ///   `inconsistent-upload-length`.
+    /// - From interop 9 every rejection of a resumable request carries `Upload-Complete: ?0` (-12 §4.1.2).
     /// - `inconsistentLength`: 400, with the `inconsistent-upload-length` problem from interop 7 (-06).
     /// - 413 `uploadTooLarge`/`appendTooLarge`: `Upload-Limit` (interop 6+).
     /// - Others: their status, and the error's detail as `text/plain` (a 415 says which media type an append must
@@ -19,6 +21,22 @@ extension UploadResponse {
                 ResponseHead(status: error.status, reason: ResponseHead.standardReason(for: error.status)), error.detail
             )
         }
+        var response = layerRejection(error, version: version, limits: limits, emptyContent: emptyContent)
+        // From interop 9 the resumption layer's answers say so (`Upload-Complete: ?0`); the 409 carries it already.
+        if version.flagsRejectionsIncomplete, response.head.fields[version.completionFieldName] == nil {
+            response.head.fields.append(name: version.completionFieldName, value: version.completionValue(complete: false))
+        }
+        if version.rejectionsCarryLimits, response.head.fields[UploadLimits.fieldName] == nil,
+            let limit = limits.field(for: version)
+        {
+            response.head.fields.append(name: UploadLimits.fieldName, value: limit)
+        }
+        return response
+    }
+
+    private static func layerRejection(
+        _ error: UploadProtocolError, version: InteropVersion, limits: UploadLimits, emptyContent: Bool
+    ) -> UploadResponse {
         switch error.code {
         case .mismatchingOffset:
             return mismatch(
@@ -60,9 +78,10 @@ extension UploadResponse {
 
     private static func completedUpload(version: InteropVersion, emptyContent: Bool) -> UploadResponse {
         if version.answersGoneForCompletedUpload {
-            return emptyContent
-                ? problem(status: 410, version: version, .completedUpload)
-                : problem(status: 400, version: version, .inconsistentLength)
+            guard emptyContent else { return problem(status: 400, version: version, .inconsistentLength) }
+            // From interop 9 the `completed-upload` problem type is gone: a bare 410.
+            return version.hasCompletedUploadProblem
+                ? problem(status: 410, version: version, .completedUpload) : empty(start(status: 410, version: version))
         }
         guard version.hasUploadProblemTypes else { return empty(start(status: 400, version: version)) }
         return problem(status: 400, version: version, .completedUpload)

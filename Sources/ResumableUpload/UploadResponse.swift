@@ -104,7 +104,9 @@ public struct UploadResponse: Sendable, Hashable {
         status: Int, version: InteropVersion, offset: Int64, complete: Bool, limits: UploadLimits
     ) -> UploadResponse {
         var head = start(status: status, version: version)
-        if version.finalResponseCarriesOffset { head.fields.append(name: UploadFields.offset, value: String(offset)) }
+        if version.finalResponseCarriesOffset || (!complete && version.partialResponseCarriesOffset) {
+            head.fields.append(name: UploadFields.offset, value: String(offset))
+        }
         if version.finalResponseFlagsCompletion || !complete {
             head.fields.append(name: version.completionFieldName, value: version.completionValue(complete: complete))
         }

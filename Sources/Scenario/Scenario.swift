@@ -60,14 +60,14 @@ public struct Scenario: Sendable, Hashable {
     }
 }
 
-/// The reference server's set-up (`server` key). JSON keys: `interop` ([3…8]), `max-size`, `max-append-size`
+/// The reference server's set-up (`server` key). JSON keys: `interop` ([3…10]), `max-size`, `max-append-size`
 /// (sizes), `max-age` (duration), `token-ttl` (duration; turns bearer auth on), `resumable` (bool),
 /// `progress-interval` (size; 0 for no progress 104s), `progress-limit` (progress 104s per request),
 /// `progress-spacing` (duration), `upstream` (URL: the user's server instead of ours, or a server profile object
 /// with its `url`).
 public struct ServerSpec: Sendable, Hashable {
-    /// Interop versions served resumably. Default 3…8.
-    public var interop: [Int] = [3, 4, 5, 6, 7, 8]
+    /// Interop versions served resumably. Default 3…10, every one implemented.
+    public var interop: [Int] = Array(3...10)
     public var maxSize: Int64?
     public var maxAppendSize: Int64?
     public var maxAge: Duration?
@@ -90,7 +90,7 @@ public struct ServerSpec: Sendable, Hashable {
     public init() {}
 }
 
-/// The reference client's set-up (`client` key). JSON keys: `interop` (3…8 or `"none"` for plain uploads),
+/// The reference client's set-up (`client` key). JSON keys: `interop` (3…10 or `"none"` for plain uploads),
 /// `retry-limit`, `inflight-limit`, `append-size` (size), `resume-attempts`, `developer-mode` (bool),
 /// `refresh-auth` (bool), `permanent-errors` ([error codes]), `read-timeout` (duration).
 public struct ClientSpec: Sendable, Hashable {

@@ -1,4 +1,5 @@
 import FaultEngine
+import ResumableUpload
 import SquallCore
 import UploadJobs
 
@@ -158,11 +159,11 @@ extension ScenarioLoader {
 
     static func interopList(_ value: JSONValue, _ path: String) throws(ScenarioError) -> [Int] {
         guard case .array(let items) = value, !items.isEmpty else {
-            throw JSONValue.wrongType(value, path, "a non-empty array of interop versions (3…8)")
+            throw JSONValue.wrongType(value, path, "a non-empty array of interop versions (3…10)")
         }
         var versions: [Int] = []
         for (index, item) in items.enumerated() {
-            let version = Int(try JSONValue.integer(item, "\(path)[\(index)]", in: 3...8))
+            let version = Int(try JSONValue.integer(item, "\(path)[\(index)]", in: Self.interopRange))
             guard !versions.contains(version) else {
                 throw ScenarioError(.duplicate, path: "\(path)[\(index)]", "interop \(version) is listed twice")
             }
@@ -174,9 +175,9 @@ extension ScenarioLoader {
     private static func clientInterop(_ value: JSONValue, _ path: String) throws(ScenarioError) -> Int? {
         if case .string("none") = value { return nil }
         guard case .integer = value else {
-            throw JSONValue.wrongType(value, path, "an interop version (3…8) or \"none\"")
+            throw JSONValue.wrongType(value, path, "an interop version (3…10) or \"none\"")
         }
-        return Int(try JSONValue.integer(value, path, in: 3...8))
+        return Int(try JSONValue.integer(value, path, in: Self.interopRange))
     }
 
     private static func permanentErrors(_ value: JSONValue, _ path: String) throws(ScenarioError) -> [String] {
@@ -197,4 +198,7 @@ extension ScenarioLoader {
         }
         return text
     }
+
+    /// The interop versions a scenario may name: every one implemented.
+    static let interopRange = Int64(InteropVersion.implemented.lowerBound)...Int64(InteropVersion.implemented.upperBound)
 }

@@ -13,7 +13,7 @@ public struct ServerCheckResult: Sendable, Hashable {
 
     /// The case's stable name, e.g. `create-partial`.
     public var name: String
-    /// The interop version the case ran at (3 … 8).
+    /// The interop version the case ran at (3 … 10).
     public var version: Int
     /// What the case checks, in one line.
     public var checks: String

@@ -21,7 +21,7 @@ import SquallCore
 public struct ServerProfile: Sendable, Hashable {
     /// The creation URL (`https://host/path`); `--upstream` or `server.upstream` give it otherwise.
     public var url: String?
-    /// The interop versions the server serves resumably (3 … 8); empty: not known.
+    /// The interop versions the server serves resumably (3 … 10); empty: not known.
     public var interop: [Int] = []
     /// Whether the server offers resumable uploads at all; nil: not known (`interop` non-empty says it does).
     public var resumable: Bool?

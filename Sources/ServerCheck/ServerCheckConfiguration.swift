@@ -6,7 +6,7 @@ import Scenario
 public struct ServerCheckConfiguration: Sendable {
     /// The creation URL (`http://127.0.0.1:8080/upload`): where uploads are created with POST.
     public var url: String
-    /// The versions to check (`--interop`); nil: the profile's `interop` list, else every version, 3 … 8.
+    /// The versions to check (`--interop`); nil: the profile's `interop` list, else every version, 3 … 10.
     public var versions: [InteropVersion]?
     /// What the server serves and allows (`--profile FILE`); nil: nothing is known, and every case that needs to
     /// know something (a `max-size`, completed uploads kept) is skipped.

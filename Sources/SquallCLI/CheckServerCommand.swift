@@ -17,7 +17,7 @@ enum CheckServerCommand: Subcommand {
             + "[--junit FILE] | --list",
         options: [
             .value(
-                "--interop", "LIST", help: "Interop versions to check, e.g. 6,8. Default: the profile's, else 3 to 8."),
+                "--interop", "LIST", help: "Interop versions to check, e.g. 6,8. Default: the profile's, else 3 to 10."),
             .value("--profile", "FILE", help: "The server's profile (versions, limits, retention, auth) as JSON."),
             .value("--token", "T", help: "A bearer token for every request (default: the profile's auth, if any)."),
             .value("--ca", "FILE", help: "The CA certificate (PEM) an https server's certificate chains to."),
@@ -117,7 +117,7 @@ enum CheckServerCommand: Subcommand {
         for word in list.split(separator: ",", omittingEmptySubsequences: false) {
             guard let number = Int(word), let version = InteropVersion(rawValue: number) else {
                 throw UsageError(
-                    "--interop must list interop versions from 3 to 8 such as 3,5,8, not '\(list)'", command: spec.path)
+                    "--interop must list interop versions from 3 to 10 such as 3,5,8, not '\(list)'", command: spec.path)
             }
             if !versions.contains(version) { versions.append(version) }
         }

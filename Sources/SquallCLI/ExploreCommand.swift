@@ -38,7 +38,7 @@ enum ExploreCommand: Subcommand {
             (every connection and HTTP action, with triggers at offsets, times, ordinals, windows and
             probabilities; all optional), 0 to 3 events (stops with their relaunch, kills, server restarts,
             network down and up, network switches, token expiry, added assets), 1 to 3 assets from bytes to a
-            few MiB, an interop version (3 to 8 or none) and client settings. Each is run as a scenario and judged
+            few MiB, an interop version (3 to 10 or none) and client settings. Each is run as a scenario and judged
             by the invariants that apply to it (README "Exploring"): no job acknowledged twice, the retry limit
             respected, no job lost, no acknowledged byte lost, every append at the server's offset, no duplicate
             or corrupt object where a second copy cannot be legitimate, and the run ending before its timeout.

@@ -8,7 +8,7 @@ import UploadServer
 enum ServerCommand: Subcommand {
     static let spec = CommandSpec(
         path: ["server"],
-        summary: "Run the reference resumable-upload server (interop 3 to 8) until SIGINT or SIGTERM.",
+        summary: "Run the reference resumable-upload server (interop 3 to 10) until SIGINT or SIGTERM.",
         usage:
             "[--listen ADDR] [--tls [--ca DIR]] [--store DIR] [--log FILE] [--interop LIST] [--max-size SIZE]"
             + " [--head-timeout D] [--idle-timeout D] [--max-connections N] ...",
@@ -21,7 +21,7 @@ enum ServerCommand: Subcommand {
             .flag(
                 "--defect-forget-uploads",
                 help: "A defect, for negative controls only: delete the store's uploads at start (lost state)."),
-            .value("--interop", "LIST", help: "Interop versions served resumably, e.g. 6,7,8. Default 3,4,5,6,7,8."),
+            .value("--interop", "LIST", help: "Interop versions served resumably, e.g. 6,7,8. Default 3,4,5,6,7,8,9,10."),
             .value("--max-size", "SIZE", help: "Largest upload (Upload-Limit max-size). Default: no limit."),
             .value("--max-append-size", "SIZE", help: "Largest content per request (max-append-size)."),
             .value("--max-age", "DURATION", help: "Lifetime of an upload, e.g. 30s, 10m, 1h. Default: unlimited."),
@@ -160,7 +160,7 @@ enum ServerCommand: Subcommand {
         for word in list.split(separator: ",", omittingEmptySubsequences: false) {
             guard let number = Int(word), let version = InteropVersion(rawValue: number) else {
                 throw UsageError(
-                    "--interop must list interop versions from 3 to 8 such as 3,5,8, not '\(list)'", command: path)
+                    "--interop must list interop versions from 3 to 10 such as 3,5,8, not '\(list)'", command: path)
             }
             versions.insert(version)
         }

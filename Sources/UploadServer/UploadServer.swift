@@ -6,7 +6,7 @@ import Synchronization
 import TLSKit
 import UploadStore
 
-/// Squall's reference resumable-upload server (draft-ietf-httpbis-resumable-upload, interop 3 … 8) over
+/// Squall's reference resumable-upload server (draft-ietf-httpbis-resumable-upload, interop 3 … 10) over
 /// HTTP/1.1, plain or TLS, storing uploads durably in a `FileUploadStore`.
 ///
 /// ```

@@ -12,7 +12,7 @@ public struct UploadServerConfiguration: Sendable {
     /// (`UploadServer.storeDirectory`).
     public var storeDirectory: String?
     /// The resumable-upload rules: creation path, interop versions, limits, resumability, progress policy.
-    /// Default: `UploadProtocolConfiguration()` (every interop version 3 … 8, no limits, a progress 104 every MiB,
+    /// Default: `UploadProtocolConfiguration()` (every interop version 3 … 10, no limits, a progress 104 every MiB,
     /// at most 3 per request, at least 1 s apart).
     public var uploadProtocol: UploadProtocolConfiguration
     /// What the server allows its peers (`--head-timeout`, `--idle-timeout`, `--max-connections`). Default

@@ -3,13 +3,13 @@ import ResumableUpload
 import Testing
 
 struct InteropVersionTests {
-    @Test(arguments: 3...8)
+    @Test(arguments: 3...10)
     func parsesEveryImplementedVersion(_ number: Int) throws {
         let version = try #require(InteropVersion(fields: ["Upload-Draft-Interop-Version": String(number)]))
         #expect(version.rawValue == number)
     }
 
-    @Test(arguments: ["", "2", "9", "-6", "6.0", "\"6\"", "6, 7", "?1", "6;x=1x", "abc"])
+    @Test(arguments: ["", "2", "11", "-6", "6.0", "\"6\"", "6, 7", "?1", "6;x=1x", "abc"])
     func missingMalformedOrUnknownVersionsAreNil(_ value: String) {
         #expect(InteropVersion(fields: ["Upload-Draft-Interop-Version": value]) == nil)
         #expect(InteropVersion(fields: ["Content-Length": "6"]) == nil)
@@ -47,10 +47,25 @@ struct InteropVersionTests {
         #expect(version.hasInconsistentLengthProblem == (number >= 7))
     }
 
-    @Test func allListsThreeToEightInOrder() {
-        #expect(InteropVersion.all.map(\.rawValue) == [3, 4, 5, 6, 7, 8])
+    @Test func allListsThreeToTenInOrder() {
+        #expect(InteropVersion.all.map(\.rawValue) == [3, 4, 5, 6, 7, 8, 9, 10])
         #expect(InteropVersion(rawValue: 2) == nil)
-        #expect(InteropVersion(rawValue: 9) == nil)
+        #expect(InteropVersion(rawValue: 11) == nil)
         #expect(InteropVersion(rawValue: 5)! < InteropVersion(rawValue: 6)!)
+    }
+
+    /// What interop 9 (-12) and 10 (-13) change, each predicate against the versions before: the control is 8.
+    @Test(arguments: 3...10)
+    func theNewestDraftsDifferWhereTheySay(_ number: Int) throws {
+        let version = try #require(InteropVersion(rawValue: number))
+        #expect(version.retrievesOffsetOnGet == (number >= 9))
+        #expect(version.flagsRejectionsIncomplete == (number >= 9))
+        #expect(version.invalidatesOnLengthOverrun == (number >= 9))
+        #expect(version.rejectionsCarryLimits == (number >= 9))
+        #expect(version.rejectsTooLargeAppendFirst == (number >= 9))
+        #expect(version.partialResponseCarriesOffset == (number <= 6 || number >= 9))
+        #expect(version.rejectsUploadFieldsOnHeadAndDelete == (number <= 6 || number >= 9))
+        #expect(version.hasCompletedUploadProblem == (6...8).contains(number))
+        #expect(version.offsetRetrievalRequiresCompletionAndLength == (number <= 9))
     }
 }

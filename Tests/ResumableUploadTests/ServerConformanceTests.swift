@@ -93,7 +93,7 @@ struct ServerConformanceTests {
         #expect(ServerConformance.check(stated) == [])
         // A version this module does not know is not judged.
         var unknown = Self.creation(version: 6)
-        unknown.request.fields.set("9", for: "Upload-Draft-Interop-Version")
+        unknown.request.fields.set("11", for: "Upload-Draft-Interop-Version")
         unknown.interims = [Self.response(104)]
         #expect(ServerConformance.check(unknown) == [])
     }

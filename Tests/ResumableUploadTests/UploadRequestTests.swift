@@ -44,7 +44,7 @@ struct UploadRequestTests {
         #expect(request == .create(CreationRequest(version: version, complete: false)))
     }
 
-    @Test(arguments: [nil, "2", "9", "abc", "\"8\""] as [String?])
+    @Test(arguments: [nil, "2", "11", "abc", "\"8\""] as [String?])
     func unknownOrMissingVersionIsPlain(_ value: String?) throws {
         var head = RequestHead(
             method: .post, target: "/upload", fields: ["Upload-Complete": "?1", "Upload-Offset": "x"])
@@ -214,10 +214,10 @@ struct UploadRequestTests {
     }
 
     @Test(arguments: InteropVersion.all)
-    func uploadFieldsOnHeadAndDeleteUntilSix(_ version: InteropVersion) throws {
+    func uploadFieldsOnHeadAndDeleteUntilSixAndFromNine(_ version: InteropVersion) throws {
         for method in [HTTPMethod.head, .delete] {
             let head = Self.head(method, "/upload/u", version, [("Upload-Offset", "0")])
-            if version.rawValue <= 6 {
+            if version.rawValue <= 6 || version.rawValue >= 9 {
                 let error = #expect(throws: UploadProtocolError.self) { try Self.classify(head) }
                 #expect(error?.code == .unexpectedField)
                 #expect(error?.field == "Upload-Offset")
@@ -257,5 +257,18 @@ struct UploadRequestTests {
             .post, "/upload", version,
             [Self.completion(version, true), ("Transfer-Encoding", "chunked"), ("Upload-Length", "9")])
         #expect(try Self.classify(head) == .create(CreationRequest(version: version, complete: true, uploadLength: 9)))
+    }
+
+    /// GET on an upload resource retrieves its offset from interop 9 (-12 §4.3); before, it is not defined there
+    /// (405), the control.
+    @Test(arguments: InteropVersion.all)
+    func getRetrievesTheOffsetFromNine(_ version: InteropVersion) throws {
+        let head = Self.head(.get, "/upload/u", version, [])
+        if version.rawValue >= 9 {
+            #expect(try Self.classify(head) == .offset(id: "u", version: version))
+        } else {
+            let error = #expect(throws: UploadProtocolError.self) { try Self.classify(head) }
+            #expect(error?.status == 405)
+        }
     }
 }

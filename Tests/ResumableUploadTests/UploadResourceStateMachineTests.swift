@@ -140,8 +140,17 @@ struct UploadResourceStateMachineTests {
         let actions = try machine.bodyReceived(byteCount: 8, now: .seconds(1000))
         #expect(actions.first == .write(count: 5))
         #expect(Self.rejection(actions) == .inconsistentLength)
-        #expect(actions.last == .closeConnection)
         #expect(machine.offset == 5)
+        // From interop 9 (-12 §4.4.2) the resource is invalidated: its data discarded, later requests get 404; before,
+        // it stays (the control).
+        if version.invalidatesOnLengthOverrun {
+            #expect(Array(actions.suffix(2)) == [.closeConnection, .discard])
+            #expect(machine.isCancelled)
+            #expect(Self.rejection(machine.offsetRequested(version: version, now: .seconds(1001))) == .unknownUpload)
+        } else {
+            #expect(actions.last == .closeConnection)
+            #expect(!machine.isCancelled)
+        }
     }
 
     @Test(arguments: InteropVersion.all)

@@ -124,11 +124,19 @@ struct UploadResponseTests {
         case 6, 7:
             #expect(full.head.status == 400)
             #expect(full.body == UploadProblem.completedUpload.json)
-        default:
+        case 8:
             #expect(empty.head.status == 410)
             #expect(empty.body == UploadProblem.completedUpload.json)
             #expect(full.head.status == 400)
             #expect(full.body == UploadProblem.inconsistentLength.json)
+        default:
+            // -12 dropped the `completed-upload` problem; the rejection is the resumption layer's (`?0`).
+            #expect(empty.head.status == 410)
+            #expect(empty.body.isEmpty)
+            #expect(empty.head.fields["Upload-Complete"] == "?0")
+            #expect(full.head.status == 400)
+            #expect(full.body == UploadProblem.inconsistentLength.json)
+            #expect(full.head.fields["Upload-Complete"] == "?0")
         }
     }
 

@@ -50,10 +50,10 @@ struct ServerProfileLoaderTests {
 
     @Test func mistakesNameThePathLineAndColumnAndAreAllReported() {
         #expect(
-            Self.errors(#"{"interop": [6, 9], "limits": {"max-size": "4gib"}, "bogus": 1}"#) == [
-                #"p.json: bogus (line 1, column 62): unknown key in a server profile; expected one of: url, interop, resumable, progress-104, retention, limits, auth, tokens, restart, introspection"#,
-                #"p.json: interop[1] (line 1, column 17): expected a whole number in 3…8, found 9"#,
-                #"p.json: limits.max-size (line 1, column 44): expected a size: whole bytes or a string such as "512KiB", "8MiB", "1GB", found "4gib": the unit "gib" is not one of B, KB, MB, GB, TB, KiB, MiB, GiB, TiB"#,
+            Self.errors(#"{"interop": [6, 11], "limits": {"max-size": "4gib"}, "bogus": 1}"#) == [
+                #"p.json: bogus (line 1, column 63): unknown key in a server profile; expected one of: url, interop, resumable, progress-104, retention, limits, auth, tokens, restart, introspection"#,
+                #"p.json: interop[1] (line 1, column 17): expected a whole number in 3…10, found 11"#,
+                #"p.json: limits.max-size (line 1, column 45): expected a size: whole bytes or a string such as "512KiB", "8MiB", "1GB", found "4gib": the unit "gib" is not one of B, KB, MB, GB, TB, KiB, MiB, GiB, TiB"#,
             ])
         #expect(
             Self.errors(#"{"interop": [6], "interop": [5]}"#) == [

@@ -193,7 +193,7 @@ struct ServerProcessTests {
     /// 201 with no 104 before it.
     @Test(
         .enabled(if: ServerProcessTests.hasCurl, "needs /usr/bin/curl (Tools/setup.sh installs it)"),
-        arguments: [[], ["-H", "Upload-Draft-Interop-Version: 9"]])
+        arguments: [[], ["-H", "Upload-Draft-Interop-Version: 11"]])
     func curlWithoutAKnownInteropVersionGetsAPlainUpload(version: [String]) throws {
         let folder = try TLSFixtures.TemporaryDirectory()
         let server = try ServerProcess(store: folder.file("store"))

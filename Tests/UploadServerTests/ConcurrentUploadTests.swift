@@ -57,8 +57,8 @@ struct ConcurrentUploadTests {
             check(outcome, of: plan, in: records)
         }
         #expect(plans.filter { $0.cut != nil }.count == 17)
-        #expect(Set(plans.filter { $0.cut != nil }.map(\.version.rawValue)) == Set(3...8))
-        #expect(Set(plans.filter { $0.cut == nil }.map(\.version.rawValue)) == Set(3...8))
+        #expect(Set(plans.filter { $0.cut != nil }.map(\.version.rawValue)) == Set(InteropVersion.implemented))
+        #expect(Set(plans.filter { $0.cut == nil }.map(\.version.rawValue)) == Set(InteropVersion.implemented))
 
         let after = try fixture.client()
         defer { after.close() }

@@ -152,7 +152,7 @@ struct UploadServerTests {
         #expect(unknown.status == 404)
     }
 
-    @Test(arguments: [[], [(InteropVersion.fieldName, "9")], [(InteropVersion.fieldName, "abc")]])
+    @Test(arguments: [[], [(InteropVersion.fieldName, "11")], [(InteropVersion.fieldName, "abc")]])
     func unknownVersionIsAPlainUpload(fields: [(String, String)]) throws {
         let fixture = try ServerFixture()
         let client = try fixture.client()
