@@ -107,7 +107,10 @@ extension UploadResourceStateMachine {
                 ))
         }
         return candidates.min { $0.room < $1.room }.map { candidate in
-            (max(0, candidate.room), candidate.error, candidate.room == lengthRoom && candidate.error.code == .inconsistentLength)
+            (
+                max(0, candidate.room), candidate.error,
+                candidate.room == lengthRoom && candidate.error.code == .inconsistentLength
+            )
         }
     }
 

@@ -24,7 +24,8 @@ extension UploadResponse {
         var response = layerRejection(error, version: version, limits: limits, emptyContent: emptyContent)
         // From interop 9 the resumption layer's answers say so (`Upload-Complete: ?0`); the 409 carries it already.
         if version.flagsRejectionsIncomplete, response.head.fields[version.completionFieldName] == nil {
-            response.head.fields.append(name: version.completionFieldName, value: version.completionValue(complete: false))
+            response.head.fields.append(
+                name: version.completionFieldName, value: version.completionValue(complete: false))
         }
         if version.rejectionsCarryLimits, response.head.fields[UploadLimits.fieldName] == nil,
             let limit = limits.field(for: version)

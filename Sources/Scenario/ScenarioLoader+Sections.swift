@@ -200,5 +200,6 @@ extension ScenarioLoader {
     }
 
     /// The interop versions a scenario may name: every one implemented.
-    static let interopRange = Int64(InteropVersion.implemented.lowerBound)...Int64(InteropVersion.implemented.upperBound)
+    static let interopRange =
+        Int64(InteropVersion.implemented.lowerBound)...Int64(InteropVersion.implemented.upperBound)
 }

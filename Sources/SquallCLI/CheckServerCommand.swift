@@ -117,7 +117,8 @@ enum CheckServerCommand: Subcommand {
         for word in list.split(separator: ",", omittingEmptySubsequences: false) {
             guard let number = Int(word), let version = InteropVersion(rawValue: number) else {
                 throw UsageError(
-                    "--interop must list interop versions from 3 to 10 such as 3,5,8, not '\(list)'", command: spec.path)
+                    "--interop must list interop versions from 3 to 10 such as 3,5,8, not '\(list)'", command: spec.path
+                )
             }
             if !versions.contains(version) { versions.append(version) }
         }

@@ -21,7 +21,8 @@ enum ServerCommand: Subcommand {
             .flag(
                 "--defect-forget-uploads",
                 help: "A defect, for negative controls only: delete the store's uploads at start (lost state)."),
-            .value("--interop", "LIST", help: "Interop versions served resumably, e.g. 6,7,8. Default 3,4,5,6,7,8,9,10."),
+            .value(
+                "--interop", "LIST", help: "Interop versions served resumably, e.g. 6,7,8. Default 3,4,5,6,7,8,9,10."),
             .value("--max-size", "SIZE", help: "Largest upload (Upload-Limit max-size). Default: no limit."),
             .value("--max-append-size", "SIZE", help: "Largest content per request (max-append-size)."),
             .value("--max-age", "DURATION", help: "Lifetime of an upload, e.g. 30s, 10m, 1h. Default: unlimited."),

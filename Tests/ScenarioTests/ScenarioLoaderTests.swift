@@ -160,7 +160,10 @@ struct ScenarioLoaderTests {
             "events[0].asset", #"unknown asset "b"; expected one of: a"#
         ),
         (#""events": [{"event": "kill-client", "at": "1s", "at-progress": 5}]"#, .invalidValue, "events[0].at", "both"),
-        (#""server": {"interop": [2]}"#, .invalidValue, "server.interop[0]", "expected a whole number in 3…10, found 2"),
+        (
+            #""server": {"interop": [2]}"#, .invalidValue, "server.interop[0]",
+            "expected a whole number in 3…10, found 2"
+        ),
         (#""client": {"interop": 11}"#, .invalidValue, "client.interop", "in 3…10, found 11"),
         (
             #""client": {"permanent-errors": ["oops"]}"#, .unknownName, "client.permanent-errors[0]",
