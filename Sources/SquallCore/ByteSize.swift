@@ -75,7 +75,8 @@ public enum ByteSize {
             ("TiB", 1 << 40), ("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10),
         ]
         guard let unit = units.first(where: { bytes >= $0.factor }) else { return "\(bytes) B" }
-        let tenths = bytes / (unit.factor / 1024) * 10 / 1024
+        // ⌊bytes × 10 / factor⌋ without the product's overflow.
+        let tenths = bytes / unit.factor * 10 + bytes % unit.factor * 10 / unit.factor
         return "\(tenths / 10).\(tenths % 10) \(unit.suffix)"
     }
 }

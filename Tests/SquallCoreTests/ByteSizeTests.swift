@@ -57,7 +57,8 @@ struct ByteSizeTests {
     /// Sizes at a glance (reports, the progress line): one decimal, rounded down, from KiB up.
     @Test(arguments: [
         (Int64(0), "0 B"), (1023, "1023 B"), (1024, "1.0 KiB"), (1535, "1.4 KiB"), (65_536, "64.0 KiB"),
-        (2_621_440, "2.5 MiB"), (3 << 30, "3.0 GiB"), (1 << 40, "1.0 TiB"),
+        (2_621_440, "2.5 MiB"), (1_153_433, "1.0 MiB"), (1_153_434, "1.1 MiB"), (3 << 30, "3.0 GiB"),
+        (1 << 40, "1.0 TiB"), (.max, "8388607.9 TiB"),
     ])
     func shortSizesHaveOneDecimal(bytes: Int64, text: String) {
         #expect(ByteSize.short(bytes) == text)
