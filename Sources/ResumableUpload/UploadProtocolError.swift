@@ -40,16 +40,20 @@ public struct UploadProtocolError: Error, Sendable, Hashable, CustomStringConver
     public let expectedOffset: Int64?
     /// The request's offset (409).
     public let providedOffset: Int64?
+    /// Whether the request would take the offset past the upload's known length (an `inconsistentLength` that is
+    /// not merely a disagreeing length): from interop 9 it invalidates the resource.
+    public let passesLength: Bool
 
     public init(
         _ code: Code, _ detail: String, field: String? = nil, expectedOffset: Int64? = nil,
-        providedOffset: Int64? = nil
+        providedOffset: Int64? = nil, passesLength: Bool = false
     ) {
         self.code = code
         self.detail = detail
         self.field = field
         self.expectedOffset = expectedOffset
         self.providedOffset = providedOffset
+        self.passesLength = passesLength
     }
 
     /// The status the draft recommends, or the natural one where it names none (§3.8 of the digest).

@@ -17,7 +17,7 @@ extension UploadResourceStateMachine {
             active = nil
             let response = rejection(limit.error, request.version, now: now)
             actions += [.persist(offset: offset), .reject(limit.error, response), .closeConnection]
-            return actions + invalidate(passingLength: limit.passesLength, request.version)
+            return actions + invalidate(passingLength: limit.error.passesLength, request.version)
         }
         if progressDue(request, now: now) {
             request.lastProgress = offset
@@ -83,18 +83,17 @@ extension UploadResourceStateMachine {
             version: request.version, offset: offset, complete: request.complete, limits: limits, resourceID: id)
     }
 
-    /// The limit leaving the least room for more bytes of `request`, with the error passing it raises, and whether it
-    /// is the upload's known length.
-    private func tightestLimit(
-        _ request: ActiveRequest
-    ) -> (room: Int64, error: UploadProtocolError, passesLength: Bool)? {
+    /// The limit leaving the least room for more bytes of `request`, with the error passing it raises.
+    private func tightestLimit(_ request: ActiveRequest) -> (room: Int64, error: UploadProtocolError)? {
         let limits = configuration.limits
         var candidates: [(room: Int64, error: UploadProtocolError)] = []
         if let length {
             candidates.append(
-                (length - offset, UploadProtocolError(.inconsistentLength, "the body passes the length \(length)")))
+                (
+                    length - offset,
+                    UploadProtocolError(.inconsistentLength, "the body passes the length \(length)", passesLength: true)
+                ))
         }
-        let lengthRoom = length.map { $0 - offset }
         if let maxSize = limits.maxSize {
             candidates.append(
                 (maxSize - offset, UploadProtocolError(.uploadTooLarge, "the upload passes max-size \(maxSize)")))
@@ -106,12 +105,7 @@ extension UploadResourceStateMachine {
                     UploadProtocolError(.appendTooLarge, "the body passes max-append-size \(maxAppend)")
                 ))
         }
-        return candidates.min { $0.room < $1.room }.map { candidate in
-            (
-                max(0, candidate.room), candidate.error,
-                candidate.room == lengthRoom && candidate.error.code == .inconsistentLength
-            )
-        }
+        return candidates.min { $0.room < $1.room }.map { (max(0, $0.room), $0.error) }
     }
 
     /// From interop 9 (-12 §4.4.2) an append that would take the offset past the known length invalidates the

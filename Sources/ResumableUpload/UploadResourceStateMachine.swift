@@ -102,8 +102,7 @@ public struct UploadResourceStateMachine: Sendable, Hashable {
             actions.append(
                 .reject(error, rejection(error, request.version, now: now, empty: request.contentLength == 0)))
             if request.contentLength != 0 { actions.append(.closeConnection) }
-            let overrun = error.code == .inconsistentLength && passesLength(request)
-            return actions + invalidate(passingLength: overrun, request.version)
+            return actions + invalidate(passingLength: error.passesLength, request.version)
         }
         length = request.declaredLength ?? length
         active = ActiveRequest(
@@ -162,14 +161,6 @@ public struct UploadResourceStateMachine: Sendable, Hashable {
         isCancelled ? UploadProtocolError(.unknownUpload, "upload \(id) was cancelled or has expired") : nil
     }
 
-    /// Whether `request`'s content would take the offset past the upload's known length.
-    private func passesLength(_ request: AppendRequest) -> Bool {
-        guard !isComplete, request.offset == offset, let end = request.declaredLength ?? length,
-            end == (length ?? end), let content = request.contentLength
-        else { return false }
-        return offset + content > end
-    }
-
     private func appendError(_ request: AppendRequest) -> UploadProtocolError? {
         if let error = goneError() { return error }
         if isComplete { return UploadProtocolError(.completedUpload, "upload \(id) is already complete") }
@@ -201,7 +192,8 @@ public struct UploadResourceStateMachine: Sendable, Hashable {
             throw UploadProtocolError(.appendTooLarge, "\(content) bytes pass max-append-size \(maxAppend)")
         }
         if let content, let end, offset + content > end {
-            throw UploadProtocolError(.inconsistentLength, "\(content) bytes at \(offset) pass the length \(end)")
+            throw UploadProtocolError(
+                .inconsistentLength, "\(content) bytes at \(offset) pass the length \(end)", passesLength: true)
         }
         if let maxSize = limits.maxSize, let end = end ?? content.map({ offset + $0 }), end > maxSize {
             throw UploadProtocolError(.uploadTooLarge, "\(end) bytes pass max-size \(maxSize)")
