@@ -167,7 +167,6 @@ struct AnnouncementGate: Sendable {
 
     /// Takes one input; returns what the flow carries out, in order.
     mutating func handle(_ input: Input, _ view: View) -> [Action] {
-        var actions: [Action] = []
         switch input {
         case .faultReached(let decisions, let piece):
             guard let within = bound(decisions[0], in: piece, view) else {
@@ -200,7 +199,7 @@ struct AnnouncementGate: Sendable {
         case .cutDue:
             return cutIfDue(view)
         case .check:
-            break
+            return settle(view)
         case .written:
             return tell(view) + settle(view) + [.next(.release(answered: nil, thenCut: true))]
         case .tick:
@@ -220,15 +219,12 @@ struct AnnouncementGate: Sendable {
                 deferredCut = DeferredCut(since: view.now)
                 return [.holdServerLane]
             }
-            if deferredCut == nil {
-                deferredCut = DeferredCut(since: view.now)
-                actions.append(.holdServerLane)
-            }
-            return actions + cutIfDue(view)
+            guard deferredCut == nil else { return cutIfDue(view) }
+            deferredCut = DeferredCut(since: view.now)
+            return [.holdServerLane] + cutIfDue(view)
         case .ended:
             return end(view)
         }
-        return actions + settle(view)
     }
 
     /// How long `decision`, reached in `piece` of the current request, waits for the announcement; nil to fire now.
