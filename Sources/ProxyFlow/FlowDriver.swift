@@ -90,7 +90,7 @@ public struct FlowDriver: Sendable {
     /// Whether step 3 polls `side` for reading: the flow reads it, and the lane it feeds holds less than
     /// `capacity` bytes (backpressure).
     public func wantsRead(_ side: FlowSide, capacity: Int) -> Bool {
-        flow.reads(side) && lane(from: side).queuedBytes < capacity
+        flow.reads(side) && room(from: side, capacity: capacity) > 0
     }
 
     /// How many bytes a read of `side` may take: what the lane it feeds has room for below `capacity`.
