@@ -165,6 +165,17 @@ struct AnnouncementGate: Sendable {
         return view.clientCarriedOut >= announced.through
     }
 
+    /// Whether `input` can do nothing now: it only settles a wait, withheld heads, a deferred cut or an untold
+    /// announcement, and there is none. The flow then skips building a `View`: `.written` comes every relay round.
+    func isIdle(for input: Input) -> Bool {
+        switch input {
+        case .written, .tick, .check, .rules, .answered, .release, .cutDue:
+            wait == nil && withheld == nil && deferredCut == nil && telling.isEmpty
+        default:
+            false
+        }
+    }
+
     /// Takes one input; returns what the flow carries out, in order.
     mutating func handle(_ input: Input, _ view: View) -> [Action] {
         switch input {

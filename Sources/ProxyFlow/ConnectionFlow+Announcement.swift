@@ -17,6 +17,7 @@ extension ConnectionFlow {
     mutating func gate(
         _ input: AnnouncementGate.Input, at now: Duration, budget: some FaultBudgetAccess
     ) -> [ConnectionAction] {
+        guard !announcement.isIdle(for: input) else { return [] }
         var ends: [ConnectionAction] = []
         for action in announcement.handle(input, gateView(at: now)) {
             switch action {
