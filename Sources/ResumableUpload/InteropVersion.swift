@@ -138,6 +138,11 @@ extension InteropVersion {
     /// #3312).
     public var rejectsTooLargeAppendFirst: Bool { rawValue >= 9 }
 
+    /// Whether `min-append-size` spares only creations without content (and completing requests): from interop 9
+    /// (-12 §4.1.4, #3407) an empty append that does not complete is below the limit like any other small one. Before,
+    /// the reference server spared every empty request.
+    public var minAppendSizeSparesOnlyEmptyCreations: Bool { rawValue >= 9 }
+
     /// Whether rejections of a creation or append for violated limits carry `Upload-Limit` with every limit (interop
     /// 9, -12 §4.1.4, #3466: SHOULD). The reference server sends it on every rejection of one, from interop 9.
     public var rejectionsCarryLimits: Bool { rawValue >= 9 }

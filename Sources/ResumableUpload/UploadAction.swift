@@ -9,6 +9,9 @@ public enum UploadAction: Sendable, Hashable {
     case write(count: Int64)
     /// Make the data durable up to `offset` and record it: done before any response acknowledges that offset.
     case persist(offset: Int64)
+    /// Cut the bytes the running request wrote, back to `offset` (where it started), and make that durable: its
+    /// content did not prove itself against its `Content-Digest` (a mismatch, or a body that never ended).
+    case rewind(to: Int64)
     /// The upload is complete with `length` bytes: hand it to the target resource.
     case finalize(length: Int64)
     /// Send this final response; the request is over.
@@ -16,6 +19,7 @@ public enum UploadAction: Sendable, Hashable {
     /// The request is rejected: send `response`.
     case reject(UploadProtocolError, UploadResponse)
     /// Abort the request still running on this resource on another connection: its client gave up on it (§3.9).
+    /// It comes after the `persist` or `rewind` that settles what that request wrote.
     case abortActiveRequest
     /// Close this request's connection after the response: its body was not read to the end.
     case closeConnection

@@ -30,6 +30,11 @@ public struct UploadProtocolError: Error, Sendable, Hashable, CustomStringConver
         case unknownUpload
         /// A method the upload resource does not support (405).
         case methodNotAllowed
+        /// The request's content does not hash to its `Content-Digest` (RFC 9530 §2): not appended (400).
+        case contentDigestMismatch
+        /// The complete upload does not hash to the `Repr-Digest` its client stated (RFC 9530 §3): the upload
+        /// failed and is discarded (400).
+        case representationDigestMismatch
     }
 
     public let code: Code
@@ -60,7 +65,7 @@ public struct UploadProtocolError: Error, Sendable, Hashable, CustomStringConver
     public var status: Int {
         switch code {
         case .malformedField, .missingField, .unexpectedField, .inconsistentLength, .completedUpload,
-            .appendTooSmall:
+            .appendTooSmall, .contentDigestMismatch, .representationDigestMismatch:
             400
         case .unsupportedMediaType: 415
         case .mismatchingOffset: 409

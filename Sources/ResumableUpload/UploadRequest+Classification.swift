@@ -76,7 +76,8 @@ extension UploadRequest {
             complete: complete,
             contentLength: try UploadFields.contentLength(in: fields),
             uploadLength: try uploadLength(fields, version: version),
-            idempotencyKey: try UploadFields.idempotencyKey(in: fields)
+            idempotencyKey: try UploadFields.idempotencyKey(in: fields),
+            digests: try RequestDigests(fields: fields)
         )
         try checkConsistent(request.uploadLength, request.complete ? request.contentLength : nil)
         return request
@@ -100,7 +101,8 @@ extension UploadRequest {
             offset: offset,
             complete: flag ?? true,
             contentLength: try UploadFields.contentLength(in: fields),
-            uploadLength: try uploadLength(fields, version: version)
+            uploadLength: try uploadLength(fields, version: version),
+            digests: try RequestDigests(fields: fields)
         )
         try checkConsistent(request.uploadLength, request.complete ? request.contentLength.map { offset + $0 } : nil)
         return request

@@ -27,16 +27,19 @@ public struct CreationRequest: Sendable, Hashable {
     public var uploadLength: Int64?
     /// `Idempotency-Key`, nil when absent.
     public var idempotencyKey: String?
+    /// The RFC 9530 digests the request states and asks for.
+    public var digests: RequestDigests
 
     public init(
         version: InteropVersion, complete: Bool, contentLength: Int64? = nil, uploadLength: Int64? = nil,
-        idempotencyKey: String? = nil
+        idempotencyKey: String? = nil, digests: RequestDigests = RequestDigests()
     ) {
         self.version = version
         self.complete = complete
         self.contentLength = contentLength
         self.uploadLength = uploadLength
         self.idempotencyKey = idempotencyKey
+        self.digests = digests
     }
 
     /// The upload's length as this request states it: `Upload-Length`, or `Content-Length` when complete.
@@ -56,16 +59,19 @@ public struct AppendRequest: Sendable, Hashable {
     public var contentLength: Int64?
     /// `Upload-Length` (interop 6+), nil when absent.
     public var uploadLength: Int64?
+    /// The RFC 9530 digests the request states and asks for.
+    public var digests: RequestDigests
 
     public init(
         version: InteropVersion, offset: Int64, complete: Bool, contentLength: Int64? = nil,
-        uploadLength: Int64? = nil
+        uploadLength: Int64? = nil, digests: RequestDigests = RequestDigests()
     ) {
         self.version = version
         self.offset = offset
         self.complete = complete
         self.contentLength = contentLength
         self.uploadLength = uploadLength
+        self.digests = digests
     }
 
     /// The upload's length as this request states it: `Upload-Length`, or offset + `Content-Length` when complete.

@@ -14,9 +14,9 @@ extension UploadResourceStateMachine {
             request.received += accepted
         }
         if accepted < byteCount, let limit {
-            active = nil
+            active = request
             let response = rejection(limit.error, request.version, now: now)
-            actions += [.persist(offset: offset), .reject(limit.error, response), .closeConnection]
+            actions += [stopReceiving(), .reject(limit.error, response), .closeConnection]
             return actions + invalidate(passingLength: limit.error.passesLength, request.version)
         }
         if progressDue(request, now: now) {
@@ -32,40 +32,70 @@ extension UploadResourceStateMachine {
         return actions
     }
 
-    /// The running request's body ended: a completing request completes the upload (its length is then the
-    /// offset; 400 if a known length was not reached) and gets `x-server-resource-id`; a partial one leaves it
-    /// incomplete. Either way the offset is persisted before the final response.
-    public mutating func bodyEnded(now: Duration) throws(UploadStateError) -> [UploadAction] {
+    /// The running request's body ended. `content` holds the digests of its content for `contentAlgorithms`, and
+    /// `representation` those of the whole upload for `representationAlgorithms` (RFC 9530).
+    ///
+    /// - Content that does not match its `Content-Digest` is cut back and rejected (400): the upload is as before.
+    /// - A completing request completes the upload (its length is then the offset; 400 if a known length was not
+    ///   reached) and gets `x-server-resource-id`, and `Repr-Digest` when `Want-Repr-Digest` asked for it. An upload
+    ///   that does not match its client's `Repr-Digest` failed: rejected (400) and discarded.
+    /// - A partial one leaves it incomplete.
+    ///
+    /// Either way the offset is persisted before the final response.
+    public mutating func bodyEnded(
+        now: Duration, content: Digests = [:], representation: Digests = [:]
+    ) throws(UploadStateError) -> [UploadAction] {
         guard let request = active else { throw UploadStateError(.noActiveRequest, "body end with no request") }
+        if let algorithm = RequestDigests.mismatch(stated: request.contentDigests, computed: content) {
+            let error = UploadProtocolError(
+                .contentDigestMismatch,
+                "the content does not match its Content-Digest \(algorithm.rawValue); nothing of it was appended",
+                field: RequestDigests.contentField)
+            return [stopReceiving(), .reject(error, rejection(error, request.version, now: now))]
+        }
         active = nil
         var actions: [UploadAction] = [.persist(offset: offset)]
+        var response = finalResponse(request, now: now)
         if request.complete {
             if let length, length != offset {
                 let error = UploadProtocolError(
                     .inconsistentLength, "the body ended at \(offset), the upload's length is \(length)")
                 return actions + [.reject(error, rejection(error, request.version, now: now))]
             }
+            if let algorithm = RequestDigests.mismatch(stated: representationDigests, computed: representation) {
+                let error = UploadProtocolError(
+                    .representationDigestMismatch,
+                    "the upload does not match its Repr-Digest \(algorithm.rawValue); it failed and was discarded",
+                    field: RequestDigests.representationField)
+                isCancelled = true
+                return actions + [.reject(error, rejection(error, request.version, now: now)), .discard]
+            }
             isComplete = true
             length = offset
             actions.append(.finalize(length: offset))
+            if let wanted = request.wantedRepresentation, let digest = representation[wanted] {
+                response.head.fields.append(
+                    name: RequestDigests.representationField, value: RequestDigests.field([wanted: digest]))
+            }
         }
-        actions.append(.send(finalResponse(request, now: now)))
+        actions.append(.send(response))
         return actions
     }
 
     /// The running request's body stopped early (reset, timeout): every byte received stays, the offset counts
-    /// them, the upload stays incomplete and resumable (§3.10).
+    /// them, the upload stays incomplete and resumable (§3.10). Content with a `Content-Digest` is the exception:
+    /// unchecked, it is cut back to where the request started.
     public mutating func bodyInterrupted() throws(UploadStateError) -> [UploadAction] {
         guard active != nil else { throw UploadStateError(.noActiveRequest, "interruption with no request") }
-        active = nil
-        return [.persist(offset: offset)]
+        return [stopReceiving()]
     }
 
-    /// Whether `request` is due a progress 104 at `now` (interop 5+): `progressInterval` bytes since its last one
+    /// Whether `request` is due a progress 104 at `now` (interop 5+; never for content with a `Content-Digest`,
+    /// which counts only once checked): `progressInterval` bytes since its last one
     /// (or its start), fewer than `progressLimit` sent, and `progressSpacing` passed since its last one (or its start).
     private func progressDue(_ request: ActiveRequest, now: Duration) -> Bool {
         let rules = configuration
-        guard request.version.sendsProgress, rules.progressInterval > 0,
+        guard request.version.sendsProgress, !request.isAllOrNothing, rules.progressInterval > 0,
             offset - request.lastProgress >= rules.progressInterval
         else { return false }
         if let limit = rules.progressLimit, request.progressSent >= limit { return false }

@@ -27,6 +27,30 @@ public struct UploadResourceStateMachine: Sendable, Hashable {
         var lastProgressAt: Duration
         /// Progress 104s sent on this request.
         var progressSent = 0
+        /// The offset where the request's content starts.
+        var start: Int64
+        /// What `Content-Digest` says the content hashes to. When set, the content counts all or nothing: no
+        /// progress 104 promises part of it, and a body that does not end matching it is cut back to `start`.
+        var contentDigests: Digests
+        /// The algorithm `Want-Repr-Digest` asked for, to state in the completing response.
+        var wantedRepresentation: DigestAlgorithm?
+
+        init(
+            version: InteropVersion, isCreation: Bool, complete: Bool, start: Int64, now: Duration,
+            digests: RequestDigests
+        ) {
+            self.version = version
+            self.isCreation = isCreation
+            self.complete = complete
+            self.start = start
+            self.lastProgress = start
+            self.lastProgressAt = now
+            self.contentDigests = digests.content
+            self.wantedRepresentation = digests.wantedRepresentation
+        }
+
+        /// Whether the content is kept only once it matches its `Content-Digest`.
+        var isAllOrNothing: Bool { !contentDigests.isEmpty }
     }
 
     /// The upload's id: the last segment of its path, and `x-server-resource-id` once complete.
@@ -43,10 +67,26 @@ public struct UploadResourceStateMachine: Sendable, Hashable {
     public internal(set) var isCancelled = false
     /// When the resource expires, from `limits.maxAge` at creation.
     public let expiresAt: Duration?
+    /// What the client's `Repr-Digest` (on the creation or a later append) says the complete upload hashes to.
+    public internal(set) var representationDigests: Digests = [:]
     var active: ActiveRequest?
 
     /// Whether a creation or append body is being read.
     public var isReceiving: Bool { active != nil }
+
+    /// The algorithms whose digest of the running request's content `bodyEnded` needs.
+    public var contentAlgorithms: [DigestAlgorithm] {
+        DigestAlgorithm.allCases.filter { active?.contentDigests[$0] != nil }
+    }
+
+    /// The algorithms whose digest of the whole upload `bodyEnded` needs: on a completing request, those of the
+    /// stated `Repr-Digest` and the one `Want-Repr-Digest` asked for.
+    public var representationAlgorithms: [DigestAlgorithm] {
+        guard let active, active.complete else { return [] }
+        return DigestAlgorithm.allCases.filter {
+            representationDigests[$0] != nil || active.wantedRepresentation == $0
+        }
+    }
 
     private init(id: String, location: String, configuration: UploadProtocolConfiguration, now: Duration) {
         self.id = id
@@ -64,11 +104,13 @@ public struct UploadResourceStateMachine: Sendable, Hashable {
     ) throws(UploadProtocolError) -> (machine: UploadResourceStateMachine, actions: [UploadAction]) {
         var machine = UploadResourceStateMachine(id: id, location: location, configuration: configuration, now: now)
         try machine.checkLimits(
-            end: request.declaredLength, content: request.contentLength, request.complete, version: request.version)
+            end: request.declaredLength, content: request.contentLength, request.complete, version: request.version,
+            isCreation: true)
         machine.length = request.declaredLength
+        machine.representationDigests = request.digests.representation
         machine.active = ActiveRequest(
-            version: request.version, isCreation: true, complete: request.complete, lastProgress: 0,
-            lastProgressAt: now)
+            version: request.version, isCreation: true, complete: request.complete, start: 0, now: now,
+            digests: request.digests)
         let interim = UploadResponse.interim104(
             location: location, version: request.version, limits: machine.limits(now: now))
         return (machine, [.sendInterim(interim)])
@@ -105,9 +147,10 @@ public struct UploadResourceStateMachine: Sendable, Hashable {
             return actions + invalidate(passingLength: error.passesLength, request.version)
         }
         length = request.declaredLength ?? length
+        if !request.digests.representation.isEmpty { representationDigests = request.digests.representation }
         active = ActiveRequest(
-            version: request.version, isCreation: false, complete: request.complete, lastProgress: offset,
-            lastProgressAt: now)
+            version: request.version, isCreation: false, complete: request.complete, start: offset, now: now,
+            digests: request.digests)
         return actions
     }
 
@@ -143,18 +186,29 @@ public struct UploadResourceStateMachine: Sendable, Hashable {
         configuration.limits.remaining(expiresAt: expiresAt, now: now)
     }
 
-    /// Before a new request on the resource: abort a running one (keeping its bytes) and drop an expired upload.
+    /// Before a new request on the resource: abort a running one (keeping its bytes, unless they had a digest to
+    /// match) and drop an expired upload.
     private mutating func takeOver(now: Duration) -> [UploadAction] {
         var actions: [UploadAction] = []
         if active != nil {
-            active = nil
-            actions += [.abortActiveRequest, .persist(offset: offset)]
+            let kept = stopReceiving()
+            actions += [kept, .abortActiveRequest]
         }
         if !isCancelled, let expiresAt, now >= expiresAt {
             isCancelled = true
             actions.append(.discard)
         }
         return actions
+    }
+
+    /// Ends the running request with its body unfinished: every byte received stays (§3.10), except for content
+    /// with a `Content-Digest`, which could not be checked and is cut back to where the request started.
+    mutating func stopReceiving() -> UploadAction {
+        guard let request = active else { return .persist(offset: offset) }
+        active = nil
+        guard request.isAllOrNothing else { return .persist(offset: offset) }
+        offset = request.start
+        return .rewind(to: offset)
     }
 
     private func goneError() -> UploadProtocolError? {
@@ -171,7 +225,8 @@ public struct UploadResourceStateMachine: Sendable, Hashable {
         }
         let end = request.declaredLength ?? length
         do {
-            try checkLimits(end: end, content: request.contentLength, request.complete, version: request.version)
+            try checkLimits(
+                end: end, content: request.contentLength, request.complete, version: request.version, isCreation: false)
         } catch {
             return error
         }
@@ -179,10 +234,10 @@ public struct UploadResourceStateMachine: Sendable, Hashable {
     }
 
     /// Checks a request's declared lengths: against the known length, the offset, `max-size` and the append-size
-    /// limits (`min-append-size` spares completing and empty requests). From interop 9 a request too large for
+    /// limits (`min-append-size` spares completing requests and empty ones, from interop 9 empty creations only). From interop 9 a request too large for
     /// `max-append-size` gets its 413 first: the one answer a client can recover from (-12 §4.7) by sending less.
     func checkLimits(
-        end: Int64?, content: Int64?, _ complete: Bool, version: InteropVersion
+        end: Int64?, content: Int64?, _ complete: Bool, version: InteropVersion, isCreation: Bool
     ) throws(UploadProtocolError) {
         let limits = configuration.limits
         if let end, let length, end != length {
@@ -201,7 +256,8 @@ public struct UploadResourceStateMachine: Sendable, Hashable {
         if let content, let maxAppend = limits.maxAppendSize, content > maxAppend {
             throw UploadProtocolError(.appendTooLarge, "\(content) bytes pass max-append-size \(maxAppend)")
         }
-        if let content, let minAppend = limits.minAppendSize, !complete, content > 0, content < minAppend {
+        let spared = content == 0 && (isCreation || !version.minAppendSizeSparesOnlyEmptyCreations)
+        if let content, let minAppend = limits.minAppendSize, !complete, !spared, content < minAppend {
             throw UploadProtocolError(.appendTooSmall, "\(content) bytes are below min-append-size \(minAppend)")
         }
     }

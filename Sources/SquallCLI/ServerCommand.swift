@@ -25,6 +25,9 @@ enum ServerCommand: Subcommand {
                 "--interop", "LIST", help: "Interop versions served resumably, e.g. 6,7,8. Default 3,4,5,6,7,8,9,10."),
             .value("--max-size", "SIZE", help: "Largest upload (Upload-Limit max-size). Default: no limit."),
             .value("--max-append-size", "SIZE", help: "Largest content per request (max-append-size)."),
+            .value(
+                "--min-append-size", "SIZE",
+                help: "Smallest content of a request that does not complete its upload (min-append-size)."),
             .value("--max-age", "DURATION", help: "Lifetime of an upload, e.g. 30s, 10m, 1h. Default: unlimited."),
             .value(
                 "--resumable", "on|off", help: "Offer resumable uploads at all (off: OPTIONS gets 501). Default on."),
@@ -140,6 +143,7 @@ enum ServerCommand: Subcommand {
         if let list = arguments["--interop"] { rules.versions = try versions(list) }
         rules.limits.maxSize = try size(arguments, "--max-size")
         rules.limits.maxAppendSize = try size(arguments, "--max-append-size")
+        rules.limits.minAppendSize = try size(arguments, "--min-append-size")
         rules.limits.maxAge = try arguments["--max-age"].map { text throws(UsageError) in
             try seconds(text, option: "--max-age")
         }

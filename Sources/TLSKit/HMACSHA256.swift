@@ -7,10 +7,10 @@ public enum HMACSHA256 {
     public static func authenticate(_ message: some Sequence<UInt8>, key: [UInt8]) -> [UInt8] {
         var block = key.count > blockSize ? digest(key) : key
         block += [UInt8](repeating: 0, count: blockSize - block.count)
-        let inner = SHA256Digest()
+        let inner = MessageDigest(.sha256)
         inner.update(block.map { $0 ^ 0x36 })
         inner.update(message)
-        let outer = SHA256Digest()
+        let outer = MessageDigest(.sha256)
         outer.update(block.map { $0 ^ 0x5C })
         outer.update(inner.finalize())
         return outer.finalize()
@@ -26,7 +26,7 @@ public enum HMACSHA256 {
     }
 
     private static func digest(_ bytes: [UInt8]) -> [UInt8] {
-        let digest = SHA256Digest()
+        let digest = MessageDigest(.sha256)
         digest.update(bytes)
         return digest.finalize()
     }

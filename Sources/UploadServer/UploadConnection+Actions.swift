@@ -26,6 +26,8 @@ extension UploadConnection {
                 try chunk.prefix(Int(count)).withUnsafeBytes { try writer.write($0) }
             case .persist:
                 _ = try state.writer?.sync()
+            case .rewind(let offset):
+                try state.writer?.rewind(to: offset)
             case .finalize:
                 try finalize(&state, id: id)
             case .send(let response), .reject(_, let response):
@@ -72,6 +74,7 @@ extension UploadConnection {
         if let writer = state.writer { _ = try? writer.finish(complete: false) }
         state.writer = nil
         state.streaming = nil
+        state.contentHashes = nil
     }
 
     /// A response as the store keeps it for idempotent replay.

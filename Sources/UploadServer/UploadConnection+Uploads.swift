@@ -152,12 +152,20 @@ extension UploadConnection {
         return try slot.state.withLock { state throws -> ActionOutcome? in
             guard state.generation == generation else { return nil }
             let outcome: ActionOutcome
+            if state.contentHashes?.generation != generation {
+                state.contentHashes = ContentHashes(generation: generation, algorithms: state.machine.contentAlgorithms)
+            }
             switch part {
             case .data(let bytes):
+                state.contentHashes?.update(bytes)
                 let actions = try state.machine.bodyReceived(byteCount: Int64(bytes.count), now: now)
                 outcome = try apply(actions, to: &state, id: slot.id, chunk: bytes)
             case .end:
-                outcome = try apply(try state.machine.bodyEnded(now: now), to: &state, id: slot.id)
+                let content = state.contentHashes?.finalize() ?? [:]
+                let representation = try ContentHashes.representation(
+                    state.machine.representationAlgorithms, of: state.writer)
+                let actions = try state.machine.bodyEnded(now: now, content: content, representation: representation)
+                outcome = try apply(actions, to: &state, id: slot.id)
             }
             endRequest(&state)
             return outcome

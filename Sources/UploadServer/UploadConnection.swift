@@ -4,6 +4,7 @@ import HTTPWire
 import ResumableUpload
 import SquallCore
 import SquallNet
+import TLSKit
 import UploadStore
 
 /// One connection of the upload server, run on its own thread: reads requests one after another (keep-alive),
@@ -29,6 +30,9 @@ final class UploadConnection {
     private var method = HTTPMethod.get
     /// Whether the request being answered asked for `100 Continue` before sending its body, not yet sent.
     private var continueExpected = false
+    /// The algorithm of the `Content-Digest` the request being answered asked of the response content
+    /// (`Want-Content-Digest`, RFC 9530 §4), if any.
+    private var wantedContentDigest: DigestAlgorithm?
     /// The upload the request being served concerns, once known (for the log).
     var currentUpload: String?
     /// The body bytes read for the request being served (for the log).
@@ -80,6 +84,7 @@ final class UploadConnection {
             logRequest(head)
             method = head.method
             continueExpected = head.fields["Expect"]?.lowercased() == "100-continue"
+            wantedContentDigest = try? RequestDigests.preferred(RequestDigests.wantContentField, in: head.fields)
             closing = !head.keepAlive
             do {
                 try handle(head)
@@ -167,9 +172,15 @@ final class UploadConnection {
         try reader.send(head, body: body, timeout: configuration.limits.idleTimeout)
     }
 
+    /// Sends a response of the upload protocol: marked `Connection: close` when the connection ends after it, and
+    /// with the `Content-Digest` of its content when the request asked for one.
     func send(_ response: UploadResponse) throws {
         var head = response.head
         if closing && !head.isInformational { head.fields.set("close", for: "Connection") }
+        if let algorithm = wantedContentDigest, !head.isInformational, method != .head {
+            let digest = MessageDigest.digest(of: response.body, algorithm.hash)
+            head.fields.append(name: RequestDigests.contentField, value: RequestDigests.field([algorithm: digest]))
+        }
         try send(head, body: method == .head ? [] : response.body)
     }
 

@@ -19,6 +19,8 @@ final class UploadSlot: Sendable {
         var streaming: Socket?
         /// The store writer of that request.
         var writer: UploadWriter?
+        /// The running hashes of that request's content, for its `Content-Digest` (with the generation they are for).
+        var contentHashes: ContentHashes?
     }
 
     let id: String

@@ -109,10 +109,18 @@ enum StoreFiles {
 
     /// The lowercase hex SHA-256 of the first `length` bytes of a file, streamed in chunks.
     static func sha256(of path: String, length: Int64, chunkSize: Int) throws -> String {
+        MessageDigest.hexString(try digests(of: path, length: length, chunkSize: chunkSize, [.sha256])[0])
+    }
+
+    /// The digests of the first `length` bytes of a file with each of `algorithms`, in one read, streamed in
+    /// chunks.
+    static func digests(
+        of path: String, length: Int64, chunkSize: Int, _ algorithms: [MessageDigest.Algorithm]
+    ) throws -> [[UInt8]] {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw UploadStoreError.system("open", path: path) }
         defer { close(fd) }
-        let digest = SHA256Digest()
+        let hashes = algorithms.map(MessageDigest.init)
         let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: chunkSize, alignment: 8)
         defer { chunk.deallocate() }
         var offset: Int64 = 0
@@ -122,10 +130,10 @@ enum StoreFiles {
             if count < 0 && errno == EINTR { continue }
             if count < 0 { throw UploadStoreError.system("read", path: path) }
             if count == 0 { throw UploadStoreError(.corruptData, path: path, "\(path) ends at \(offset) of \(length)") }
-            digest.update(UnsafeRawBufferPointer(rebasing: chunk[..<count]))
+            for hash in hashes { hash.update(UnsafeRawBufferPointer(rebasing: chunk[..<count])) }
             offset += Int64(count)
         }
-        return SHA256Digest.hexString(digest.finalize())
+        return hashes.map { $0.finalize() }
     }
 
 }

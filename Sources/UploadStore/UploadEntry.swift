@@ -121,6 +121,31 @@ final class UploadEntry: Sendable {
         }
     }
 
+    /// Cuts what the writer `generation` wrote past `offset` and makes the cut durable. Bytes already promised
+    /// (below the durable offset) are never cut: that is `offsetMismatch`.
+    func rewind(to offset: Int64, generation: UInt64) throws {
+        try state.withLock { state in
+            let fd = try activeDescriptor(state, generation)
+            guard offset >= state.record.durableOffset, offset <= state.written else {
+                throw UploadStoreError(
+                    .offsetMismatch, path: dataPath,
+                    "rewind to \(offset): durable \(state.record.durableOffset), written \(state.written)")
+            }
+            guard ftruncate(fd, off_t(offset)) == 0 else { throw UploadStoreError.system("ftruncate", path: dataPath) }
+            guard fdatasync(fd) == 0 else { throw UploadStoreError.system("fdatasync", path: dataPath) }
+            state.written = offset
+            if state.digest?.count != offset { state.digest = nil }
+        }
+    }
+
+    /// The digests with each of `algorithms` of every byte the writer `generation` wrote (synced or not).
+    func digests(_ algorithms: [MessageDigest.Algorithm], generation: UInt64, chunkSize: Int) throws -> [[UInt8]] {
+        try state.withLock { state in
+            _ = try activeDescriptor(state, generation)
+            return try StoreFiles.digests(of: dataPath, length: state.written, chunkSize: chunkSize, algorithms)
+        }
+    }
+
     /// Makes the written bytes durable for the writer `generation`; returns the durable offset.
     func sync(generation: UInt64) throws -> Int64 {
         try state.withLock { state in
@@ -256,7 +281,7 @@ final class UploadEntry: Sendable {
 /// A SHA-256 fed as bytes are written, with the count it covers. Only ever used under its entry's lock, which is
 /// what makes sharing the digest object safe.
 struct RunningDigest: @unchecked Sendable {
-    private let digest = SHA256Digest()
+    private let digest = MessageDigest(.sha256)
     private(set) var count: Int64 = 0
 
     mutating func update(_ bytes: UnsafeRawBufferPointer) {
@@ -265,6 +290,6 @@ struct RunningDigest: @unchecked Sendable {
     }
 
     func hex() -> String {
-        SHA256Digest.hexString(digest.finalize())
+        MessageDigest.hexString(digest.finalize())
     }
 }

@@ -1,3 +1,5 @@
+import TLSKit
+
 /// The single writer of one upload's data, from `FileUploadStore.beginAppend`.
 ///
 /// Bytes are streamed in with `write` and promised to clients only after `sync` (or `finish`). Once the writer
@@ -32,6 +34,17 @@ public final class UploadWriter: Sendable {
     /// is next saved); returns the durable offset, the one that may be reported to a client.
     public func sync() throws -> Int64 {
         try entry.sync(generation: generation)
+    }
+
+    /// Cuts the bytes written past `offset` (not below the durable offset) and makes the cut durable: content
+    /// that failed its check is not kept.
+    public func rewind(to offset: Int64) throws {
+        try entry.rewind(to: offset, generation: generation)
+    }
+
+    /// The digests of every byte written so far, one per algorithm of `algorithms`, in their order.
+    public func digests(_ algorithms: [MessageDigest.Algorithm]) throws -> [[UInt8]] {
+        try entry.digests(algorithms, generation: generation, chunkSize: hashChunkSize)
     }
 
     /// Syncs and ends the writer. With `complete`, the upload is complete: its length is fixed (it must equal

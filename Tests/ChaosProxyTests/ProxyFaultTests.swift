@@ -215,7 +215,7 @@ import Testing
         #expect(outcome.final?.status == 201)
         // 256 KiB at 512 KiB/s takes about half a second; latency adds 150 ms each way. Only the floor is checked.
         #expect(elapsed >= .milliseconds(450))
-        #expect(fixture.server.uploads().first?.sha256 == SHA256Digest.hex(of: body))
+        #expect(fixture.server.uploads().first?.sha256 == MessageDigest.hex(of: body))
     }
 
     @Test func delayResponseAndSliceStillDeliverEverything() throws {
@@ -231,6 +231,6 @@ import Testing
         stream.close()
         #expect(ContinuousClock.now - start >= .milliseconds(200))
         #expect(outcome.final?.status == 201)
-        #expect(fixture.server.uploads().first?.sha256 == SHA256Digest.hex(of: body))
+        #expect(fixture.server.uploads().first?.sha256 == MessageDigest.hex(of: body))
     }
 }

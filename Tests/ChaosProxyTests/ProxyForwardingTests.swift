@@ -1,6 +1,7 @@
 import ChaosProxy
 import ControlAPI
 import FaultEngine
+import Foundation
 import HTTPWire
 import ProxyTranscript
 import SquallNet
@@ -49,13 +50,42 @@ import Testing
         #expect(outcome.interims.contains { $0.status == 104 })
         let record = try #require(fixture.server.uploads().first)
         #expect(record.complete)
-        #expect(record.sha256 == SHA256Digest.hex(of: body))
+        #expect(record.sha256 == MessageDigest.hex(of: body))
         let transcript = fixture.proxy.transcript
         let covered = transcript.events.reduce(Int64(0)) { sum, event in
             if case .requestBody(_, _, let length, _) = event.kind { return sum + length }
             return sum
         }
         #expect(covered == Int64(body.count))
+    }
+
+    /// The RFC 9530 fields pass the proxy untouched both ways: a wrong `Content-Digest` reaches the server (which
+    /// rejects it: a stripped field would have been accepted), a right one with `Want-Repr-Digest` gets the
+    /// server's `Repr-Digest` back.
+    @Test func digestFieldsPassThroughBothWays() throws {
+        let fixture = try ProxyFixture()
+        let body = Self.body(40_000)
+        let digest = "sha-256=:" + Self.base64(MessageDigest.digest(of: body, .sha256)) + ":"
+        var right = Self.creation(length: body.count)
+        right.fields.append(name: "Content-Digest", value: digest)
+        right.fields.append(name: "Want-Repr-Digest", value: "sha-256=1")
+        let stream = try fixture.connect()
+        let accepted = WireExchange.send(right, body: body, segments: [body.count], over: stream)
+        stream.close()
+        #expect(accepted.final?.status == 201, "\(accepted)")
+        #expect(accepted.final?.fields["Repr-Digest"] == digest)
+
+        var wrong = Self.creation(length: body.count)
+        wrong.fields.append(
+            name: "Content-Digest", value: "sha-256=:" + Self.base64(Array(repeating: 7, count: 32)) + ":")
+        let other = try fixture.connect()
+        let rejected = WireExchange.send(wrong, body: body, segments: [body.count], over: other)
+        other.close()
+        #expect(rejected.final?.status == 400, "\(rejected)")
+    }
+
+    static func base64(_ bytes: [UInt8]) -> String {
+        Data(bytes).base64EncodedString()
     }
 
     /// Memory that stays flat (issue 37): past `transcriptMemory`, the proxy keeps the newest events within it and

@@ -56,7 +56,7 @@ import Testing
         let outcome = WireExchange.send(ProxyForwardingTests.creation(length: body.count), body: body, over: stream)
         stream.close()
         #expect(outcome.final?.status == 201)
-        #expect(fixture.server.uploads().first?.sha256 == SHA256Digest.hex(of: body))
+        #expect(fixture.server.uploads().first?.sha256 == MessageDigest.hex(of: body))
         let legs = Self.tlsEvents(fixture.proxy.transcript).compactMap { kind -> TLSLeg? in
             if case .tlsEstablished(let leg, _) = kind { return leg }
             return nil

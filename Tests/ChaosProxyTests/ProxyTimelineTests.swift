@@ -65,6 +65,6 @@ import Testing
             segments: ProxyForwardingTests.segments(seed: 5, total: body.count), over: stream)
         stream.close()
         #expect(outcome.final?.status == 201)
-        #expect(fixture.server.uploads().first?.sha256 == SHA256Digest.hex(of: body))
+        #expect(fixture.server.uploads().first?.sha256 == MessageDigest.hex(of: body))
     }
 }

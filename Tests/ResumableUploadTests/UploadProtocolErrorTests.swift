@@ -12,7 +12,8 @@ struct UploadProtocolErrorTests {
             .inconsistentLength: (400, "https://iana.org/assignments/http-problem-types#inconsistent-upload-length"),
             .completedUpload: (400, "https://iana.org/assignments/http-problem-types#completed-upload"),
             .uploadTooLarge: (413, nil), .appendTooLarge: (413, nil), .appendTooSmall: (400, nil),
-            .unknownUpload: (404, nil), .methodNotAllowed: (405, nil),
+            .unknownUpload: (404, nil), .methodNotAllowed: (405, nil), .contentDigestMismatch: (400, nil),
+            .representationDigestMismatch: (400, nil),
         ]
         #expect(error.status == expected[code]?.0)
         #expect(error.problemType == expected[code]?.1)

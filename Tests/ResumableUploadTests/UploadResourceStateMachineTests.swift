@@ -214,6 +214,19 @@ struct UploadResourceStateMachineTests {
         #expect(error?.code == .appendTooSmall)
     }
 
+    /// From interop 9 an empty append that does not complete is below `min-append-size` (only an empty creation is
+    /// spared, -12 §4.1.4); at 8, the control, it is spared.
+    @Test(arguments: [8, 9, 10])
+    func anEmptyIntermediateAppendIsBelowMinAppendSizeFrom9(raw: Int) throws {
+        let version = try #require(InteropVersion(rawValue: raw))
+        let configuration = UploadProtocolConfiguration(limits: UploadLimits(minAppendSize: 10))
+        var (machine, _) = try Self.start(version, complete: false, contentLength: 0, configuration: configuration)
+        _ = try machine.bodyEnded(now: .seconds(1000))
+        let empty = AppendRequest(version: version, offset: 0, complete: false, contentLength: 0)
+        let rejection = Self.rejection(machine.startAppend(empty, now: .seconds(1000)))
+        #expect(rejection == (raw >= 9 ? .appendTooSmall : nil))
+    }
+
     @Test(arguments: InteropVersion.all)
     func cancelThenEverythingIs404(_ version: InteropVersion) throws {
         var (machine, _) = try Self.start(version, complete: false)
@@ -221,7 +234,7 @@ struct UploadResourceStateMachineTests {
         let cancel = machine.cancel(version: version, now: .seconds(1001))
         #expect(
             cancel == [
-                .abortActiveRequest, .persist(offset: 3), .discard, .send(UploadResponse.cancelled(version: version)),
+                .persist(offset: 3), .abortActiveRequest, .discard, .send(UploadResponse.cancelled(version: version)),
             ])
         #expect(machine.isCancelled)
         #expect(Self.sent(machine.offsetRequested(version: version, now: .seconds(1002)))?.head.status == 404)
@@ -236,7 +249,7 @@ struct UploadResourceStateMachineTests {
         var (machine, _) = try Self.start(version, complete: true, contentLength: 100)
         _ = try machine.bodyReceived(byteCount: 40, now: .seconds(1000))
         let head = machine.offsetRequested(version: version, now: .seconds(1000))
-        #expect(head.prefix(2) == [.abortActiveRequest, .persist(offset: 40)])
+        #expect(head.prefix(2) == [.persist(offset: 40), .abortActiveRequest])
         #expect(Self.sent(head)?.head.fields["Upload-Length"] == "100")
         #expect(
             machine.startAppend(

@@ -18,7 +18,7 @@ struct ServerProcessTests {
         (0, 0), (600_001, 256 * 1024), (1_572_864, 1 << 20), (total - 1, 3 << 20),
     ]
     static let digest: String = {
-        let digest = SHA256Digest()
+        let digest = MessageDigest(.sha256)
         var offset: Int64 = 0
         var chunk = [UInt8](repeating: 0, count: 64 * 1024)
         while offset < total {
@@ -26,7 +26,7 @@ struct ServerProcessTests {
             digest.update(chunk)
             offset += Int64(chunk.count)
         }
-        return SHA256Digest.hexString(digest.finalize())
+        return MessageDigest.hexString(digest.finalize())
     }()
 
     /// One upload as `GET /_squall/uploads` lists it (the fields these tests read).
@@ -186,7 +186,7 @@ struct ServerProcessTests {
         let upload = uploads.first
         #expect(upload?.complete == true)
         #expect(upload?.id == String(id))
-        #expect(upload?.sha256 == SHA256Digest.hex(of: content))
+        #expect(upload?.sha256 == MessageDigest.hex(of: content))
     }
 
     /// Control: without an interop version (or with one the server does not know) curl gets a plain upload, a

@@ -30,7 +30,7 @@ struct UploadCommandTests {
             }
         }
         try Data(bytes).write(to: URL(fileURLWithPath: path))
-        return SHA256Digest.hex(of: bytes)
+        return MessageDigest.hex(of: bytes)
     }
 
     @Test(arguments: [

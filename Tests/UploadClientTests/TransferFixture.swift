@@ -70,7 +70,7 @@ final class TransferFixture {
     }
 
     static func sha256(_ bytes: [UInt8]) -> String {
-        SHA256Digest.hex(of: bytes)
+        MessageDigest.hex(of: bytes)
     }
 }
 

@@ -86,6 +86,6 @@ final class ServerFixture {
     }
 
     static func sha256(_ bytes: [UInt8]) -> String {
-        SHA256Digest.hex(of: bytes)
+        MessageDigest.hex(of: bytes)
     }
 }

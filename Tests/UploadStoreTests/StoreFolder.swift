@@ -46,9 +46,9 @@ struct Content {
 
     /// The SHA-256 of the whole content, as hex.
     var sha256: String {
-        let digest = SHA256Digest()
+        let digest = MessageDigest(.sha256)
         try? forEachChunk(0..<count) { digest.update($0) }
-        return SHA256Digest.hexString(digest.finalize())
+        return MessageDigest.hexString(digest.finalize())
     }
 
     /// Calls `body` with consecutive chunks of the bytes in `range`.

@@ -59,7 +59,7 @@ struct CreationClient {
         try socket.setNonBlocking(true)
         let stream = PlainStream(socket: socket)
         try stream.writeAll(try HTTP1Serializer.serialize(head(length: body.length)), deadline: deadline)
-        var exchange = Exchange(digest: hashing ? SHA256Digest() : nil)
+        var exchange = Exchange(digest: hashing ? MessageDigest(.sha256) : nil)
         exchange.headWritten = clock.now
         exchange.stopAtAnnouncement = stopAtAnnouncement
         try exchange.run(stream, body, deadline: deadline)
@@ -84,7 +84,7 @@ struct CreationClient {
 /// The state of one exchange in `CreationClient`'s loop.
 private struct Exchange {
     var outcome = CreationOutcome()
-    let digest: SHA256Digest?
+    let digest: MessageDigest?
     var parser = HTTP1Parser(role: .client)
     var finished = false
     /// The server stopped reading (it answered early and closed): no more body, but its response may be there.
@@ -93,7 +93,7 @@ private struct Exchange {
     var stopAtAnnouncement = false
     var buffer = [UInt8](repeating: 0, count: 16 * 1024)
 
-    init(digest: SHA256Digest?) {
+    init(digest: MessageDigest?) {
         self.digest = digest
         parser.expectResponse(to: .post)
     }
@@ -106,7 +106,7 @@ private struct Exchange {
             if ready.contains(.read) { try receive(stream) }
             if sending && ready.contains(.write) { try send(stream, body) }
         }
-        outcome.sha256 = digest.map { SHA256Digest.hexString($0.finalize()) }
+        outcome.sha256 = digest.map { MessageDigest.hexString($0.finalize()) }
     }
 
     private mutating func send(_ stream: PlainStream, _ body: BodyPattern) throws {

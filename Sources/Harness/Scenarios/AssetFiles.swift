@@ -50,7 +50,7 @@ enum AssetFiles {
         let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
         defer { try? handle.close() }
         var generator = SeededGenerator(seed: seed ^ fnv1a(name))
-        let digest = SHA256Digest()
+        let digest = MessageDigest(.sha256)
         var left = size
         var piece = [UInt8](repeating: 0, count: 64 * 1024)
         while left > 0 {
@@ -73,7 +73,7 @@ enum AssetFiles {
             try handle.write(contentsOf: chunk)
             left -= Int64(count)
         }
-        return AssetDigest(name: name, assetID: path, size: size, sha256: SHA256Digest.hexString(digest.finalize()))
+        return AssetDigest(name: name, assetID: path, size: size, sha256: MessageDigest.hexString(digest.finalize()))
     }
 
     private static func fnv1a(_ text: String) -> UInt64 {

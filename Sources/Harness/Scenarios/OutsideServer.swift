@@ -142,14 +142,14 @@ struct OutsideServer {
 
     /// The SHA-256 (lower-case hex) of the object the introspection URL answers for.
     private func sha256(at address: String, _ introspection: Introspection) throws -> String {
-        let digest = SHA256Digest()
+        let digest = MessageDigest(.sha256)
         let response = try Self.fetch(method: "GET", url: address, caFile: caFile) { digest.update($0) }
         guard (200...299).contains(response.head.status) else {
             throw HarnessError("GET \(address) answered \(response.head.status)")
         }
         switch introspection.returns {
         case .object:
-            return SHA256Digest.hexString(digest.finalize())
+            return MessageDigest.hexString(digest.finalize())
         case .sha256:
             return try Self.hexDigest(String(decoding: response.body, as: UTF8.self))
         case .json:
