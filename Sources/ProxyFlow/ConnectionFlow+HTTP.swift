@@ -105,7 +105,10 @@ extension ConnectionFlow {
         let chunked = (try? BodyFraming(request: head)) == .chunked
         request = RequestProgress(
             exchange: exchange, upload: UploadRequestFacts(head), method: head.method, chunked: chunked,
-            answeredLocally: local != nil, serverAnnounces: announces(UploadRequestFacts(forwarded)))
+            answeredLocally: local != nil,
+            serverAnnounces: announces(
+                UploadRequestFacts(
+                    forwarded, unversioned: upstreamInterop?.contains(InteropVersion.finalRawValue) == true)))
         if let local {
             let through = answer(local.response, at: now, close: false)
             record(local.decision, at: now, wire: .after(.client, through: through))

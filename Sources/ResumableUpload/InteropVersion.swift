@@ -15,18 +15,80 @@ public struct InteropVersion: RawRepresentable, Sendable, Hashable, Comparable, 
     /// The request and response field that carries the version.
     public static let fieldName = "Upload-Draft-Interop-Version"
 
+    /// The draft's interop version, or `finalRawValue` for `final`.
     public let rawValue: Int
 
-    /// The version `rawValue`, or nil when it is not in `implemented`.
+    /// The version `rawValue`, or nil when it is neither in `implemented` nor `finalRawValue`.
     public init?(rawValue: Int) {
-        guard Self.implemented.contains(rawValue) else { return nil }
+        guard Self.implemented.contains(rawValue) || rawValue == Self.finalRawValue else { return nil }
         self.rawValue = rawValue
     }
 
     /// The version a request announces: nil when the field is missing, not an sf-Integer, or not implemented.
     public init?(fields: HTTPFields) {
-        guard let version = Self.announced(in: fields) else { return nil }
+        guard let version = Self.announced(in: fields), Self.implemented.contains(version) else { return nil }
         self.init(rawValue: version)
+    }
+
+    /// The unversioned protocol: what the draft will be once published, spoken without `Upload-Draft-Interop-Version`.
+    /// A server serves it only when asked to (`--interop …,final`): a request without the field is then a resumable
+    /// one, answered as the newest draft answers and with no interop echo; a client set to it sends no field. It
+    /// behaves as the newest draft (interop 10, -13) in every query of this type, since its raw value is above every
+    /// draft's.
+    public static let final = InteropVersion(rawValue: finalRawValue)!
+
+    /// The raw value of `final`, as records and reports keep it.
+    public static let finalRawValue = Int.max
+
+    /// Whether this is `final`, the unversioned protocol.
+    public var isFinal: Bool { rawValue == Self.finalRawValue }
+
+    /// The version as the CLI and JSON files spell it: `3` … `10`, or `final`.
+    public var word: String { Self.word(rawValue) }
+
+    /// A raw version as the CLI and JSON files spell it: `6`, `99` (one not implemented), or `final`.
+    public static func word(_ rawValue: Int) -> String {
+        rawValue == finalRawValue ? "final" : String(rawValue)
+    }
+
+    /// The version `word` spells (`6`, `final`), or nil.
+    public init?(word: some StringProtocol) {
+        if word == "final" {
+            self = .final
+            return
+        }
+        guard let number = Int(word), Self.implemented.contains(number) else { return nil }
+        self.init(rawValue: number)
+    }
+
+    /// The versions a list such as `3-10,final` or `6,8` names, each once, oldest first and `final` last; nil when a
+    /// word is neither a version nor a range of them (`3-11`, `x`, an empty word).
+    public static func list(_ text: String) -> [InteropVersion]? {
+        var versions = Set<InteropVersion>()
+        for word in text.split(separator: ",", omittingEmptySubsequences: false) {
+            let bounds = word.split(separator: "-", omittingEmptySubsequences: false)
+            if bounds.count == 2, let low = InteropVersion(word: bounds[0]), let high = InteropVersion(word: bounds[1]),
+                !low.isFinal, !high.isFinal, low <= high
+            {
+                versions.formUnion((low.rawValue...high.rawValue).compactMap(InteropVersion.init(rawValue:)))
+            } else if let version = InteropVersion(word: word) {
+                versions.insert(version)
+            } else {
+                return nil
+            }
+        }
+        return versions.sorted()
+    }
+
+    /// Whether a response with `fields` echoes this version: carries it, or for `final`, carries no version.
+    public func isEchoed(in fields: HTTPFields) -> Bool {
+        isFinal ? !fields.contains(Self.fieldName) : InteropVersion(fields: fields) == self
+    }
+
+    /// Adds `Upload-Draft-Interop-Version` with this version to `fields`; `final` adds nothing.
+    public func stamp(_ fields: inout HTTPFields) {
+        guard !isFinal else { return }
+        fields.append(name: Self.fieldName, value: String(rawValue))
     }
 
     /// The version number `fields` announce, implemented here or not (`99`); nil when the field is missing or not
@@ -42,7 +104,7 @@ public struct InteropVersion: RawRepresentable, Sendable, Hashable, Comparable, 
         lhs.rawValue < rhs.rawValue
     }
 
-    public var description: String { "interop \(rawValue)" }
+    public var description: String { isFinal ? "final (unversioned)" : "interop \(rawValue)" }
 
     /// Every implemented version, oldest first.
     public static var all: [InteropVersion] {

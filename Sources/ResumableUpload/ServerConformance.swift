@@ -95,7 +95,8 @@ public enum ServerConformance {
     public static let plainUploadStatuses: Set<Int> = [401, 403, 404, 405, 407, 408, 411, 413, 414, 415, 429, 431]
 
     /// The deviations of `exchange`, judged alone; with `served` (the interop versions the server serves
-    /// resumably, when known), a creation at another version refused with a 4xx is one too.
+    /// resumably, when known), a creation at another version refused with a 4xx is one too. When `served` holds
+    /// `InteropVersion.finalRawValue`, a request without `Upload-Draft-Interop-Version` is judged as `final`.
     public static func check(_ exchange: ServerExchange, served: Set<Int>? = nil) -> [ConformanceDeviation] {
         var found: [ConformanceDeviation] = []
         if let served, let refusal = unservedVersionRefusal(exchange, served: served) { found.append(refusal) }
@@ -108,21 +109,23 @@ public enum ServerConformance {
                         + "fail after \(Self.informationalLimit)"))
         }
         let request = exchange.request
-        guard request.fields.contains(InteropVersion.fieldName) else {
+        let servesFinal = served?.contains(InteropVersion.finalRawValue) == true
+        guard request.fields.contains(InteropVersion.fieldName) || servesFinal else {
             if exchange.interims.contains(where: { $0.status == 104 }) {
                 found.append(
                     .init(.unrequestedInterim, "a 104 to a request without \(InteropVersion.fieldName)"))
             }
             return found
         }
-        guard let version = InteropVersion(fields: request.fields) else { return found }
+        guard let version = InteropVersion(fields: request.fields) ?? (servesFinal ? .final : nil) else {
+            return found
+        }
         let answers = exchange.interims + (exchange.response.map { [$0] } ?? [])
         for answer in answers {
             found += completionFamily(answer, version: version)
             if let malformed = malformedOffset(answer) { found.append(malformed) }
         }
-        for interim in exchange.interims
-        where interim.status == 104 && InteropVersion(fields: interim.fields) != version {
+        for interim in exchange.interims where interim.status == 104 && !version.isEchoed(in: interim.fields) {
             let echoed = interim.fields[InteropVersion.fieldName].map { "\($0)" } ?? "none"
             found.append(.init(.interimVersion, "a 104 carrying interop version \(echoed) to an \(version) request"))
         }
@@ -150,7 +153,7 @@ public enum ServerConformance {
             let version = InteropVersion.announced(in: exchange.request.fields), !served.contains(version),
             let status = exchange.response?.status, (400...499).contains(status), !plainUploadStatuses.contains(status)
         else { return nil }
-        let list = served.sorted().map(String.init).joined(separator: ", ")
+        let list = served.sorted().map(InteropVersion.word).joined(separator: ", ")
         return .init(
             .unservedVersionRefused,
             "a \(status) to a creation at interop \(version), which the server does not serve (it serves "

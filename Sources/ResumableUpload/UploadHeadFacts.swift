@@ -39,8 +39,11 @@ public struct UploadRequestFacts: Sendable, Hashable {
         self.createsResumableUpload = createsResumableUpload
     }
 
-    public init(_ head: RequestHead) {
-        let version = InteropVersion(fields: head.fields)
+    /// Reads `head`; with `unversioned` (the server serves `final`), a request without the version field speaks
+    /// `final`.
+    public init(_ head: RequestHead, unversioned: Bool = false) {
+        let served: Set<InteropVersion> = unversioned ? Set(InteropVersion.all + [.final]) : Set(InteropVersion.all)
+        let version = UploadRequest.servedVersion(head.fields, served)
         let reading = version ?? InteropVersion.all.last!
         let fields = head.fields
         let offset = try? UploadFields.size(UploadFields.offset, in: fields)

@@ -3,7 +3,8 @@ import HTTPWire
 extension UploadRequest {
     /// Classifies and validates a request head (draft -01 "Request Identification", §3.0 of the digest):
     ///
-    /// 1. No implemented version among `configuration.versions` ⇒ `.plainUpload`.
+    /// 1. No implemented version among `configuration.versions` ⇒ `.plainUpload`. A request without
+    ///    `Upload-Draft-Interop-Version` speaks `final` when the configuration serves it.
     /// 2. OPTIONS on the creation path, an upload resource or `*` ⇒ `.options` (even with resumability off, so
     ///    that the server can answer 501); any other request with resumability off ⇒ `.plainUpload`.
     /// 3. POST/PUT on the creation path with the completion field ⇒ `.create`; without it, or below `min-size`,
@@ -16,9 +17,7 @@ extension UploadRequest {
     public static func classify(
         _ head: RequestHead, configuration: UploadProtocolConfiguration
     ) throws(UploadProtocolError) -> UploadRequest {
-        guard let version = InteropVersion(fields: head.fields), configuration.versions.contains(version) else {
-            return .plainUpload
-        }
+        guard let version = servedVersion(head.fields, configuration.versions) else { return .plainUpload }
         let path = Self.path(of: head.target)
         let id = Self.resourceID(path, prefix: configuration.resourcePathPrefix)
         if head.method == .options {
@@ -35,6 +34,14 @@ extension UploadRequest {
         }
         guard let id else { return .plainUpload }
         return try resourceRequest(head, id: id, version: version)
+    }
+
+    /// The version `fields` speak, if `served` has it: the announced one, or `final` for a request that announces
+    /// none (a field that is present but unknown or malformed is never `final`).
+    public static func servedVersion(_ fields: HTTPFields, _ served: Set<InteropVersion>) -> InteropVersion? {
+        if let announced = InteropVersion(fields: fields) { return served.contains(announced) ? announced : nil }
+        guard !fields.contains(InteropVersion.fieldName), served.contains(.final) else { return nil }
+        return .final
     }
 
     private static func resourceRequest(

@@ -20,7 +20,7 @@ public struct UploadResponse: Sendable, Hashable {
     /// `Upload-Limit` (interop 6+; a MUST when limits exist from -09, interop 8).
     public static func interim104(location: String, version: InteropVersion, limits: UploadLimits) -> ResponseHead {
         var head = ResponseHead(status: 104, reason: uploadResumptionSupported)
-        head.fields.append(name: InteropVersion.fieldName, value: String(version.rawValue))
+        version.stamp(&head.fields)
         head.fields.append(name: UploadFields.location, value: location)
         if let limit = limits.field(for: version) { head.fields.append(name: UploadLimits.fieldName, value: limit) }
         return head
@@ -29,7 +29,7 @@ public struct UploadResponse: Sendable, Hashable {
     /// A progress 104 (-03, interop 5): the interop echo and `Upload-Offset`, never `Location`.
     public static func progress104(offset: Int64, version: InteropVersion) -> ResponseHead {
         var head = ResponseHead(status: 104, reason: uploadResumptionSupported)
-        head.fields.append(name: InteropVersion.fieldName, value: String(version.rawValue))
+        version.stamp(&head.fields)
         head.fields.append(name: UploadFields.offset, value: String(offset))
         return head
     }
@@ -117,7 +117,7 @@ public struct UploadResponse: Sendable, Hashable {
     /// A head with `status`, its reason phrase and the interop echo.
     static func start(status: Int, version: InteropVersion) -> ResponseHead {
         var head = ResponseHead(status: status, reason: ResponseHead.standardReason(for: status))
-        head.fields.append(name: InteropVersion.fieldName, value: String(version.rawValue))
+        version.stamp(&head.fields)
         return head
     }
 

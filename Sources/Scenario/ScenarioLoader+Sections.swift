@@ -157,15 +157,18 @@ extension ScenarioLoader {
         }
     }
 
+    /// A list of interop versions, each an integer 3…10 or `"final"` (the unversioned protocol, kept as
+    /// `InteropVersion.finalRawValue`).
     static func interopList(_ value: JSONValue, _ path: String) throws(ScenarioError) -> [Int] {
         guard case .array(let items) = value, !items.isEmpty else {
-            throw JSONValue.wrongType(value, path, "a non-empty array of interop versions (3…10)")
+            throw JSONValue.wrongType(value, path, "a non-empty array of interop versions (3…10 or \"final\")")
         }
         var versions: [Int] = []
         for (index, item) in items.enumerated() {
-            let version = Int(try JSONValue.integer(item, "\(path)[\(index)]", in: Self.interopRange))
+            let version = try interop(item, "\(path)[\(index)]", "an interop version (3…10) or \"final\"")
             guard !versions.contains(version) else {
-                throw ScenarioError(.duplicate, path: "\(path)[\(index)]", "interop \(version) is listed twice")
+                throw ScenarioError(
+                    .duplicate, path: "\(path)[\(index)]", "interop \(InteropVersion.word(version)) is listed twice")
             }
             versions.append(version)
         }
@@ -174,9 +177,13 @@ extension ScenarioLoader {
 
     private static func clientInterop(_ value: JSONValue, _ path: String) throws(ScenarioError) -> Int? {
         if case .string("none") = value { return nil }
-        guard case .integer = value else {
-            throw JSONValue.wrongType(value, path, "an interop version (3…10) or \"none\"")
-        }
+        return try interop(value, path, "an interop version (3…10), \"final\" or \"none\"")
+    }
+
+    /// One interop version: an integer 3…10, or `"final"`.
+    private static func interop(_ value: JSONValue, _ path: String, _ expected: String) throws(ScenarioError) -> Int {
+        if case .string("final") = value { return InteropVersion.finalRawValue }
+        guard case .integer = value else { throw JSONValue.wrongType(value, path, expected) }
         return Int(try JSONValue.integer(value, path, in: Self.interopRange))
     }
 

@@ -1,4 +1,5 @@
 import FaultEngine
+import ResumableUpload
 import SquallCore
 
 /// What a scenario needs of an outside server, derived from its `server` section, its faults, events and
@@ -63,9 +64,10 @@ public enum ScenarioNeeds {
         }
         if !scenario.server.interop.contains(version) {
             return profile.interop.isEmpty || profile.interop.contains(version)
-                ? ["a server that does not serve interop \(version) (\(served))"] : []
+                ? ["a server that does not serve interop \(InteropVersion.word(version)) (\(served))"] : []
         }
-        return profile.interop.contains(version) ? [] : ["a server that serves interop \(version) (\(served))"]
+        return profile.interop.contains(version)
+            ? [] : ["a server that serves interop \(InteropVersion.word(version)) (\(served))"]
     }
 
     /// Whether the scenario is about bearer tokens: the reference server's auth, a fault expiring them, an event
@@ -155,6 +157,6 @@ public enum ScenarioNeeds {
     }
 
     private static func list(_ versions: [Int]) -> String {
-        versions.sorted().map(String.init).joined(separator: ", ")
+        versions.sorted().map(InteropVersion.word).joined(separator: ", ")
     }
 }

@@ -1,3 +1,5 @@
+import ResumableUpload
+
 /// One case of `squall check-server` at one interop version and what came of it: the values its reports
 /// (`ServerCheckReport` in ScenarioReports) are made of.
 ///
@@ -13,8 +15,15 @@ public struct ServerCheckResult: Sendable, Hashable {
 
     /// The case's stable name, e.g. `create-partial`.
     public var name: String
-    /// The interop version the case ran at (3 … 10).
+    /// The interop version the case ran at (3 … 10, or `InteropVersion.finalRawValue` for `final`).
     public var version: Int
+    /// The version as reports spell it: `6`, or `final`.
+    public var versionWord: String { Self.word(version) }
+
+    /// `version` as reports spell it: `6`, or `final` for the unversioned protocol.
+    public static func word(_ version: Int) -> String {
+        InteropVersion.word(version)
+    }
     /// What the case checks, in one line.
     public var checks: String
     public var outcome: Outcome

@@ -31,7 +31,7 @@ public enum ServerCheckReport {
 
     /// The line that opens a version's table: `interop 6`.
     public static func header(_ version: Int) -> String {
-        "interop \(version)"
+        "interop \(ServerCheckResult.word(version))"
     }
 
     /// A case's line in its version's table, the name padded to `nameWidth`.
@@ -45,7 +45,7 @@ public enum ServerCheckReport {
     /// `156 cases at interop 3, 4, 5, 6, 7, 8: 153 passed, 1 failed, 2 skipped in 9.41s`.
     public static func summary(_ results: [ServerCheckResult], elapsed: Duration) -> String {
         let (passed, failed, skipped) = counts(results)
-        let at = versions(results).map(String.init).joined(separator: ", ")
+        let at = versions(results).map(ServerCheckResult.word).joined(separator: ", ")
         let noun = results.count == 1 ? "case" : "cases"
         return "\(results.count) \(noun) at interop \(at): \(passed) passed, \(failed) failed, \(skipped) skipped "
             + "in \(ReportText.seconds(elapsed))s"
@@ -73,7 +73,7 @@ public enum ServerCheckReport {
         ])
         let groups = versions(results).map { version in
             JSONReport.object([
-                ("interop", "\(version)"),
+                ("interop", Self.interopJSON(version)),
                 ("cases", JSONReport.array(results.filter { $0.version == version }.map(caseObject))),
             ])
         }
@@ -81,6 +81,12 @@ public enum ServerCheckReport {
             ("reportVersion", "\(Self.version)"), ("server", JSONText.quoted(server)), ("summary", summary),
             ("versions", JSONReport.array(groups)),
         ]) + "\n"
+    }
+
+    /// A version in the JSON report: its number, or the string `"final"`.
+    private static func interopJSON(_ version: Int) -> String {
+        let word = ServerCheckResult.word(version)
+        return Int(word) != nil ? word : JSONText.quoted(word)
     }
 
     /// The `--junit` report: a `<testsuite>` per interop version (`check-server interop 6`), a `<testcase>` per
@@ -95,7 +101,8 @@ public enum ServerCheckReport {
             let cases = results.filter { $0.version == version }
             let (_, suiteFailed, suiteSkipped) = counts(cases)
             let time = cases.reduce(Duration.zero) { $0 + $1.duration }
-            xml += "  <testsuite name=\"check-server interop \(version)\" tests=\"\(cases.count)\" "
+            xml +=
+                "  <testsuite name=\"check-server interop \(ServerCheckResult.word(version))\" tests=\"\(cases.count)\" "
             xml += "failures=\"\(suiteFailed)\" errors=\"0\" skipped=\"\(suiteSkipped)\" time=\"\(seconds(time))\">\n"
             for result in cases { xml += testCase(result) }
             xml += "  </testsuite>\n"
@@ -108,7 +115,7 @@ public enum ServerCheckReport {
     private static func testCase(_ result: ServerCheckResult) -> String {
         let head =
             "    <testcase name=\"\(XMLText.attribute(result.name))\" "
-            + "classname=\"check-server.interop-\(result.version)\" time=\"\(seconds(result.duration))\""
+            + "classname=\"check-server.interop-\(result.versionWord)\" time=\"\(seconds(result.duration))\""
         switch result.outcome {
         case .passed:
             return head + "/>\n"

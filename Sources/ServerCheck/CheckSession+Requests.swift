@@ -25,7 +25,8 @@ extension CheckSession {
 
     /// The interop field, and the completion field in the version's spelling when `complete` is given.
     func uploadFields(complete: Bool?) -> HTTPFields {
-        var fields: HTTPFields = [InteropVersion.fieldName: String(version.rawValue)]
+        var fields = HTTPFields()
+        version.stamp(&fields)
         if let complete {
             fields.append(name: version.completionFieldName, value: version.completionValue(complete: complete))
         }

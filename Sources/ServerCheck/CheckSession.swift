@@ -131,7 +131,8 @@ final class CheckSession {
         let exchange = ServerExchange(
             request: request.head, interims: answer.interims, response: answer.final, bodyBytes: bytes,
             statedLength: request.statedLength)
-        var deviations = ServerConformance.check(exchange)
+        var deviations = ServerConformance.check(
+            exchange, served: version.isFinal ? [InteropVersion.finalRawValue] : nil)
         let announced = answer.announcements.first?.fields["Location"]
         let method = request.head.method
         let path = method == .patch ? UploadRequest.path(of: request.head.target) : announced.map(UploadRequest.path)

@@ -32,16 +32,24 @@ public enum ServerCheck {
         var profile = ServerProfile()
         profile.maxSize = 1 << 20
         profile.retention = .seconds(86_400)
-        return InteropVersion.all.filter { check.skip($0, profile) == nil }.map(\.rawValue)
+        return (InteropVersion.all + [.final]).filter { check.skip($0, profile) == nil }.map(\.rawValue)
     }
 
-    /// The case list as `--list` prints it: name, the versions it runs at (`6-8`), what it checks.
+    /// The case list as `--list` prints it: name, the versions it runs at (`6-10,final`), what it checks, in
+    /// columns.
     public static func listing() -> [String] {
-        let width = cases.map(\.name.count).max() ?? 0
-        return cases.map { check in
+        let rows = cases.map { check in
             let versions = versions(of: check.name)
-            let range = versions.first.map { "\($0)-\(versions.last!)" } ?? "-"
-            return check.name + String(repeating: " ", count: width - check.name.count) + "  \(range)  \(check.checks)"
+            let drafts = versions.filter { $0 != InteropVersion.finalRawValue }
+            var range = drafts.first.map { "\($0)-\(drafts.last!)" } ?? "-"
+            if versions.contains(InteropVersion.finalRawValue) { range += ",final" }
+            return (check.name, range, check.checks)
+        }
+        let nameWidth = rows.map(\.0.count).max() ?? 0
+        let rangeWidth = rows.map(\.1.count).max() ?? 0
+        return rows.map { name, range, checks in
+            name.padding(toLength: nameWidth, withPad: " ", startingAt: 0) + "  "
+                + range.padding(toLength: rangeWidth, withPad: " ", startingAt: 0) + "  " + checks
         }
     }
 
@@ -115,7 +123,10 @@ public enum ServerCheck {
     ) -> ServerCheckResult {
         var result = ServerCheckResult(
             name: check.name, version: version.rawValue, checks: check.checks, outcome: .skipped, detail: "")
-        if let reason = versionSkip(version, configuration.profile) ?? check.skip(version, configuration.profile) {
+        let finalChecked = configuration.checkedVersions.contains(.final)
+        if let reason = versionSkip(version, configuration.profile) ?? check.skip(version, configuration.profile)
+            ?? (check.unversionedContradicts && finalChecked ? CheckCase.unlessUnversioned(.final, nil) : nil)
+        {
             result.detail = reason
             return result
         }

@@ -17,7 +17,8 @@ enum CheckServerCommand: Subcommand {
             + "[--junit FILE] | --list",
         options: [
             .value(
-                "--interop", "LIST", help: "Interop versions to check, e.g. 6,8. Default: the profile's, else 3 to 10."),
+                "--interop", "LIST",
+                help: "Interop versions to check, e.g. 6,8 or 3-10,final. Default: the profile's, else 3-10."),
             .value("--profile", "FILE", help: "The server's profile (versions, limits, retention, auth) as JSON."),
             .value("--token", "T", help: "A bearer token for every request (default: the profile's auth, if any)."),
             .value("--ca", "FILE", help: "The CA certificate (PEM) an https server's certificate chains to."),
@@ -96,7 +97,9 @@ enum CheckServerCommand: Subcommand {
         }
         var configuration = ServerCheckConfiguration(url: url)
         configuration.profile = profile
-        configuration.versions = try arguments["--interop"].map(versions)
+        configuration.versions = try arguments["--interop"].map { text throws(UsageError) in
+            try InteropOption.list(text, command: spec.path)
+        }
         configuration.token = arguments["--token"]
         if let ca = arguments["--ca"] {
             configuration.trustedCAFile = try CAFileOption.check(ca, option: "--ca", command: spec.path)
@@ -111,17 +114,4 @@ enum CheckServerCommand: Subcommand {
         return configuration
     }
 
-    /// `--interop 3,6,8`: implemented versions, each once, oldest first.
-    private static func versions(_ list: String) throws(UsageError) -> [InteropVersion] {
-        var versions: [InteropVersion] = []
-        for word in list.split(separator: ",", omittingEmptySubsequences: false) {
-            guard let number = Int(word), let version = InteropVersion(rawValue: number) else {
-                throw UsageError(
-                    "--interop must list interop versions from 3 to 10 such as 3,5,8, not '\(list)'", command: spec.path
-                )
-            }
-            if !versions.contains(version) { versions.append(version) }
-        }
-        return versions.sorted()
-    }
 }

@@ -22,7 +22,10 @@ enum ServerCommand: Subcommand {
                 "--defect-forget-uploads",
                 help: "A defect, for negative controls only: delete the store's uploads at start (lost state)."),
             .value(
-                "--interop", "LIST", help: "Interop versions served resumably, e.g. 6,7,8. Default 3,4,5,6,7,8,9,10."),
+                "--interop", "LIST",
+                help:
+                    "Interop versions served resumably, e.g. 6,8 or 3-10,final (final: requests without the field). Default 3-10."
+            ),
             .value("--max-size", "SIZE", help: "Largest upload (Upload-Limit max-size). Default: no limit."),
             .value("--max-append-size", "SIZE", help: "Largest content per request (max-append-size)."),
             .value(
@@ -140,7 +143,7 @@ enum ServerCommand: Subcommand {
 
     private static func uploadProtocol(_ arguments: ParsedArguments) throws(UsageError) -> UploadProtocolConfiguration {
         var rules = UploadProtocolConfiguration()
-        if let list = arguments["--interop"] { rules.versions = try versions(list) }
+        if let list = arguments["--interop"] { rules.versions = Set(try InteropOption.list(list, command: path)) }
         rules.limits.maxSize = try size(arguments, "--max-size")
         rules.limits.maxAppendSize = try size(arguments, "--max-append-size")
         rules.limits.minAppendSize = try size(arguments, "--min-append-size")
@@ -158,18 +161,6 @@ enum ServerCommand: Subcommand {
         case let other?: throw UsageError("--resumable must be on or off, not '\(other)'", command: path)
         }
         return rules
-    }
-
-    private static func versions(_ list: String) throws(UsageError) -> Set<InteropVersion> {
-        var versions = Set<InteropVersion>()
-        for word in list.split(separator: ",", omittingEmptySubsequences: false) {
-            guard let number = Int(word), let version = InteropVersion(rawValue: number) else {
-                throw UsageError(
-                    "--interop must list interop versions from 3 to 10 such as 3,5,8, not '\(list)'", command: path)
-            }
-            versions.insert(version)
-        }
-        return versions
     }
 
     /// `--progress-limit`: a whole number of 104s per request, or `none`.

@@ -24,7 +24,9 @@ enum UploadCommand: Subcommand {
         options: [
             .value("--to", "URL", help: "The creation URL, e.g. http://127.0.0.1:8080/upload (required)."),
             .value("--ca", "FILE", help: "PEM file of the CAs to trust for https (e.g. the local CA's ca.pem)."),
-            .value("--interop", "N", help: "Interop version 3 to 10, or 'none' for plain uploads. Default 8."),
+            .value(
+                "--interop", "N",
+                help: "Interop version 3 to 10, final (no version field), or none for plain uploads. Default 8."),
             .value("--retry-limit", "N", help: "Retries per job after its first attempt. Default 3."),
             .value("--inflight-limit", "N", help: "Most jobs held at once. Default 16."),
             .value("--append-size", "SIZE", help: "Most bytes per request (split into appends). Default: whole file."),
@@ -224,15 +226,7 @@ struct UploadOptions {
             try CAFileOption.check(path, option: "--ca", command: UploadCommand.spec.path)
         }
         var transfer = TransferConfiguration(trustedCAFile: ca)
-        switch arguments["--interop"] {
-        case nil: break
-        case "none": transfer.interopVersion = nil
-        case let text?:
-            guard let version = Int(text).flatMap(InteropVersion.init(rawValue:)) else {
-                throw UsageError("--interop must be 3 to 10 or none, not '\(text)'", command: path)
-            }
-            transfer.interopVersion = version
-        }
+        if let text = arguments["--interop"] { transfer.interopVersion = try InteropOption.one(text, command: path) }
         if let text = arguments["--append-size"] {
             let size = try ByteSizeOption.parse(text, option: "--append-size", command: path)
             guard size > 0 else { throw UsageError("--append-size must be above 0", command: path) }

@@ -46,7 +46,8 @@ public struct TransferRequest: Sendable, Hashable {
         var fields = fields
         let completes = length == total
         if let version {
-            fields.set(String(version.rawValue), for: InteropVersion.fieldName)
+            fields.remove(InteropVersion.fieldName)
+            version.stamp(&fields)
             fields.set(version.completionValue(complete: completes), for: version.completionFieldName)
             if version.supportsUploadLength { fields.set(String(total), for: "Upload-Length") }
         }
@@ -62,7 +63,7 @@ public struct TransferRequest: Sendable, Hashable {
     ) -> TransferRequest {
         var fields = carriedFields(fields)
         let completes = offset + length == total
-        fields.append(name: InteropVersion.fieldName, value: String(version.rawValue))
+        version.stamp(&fields)
         fields.append(name: "Upload-Offset", value: String(offset))
         fields.append(name: version.completionFieldName, value: version.completionValue(complete: completes))
         if version.requiresPartialUploadContentType {
@@ -77,7 +78,7 @@ public struct TransferRequest: Sendable, Hashable {
     /// HEAD (offset retrieval) or DELETE (cancellation) on the upload resource, with the interop field.
     static func onResource(_ kind: Kind, url: HTTPURL, fields: HTTPFields, version: InteropVersion) -> TransferRequest {
         var fields = carriedFields(fields)
-        fields.append(name: InteropVersion.fieldName, value: String(version.rawValue))
+        version.stamp(&fields)
         let method: HTTPMethod = kind == .cancellation ? .delete : .head
         let head = RequestHead(method: method, target: url.target, fields: fields)
         return TransferRequest(kind: kind, url: url, head: head, offset: 0, length: 0, completes: false)

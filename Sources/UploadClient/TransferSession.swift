@@ -27,7 +27,7 @@ struct TransferSession {
     /// `unknown`, and so does a preflight that could not reach the server: the creation will say more).
     mutating func preflight(version: InteropVersion) -> PreflightResult {
         var fields = TransferRequest.carriedFields(configuration.headerFields)
-        fields.append(name: InteropVersion.fieldName, value: String(version.rawValue))
+        version.stamp(&fields)
         let head = RequestHead(method: .options, target: transfer.url.target, fields: fields)
         return transfer.preflightCache.answer(for: transfer.url.description, version: version) {
             do {

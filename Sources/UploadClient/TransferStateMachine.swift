@@ -191,7 +191,7 @@ public struct TransferStateMachine: Sendable {
     // MARK: progress
 
     mutating func interim(_ head: ResponseHead, _ request: TransferRequest) -> [Action] {
-        guard head.status == 104, let version, InteropVersion(fields: head.fields) == version else { return [] }
+        guard head.status == 104, let version, version.isEchoed(in: head.fields) else { return [] }
         let announced = head.fields["Location"]
         if let announced, let failure = adopt(location: announced) { return fail(failure, head: head) }
         if let field = head.fields[UploadLimits.fieldName],

@@ -23,7 +23,7 @@ extension UploadConnection {
         var response = ResponseHead(status: 401, reason: "Unauthorized")
         response.fields.append(name: "WWW-Authenticate", value: challenge)
         if let version = InteropVersion(fields: head.fields) {
-            response.fields.append(name: InteropVersion.fieldName, value: String(version.rawValue))
+            version.stamp(&response.fields)
         }
         response.fields.append(name: "Content-Length", value: "0")
         try send(UploadResponse(head: response))

@@ -198,7 +198,7 @@ extension UploadConnection {
             return try send(UploadResponse(head: Self.head(of: stored)))
         }
         var conflict = ResponseHead(status: 409, reason: "Conflict")
-        conflict.fields.append(name: InteropVersion.fieldName, value: String(version.rawValue))
+        version.stamp(&conflict.fields)
         conflict.fields.append(name: "Location", value: baseURL(head) + uploadProtocol.resourcePathPrefix + record.id)
         conflict.fields.append(name: "Content-Length", value: "0")
         try send(UploadResponse(head: conflict))

@@ -30,6 +30,9 @@ final class UploadConnection {
     private var method = HTTPMethod.get
     /// Whether the request being answered asked for `100 Continue` before sending its body, not yet sent.
     private var continueExpected = false
+    /// Whether the request being answered is HTTP/1.0, which gets no informational response (RFC 9110 §15.2: no
+    /// 104, no `100 Continue`).
+    private var refusesInformational = false
     /// The algorithm of the `Content-Digest` the request being answered asked of the response content
     /// (`Want-Content-Digest`, RFC 9530 §4), if any.
     private var wantedContentDigest: DigestAlgorithm?
@@ -83,6 +86,7 @@ final class UploadConnection {
             guard let head else { return }
             logRequest(head)
             method = head.method
+            refusesInformational = head.version == .http10
             continueExpected = head.fields["Expect"]?.lowercased() == "100-continue"
             wantedContentDigest = try? RequestDigests.preferred(RequestDigests.wantContentField, in: head.fields)
             closing = !head.keepAlive
@@ -108,7 +112,7 @@ final class UploadConnection {
             request = try UploadRequest.classify(head, configuration: uploadProtocol)
         } catch {
             closeUnlessBodyless(head)
-            let version = InteropVersion(fields: head.fields)
+            let version = UploadRequest.servedVersion(head.fields, uploadProtocol.versions)
             return try send(UploadResponse.rejection(error, version: version, limits: uploadProtocol.limits))
         }
         switch request {
@@ -168,6 +172,7 @@ final class UploadConnection {
     }
 
     func send(_ head: ResponseHead, body: [UInt8] = []) throws {
+        if head.isInformational, refusesInformational { return }
         logResponse(head)
         try reader.send(head, body: body, timeout: configuration.limits.idleTimeout)
     }

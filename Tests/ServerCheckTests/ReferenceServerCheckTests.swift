@@ -1,3 +1,4 @@
+import ResumableUpload
 import Scenario
 import ServerCheck
 import TestSupport
@@ -16,6 +17,27 @@ struct ReferenceServerCheckTests {
             #expect(result.version < 6 && CheckFixture.beforeInterop6.contains(result.name), "\(result)")
         }
         #expect(results.filter { $0.version >= 6 }.allSatisfy { $0.outcome == .passed })
+    }
+
+    /// `final` checked against a server serving it (`--interop 3-10,final`): every case passes or is skipped for a
+    /// reason. Against the default server (no `final`), the control, the resumable cases fail by name.
+    @Test func theUnversionedProtocolPassesWhereServedAndFailsByNameWhereNot() throws {
+        let final = InteropVersion.finalRawValue
+        let serving = try ReferenceServer(maxSize: 1 << 20) { $0.uploadProtocol.versions.insert(.final) }
+        let results = try CheckFixture.check(
+            serving.creationURL, versions: [10, final],
+            profile: CheckFixture.profile(interop: Array(3...10) + [final], maxSize: 1 << 20))
+        #expect(CheckFixture.failed(results).isEmpty, "\(CheckFixture.failures(results))")
+        #expect(results.filter { $0.version == final && $0.outcome == .passed }.count >= 20)
+        let plain = try #require(results.first { $0.name == "plain-without-version" && $0.version == 10 })
+        #expect(plain.outcome == .skipped && plain.detail.contains("unversioned"))
+
+        let reference = try ReferenceServer(maxSize: 1 << 20)
+        let refused = try CheckFixture.check(
+            reference.creationURL, versions: [final],
+            profile: CheckFixture.profile(interop: Array(3...10) + [final], maxSize: 1 << 20))
+        let failed = CheckFixture.failed(refused)
+        #expect(failed.isSuperset(of: ["create-complete", "create-partial", "head-offset", "append-wrong-offset"]))
     }
 
     @Test func overHTTPSWithTheCAAndWithTheProfilesTokenEndpoint() throws {

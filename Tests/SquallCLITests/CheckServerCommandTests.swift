@@ -45,8 +45,11 @@ struct CheckServerCommandTests {
         #expect(status == 0)
         let lines = out.split(separator: "\n")
         #expect(lines.count == 26)
-        #expect(lines.first?.hasPrefix("options                      6-10  OPTIONS on the creation URL") == true)
-        #expect(lines.contains { $0.hasPrefix("append-wrong-offset          3-10  PATCH at a wrong offset gets 409") })
+        #expect(lines.first?.hasPrefix("options                      6-10,final  OPTIONS on the creation URL") == true)
+        #expect(
+            lines.contains { $0.hasPrefix("append-wrong-offset          3-10,final  PATCH at a wrong offset gets 409") }
+        )
+        #expect(lines.contains { $0.hasPrefix("plain-without-version        3-10        a creation without") })
     }
 
     @Test func aFailingCaseExitsOne() throws {
@@ -64,7 +67,10 @@ struct CheckServerCommandTests {
     @Test(arguments: [
         ([], "the server's creation URL is missing"),
         (["ftp://127.0.0.1/upload"], "the URL must be an http or https URL, not 'ftp://127.0.0.1/upload'"),
-        (["http://127.0.0.1:1/upload", "--interop", "6,11"], "--interop must list interop versions from 3 to 10"),
+        (
+            ["http://127.0.0.1:1/upload", "--interop", "6,11"],
+            "--interop must list interop versions from 3 to 10 or final"
+        ),
         (["http://127.0.0.1:1/upload", "--timeout", "0s"], "--timeout must be above 0"),
         (["http://127.0.0.1:1/upload", "--timeout", "soon"], "--timeout must be a duration"),
         (

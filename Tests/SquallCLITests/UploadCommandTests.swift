@@ -37,7 +37,7 @@ struct UploadCommandTests {
         ([String](), "--to URL is required"),
         (["--to", "ftp://x/upload", "f"], "--to must be an http or https URL"),
         (["--to", "http://127.0.0.1:1/upload"], "name at least one FILE or DIR"),
-        (["--to", "http://127.0.0.1:1/upload", "--interop", "11", "f"], "--interop must be 3 to 10 or none"),
+        (["--to", "http://127.0.0.1:1/upload", "--interop", "11", "f"], "--interop must be 3 to 10, final or none"),
         (["--to", "http://127.0.0.1:1/upload", "--retry-limit", "-1", "f"], "--retry-limit must be a whole number"),
         (
             ["--to", "http://127.0.0.1:1/upload", "--inflight-limit", "0", "f"],
