@@ -213,7 +213,7 @@ let package = Package(
             dependencies: [
                 "SquallCLI", "UploadServer", "SquallNet", "TLSKit", "ControlAPI", "ChaosProxy", "FaultEngine",
                 "TestSupport", "SquallCore", "UploadClient", "HTTPWire", "Scenario", "Exploration", "CSystem",
-                "UploadJobs",
+                "UploadJobs", "ServerCheck",
             ]),
     ]
 )

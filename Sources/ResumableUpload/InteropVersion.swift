@@ -142,8 +142,11 @@ extension InteropVersion {
     /// Whether PATCH must carry the completion field (interop 7, -06); before, its absence means "last part".
     public var requiresCompletionOnAppend: Bool { rawValue >= 7 }
 
-    /// The statuses a successful offset retrieval may have: 204, and 200 as well from interop 5 (-03).
-    public var headSuccessStatuses: Set<Int> { rawValue >= 5 ? [200, 204] : [204] }
+    /// The statuses a successful offset retrieval may have: 204; 200 as well from interop 5 (-03); any 2xx from
+    /// interop 7 (-06 calls every 2xx a success).
+    public var headSuccessStatuses: Set<Int> {
+        rawValue >= 7 ? Set(200...299) : rawValue >= 5 ? [200, 204] : [204]
+    }
 
     /// Whether the server may send progress 104s carrying `Upload-Offset` (interop 5, -03).
     public var sendsProgress: Bool { rawValue >= 5 }
@@ -211,6 +214,14 @@ extension InteropVersion {
 
     /// Whether the `completed-upload` problem type exists: interop 6 … 8 (-04 … -11; -12 dropped it, #3405).
     public var hasCompletedUploadProblem: Bool { hasUploadProblemTypes && rawValue <= 8 }
+
+    /// Whether an answer flagged `Upload-Complete: ?1` to a creation or append that leaves the upload incomplete may
+    /// be the targeted resource's own early answer (interop 9, -12 §4.1.2, #3404): no contradiction of the request's
+    /// flag, as it was before.
+    public var answersEarlyAsTheResource: Bool { rawValue >= 9 }
+
+    /// Whether a 409 to an append must carry `Upload-Complete: ?0` (interop 9, -12 §4.4.2, #3404: MUST).
+    public var conflictFlagsIncomplete: Bool { rawValue >= 9 }
 
     /// Whether offset retrieval answers must carry the completion field and `Upload-Length` (when known): through
     /// interop 9; -13 (interop 10, #3493) no longer requires them. The reference server sends them at every version.

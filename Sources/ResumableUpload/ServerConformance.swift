@@ -33,6 +33,10 @@ public struct ConformanceDeviation: Sendable, Hashable, CustomStringConvertible 
         /// A successful OPTIONS answer without `Upload-Limit` (-05, interop 6: a server that creates uploads at the
         /// target announces its limits, `min-size=0` when it has none).
         case optionsLimit = "options-limit"
+        /// A successful answer saying the upload is complete at an offset below the length the client stated
+        /// (`Upload-Length`, or the end of a completing request): the length is known and MUST stay consistent
+        /// (-05 on, -12 §4.1.3), so the server holds only part of what it calls complete.
+        case completeBelowLength = "complete-below-length"
         /// More informational responses on one request than common clients accept (Go's net/http before 1.24
         /// fails after five).
         case tooManyInformational = "informational-count"
@@ -182,7 +186,11 @@ public enum ServerConformance {
         if announcements.isEmpty, let response = exchange.response, !Self.hasUploadFields(response) {
             return found
         }
-        if !complete, let response = exchange.response, (200...299).contains(response.status),
+        // From interop 9 a `?1` answer is the resource's own (#3404): its Location, if any, is the resource's.
+        let resourceAnswered =
+            version.answersEarlyAsTheResource
+            && exchange.response.map { (try? UploadFields.completion(in: $0.fields, version: version)) == true } == true
+        if !complete, !resourceAnswered, let response = exchange.response, (200...299).contains(response.status),
             response.fields[UploadFields.location] == nil
         {
             found.append(
@@ -199,6 +207,15 @@ public enum ServerConformance {
         var found: [ConformanceDeviation] = []
         if let response = exchange.response, response.status == 409, response.fields[UploadFields.offset] == nil {
             found.append(.init(.missingOffset, "a 409 to an append without Upload-Offset (the offset to resume from)"))
+        }
+        if let response = exchange.response, response.status == 409, version.conflictFlagsIncomplete,
+            (try? UploadFields.completion(in: response.fields, version: version)) != false
+        {
+            found.append(
+                .init(
+                    .completionValue,
+                    "a 409 to an append without \(version.completionFieldName): ?0 (required from interop 9, -12 "
+                        + "§4.4.2)"))
         }
         let completion = try? UploadFields.completion(in: exchange.request.fields, version: version)
         let complete = completion ?? (version.requiresCompletionOnAppend ? false : true)
@@ -228,6 +245,15 @@ public enum ServerConformance {
                 )
             }
             found += finalCompletion(response, version: version, complete: complete)
+            if let length = exchange.statedLength, let offset = reported(response), offset < length,
+                (try? UploadFields.completion(in: response.fields, version: version)) == true
+            {
+                found.append(
+                    .init(
+                        .completeBelowLength,
+                        "the final \(response.status) says the upload is complete at offset \(offset), below the "
+                            + "length \(length) the client stated"))
+            }
         }
         var highest = start
         for (offset, source) in acknowledged {
@@ -250,12 +276,25 @@ public enum ServerConformance {
         guard let response = exchange.response, (200...299).contains(response.status) else { return [] }
         var found: [ConformanceDeviation] = []
         if !version.headSuccessStatuses.contains(response.status) {
-            found.append(.init(.offsetRetrieval, "HEAD answered \(response.status); \(version) allows 204 only"))
+            let allowed = version.headSuccessStatuses.sorted().map(String.init).joined(separator: " or ")
+            found.append(.init(.offsetRetrieval, "HEAD answered \(response.status); \(version) allows \(allowed)"))
         }
-        if response.fields[version.completionFieldName] == nil {
+        let requiresBoth = version.offsetRetrievalRequiresCompletionAndLength
+        if requiresBoth, response.fields[version.completionFieldName] == nil {
             found.append(.init(.offsetRetrieval, "HEAD answer without \(version.completionFieldName)"))
         }
-        if version.rawValue >= 7, let length = exchange.statedLength, response.fields[UploadFields.length] == nil {
+        if let length = exchange.statedLength, let offset = reported(response),
+            (try? UploadFields.completion(in: response.fields, version: version)) == true, offset < length
+        {
+            found.append(
+                .init(
+                    .completeBelowLength,
+                    "HEAD says the upload is complete at offset \(offset), below the length \(length) the client stated"
+                ))
+        }
+        if version.rawValue >= 7, requiresBoth, let length = exchange.statedLength,
+            response.fields[UploadFields.length] == nil
+        {
             found.append(
                 .init(
                     .offsetRetrieval,
@@ -347,7 +386,8 @@ public enum ServerConformance {
         } catch {
             return [.init(.malformedField, "\(error) in the final \(response.status)")]
         }
-        if let said, said != complete {
+        // From interop 9 a `?1` to a request that leaves the upload incomplete is the resource's early answer.
+        if let said, said != complete, !(said && version.answersEarlyAsTheResource) {
             let value = response.fields[name] ?? ""
             return [
                 .init(

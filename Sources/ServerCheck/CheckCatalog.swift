@@ -4,7 +4,7 @@ import ResumableUpload
 /// plain fallback, creation, offset retrieval, append, cancellation) and the robustness cases (heads in pieces
 /// and slow, a huge head, bad offsets). Each runs at every interop version checked, on uploads of its own.
 enum CheckCatalog {
-    static let cases: [CheckCase] = discovery + creation + retrieval + append + cancellation + robustness
+    static let cases: [CheckCase] = discovery + creation + retrieval + append + cancellation + newest + robustness
 
     /// The upload length the cases use, and how much a partial creation sends of it.
     static let length: Int64 = 64

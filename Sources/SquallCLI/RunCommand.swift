@@ -14,6 +14,9 @@ enum RunCommand: Subcommand {
             + "[--junit FILE] ...",
         options: [
             .value("--filter", "TEXT", help: "Run only scenarios whose name contains TEXT."),
+            .flag(
+                "--interop-matrix",
+                help: "Run each scenario at every interop version it applies to; end with a table of verdicts."),
             .value("--seed", "N", help: "Replace every scenario's seed."),
             .value("--repeat", "N", help: "Run each scenario N times; report scenarios whose verdict varies."),
             .value("--shard", "I/N", help: "Run the I-th of N deterministic parts of the catalog (1 ≤ I ≤ N)."),
@@ -32,6 +35,9 @@ enum RunCommand: Subcommand {
         ] + ScenarioLimitOptions.options,
         maxPositionals: Int.max,
         discussion: """
+            With --interop-matrix each scenario runs at every interop version it applies to (the versions its
+            server serves, 'final' included when listed; a scenario that names its client.interop keeps it) as
+            name@version, and a table of verdicts, a row per scenario and a column per version, closes the run.
             Each scenario starts the reference server, the chaos proxy and the reference client on loopback
             ports with a fresh CA and store, plays its faults and events, and judges its expectations from the
             client's ledger, the proxy's transcript and the server's state. One line per scenario (PASS or FAIL
@@ -64,7 +70,10 @@ enum RunCommand: Subcommand {
             context.console.printError("squall run: \(errors.count) errors in the scenario files; nothing was run")
             return 2
         }
-        let scenarios = CatalogRun.select(loaded, options: options.catalog)
+        var scenarios = CatalogRun.select(loaded, options: options.catalog)
+        if options.interopMatrix {
+            scenarios = InteropMatrix.expand(scenarios, profile: options.catalog.runner.profile)
+        }
         guard !scenarios.isEmpty else {
             context.console.printError("squall run: no scenario matches")
             return 1
@@ -107,6 +116,7 @@ enum RunCommand: Subcommand {
             total: scenarios.count, stop: context.stop)
         // Runner notes (e.g. a live capture not permitted) once each, not once per scenario.
         for note in CatalogRun.notes(results) { context.console.printError("squall run: note: \(note)") }
+        if options.interopMatrix { for line in InteropMatrixTable.lines(results) { context.console.print(line) } }
         context.console.print(ConsoleReport.summary(results, elapsed: elapsed))
         if let file = options.html, let html {
             let milliseconds =
@@ -127,11 +137,14 @@ struct RunOptions {
     var html: String?
     var catalog = CatalogRunOptions()
     var limits: ScenarioLimits
+    /// `--interop-matrix`: every scenario at every version it applies to (`InteropMatrix`).
+    var interopMatrix = false
 
     init(_ arguments: ParsedArguments) throws(UsageError) {
         let path = RunCommand.spec.path
         limits = try ScenarioLimitOptions.parse(arguments, command: path)
         catalog.filter = arguments["--filter"]
+        interopMatrix = arguments.has("--interop-matrix")
         catalog.runner.seed = try arguments["--seed"].map(Self.seed)
         if let text = arguments["--repeat"] {
             guard let count = Int(text), (1...100).contains(count) else {

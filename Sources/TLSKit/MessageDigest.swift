@@ -51,6 +51,16 @@ public final class MessageDigest {
         array.withUnsafeBytes { update($0) }
     }
 
+    /// The digest of the bytes so far, leaving this one to go on (a copy of the state is finalized).
+    public func current() -> [UInt8] {
+        precondition(!finished, "MessageDigest.current after finalize")
+        let copy = MessageDigest(algorithm)
+        guard EVP_MD_CTX_copy_ex(copy.context, context) == 1 else {
+            fatalError("OpenSSL cannot copy a \(algorithm) digest (out of memory)")
+        }
+        return copy.finalize()
+    }
+
     /// The digest, `algorithm.byteCount` bytes. The object cannot be updated afterwards.
     public func finalize() -> [UInt8] {
         precondition(!finished, "MessageDigest.finalize called twice")

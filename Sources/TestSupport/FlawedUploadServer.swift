@@ -28,6 +28,16 @@ public final class FlawedUploadServer: Sendable {
         /// Answers only a head that arrives whole in the connection's first read; otherwise it waits for the
         /// rest without ever parsing it (the connection hangs until the client gives up).
         case needsHeadInOneRead
+        /// Sends its 409s without `Upload-Complete: ?0` (required from interop 9, #3404).
+        case conflictWithoutIncompleteFlag
+        /// Answers GET on an upload 405, as before interop 9 (-12 makes it an offset retrieval, #3467).
+        case getIsNotRetrieval
+        /// Keeps an upload after an append that would pass its length (-12 §4.4.2: the upload is invalid then).
+        case keepsUploadPastLength
+        /// Behaves as Apple's interop-10 middleware (`HTTPServerResumableUploadMiddleware`) documents itself: a
+        /// request at a version it does not serve gets 400, inconsistent lengths get 409, incomplete appends 201 (the
+        /// last a choice the draft allows).
+        case appleMiddleware
     }
 
     /// How long a connection waits for its peer.
@@ -94,7 +104,11 @@ public final class FlawedUploadServer: Sendable {
 
     private func handle(_ head: RequestHead, on server: HTTPServerStream) throws {
         let version = InteropVersion(fields: head.fields)
-        if flaw == .rejectsUnknownVersions, head.fields.contains(InteropVersion.fieldName),
+        if flaw == .getIsNotRetrieval, head.method == .get, head.target.hasPrefix(rules.resourcePathPrefix) {
+            let refusal = ResponseHead(status: 405, reason: "Method Not Allowed", fields: ["Content-Length": "0"])
+            return try reply(UploadResponse(head: refusal), head.method, server)
+        }
+        if flaw == .rejectsUnknownVersions || flaw == .appleMiddleware, head.fields.contains(InteropVersion.fieldName),
             version.map({ !rules.versions.contains($0) }) ?? true
         {
             let refusal = ResponseHead(status: 400, reason: "Bad Request", fields: ["Content-Length": "0"])
@@ -172,8 +186,12 @@ public final class FlawedUploadServer: Sendable {
                 UploadResponse.rejection(error, version: version, limits: UploadLimits()), head.method, server)
         }
         var deleted = false
+        let before = machine
         defer { uploads.machines[id] = deleted ? nil : machine }
         let actions = event(&machine)
+        if flaw == .keepsUploadPastLength, actions.contains(where: Self.passesLength) {
+            machine = before
+        }
         if try play(actions, head, server) {
             deleted = flaw == .conflictDeletesUpload && actions.contains(where: Self.isConflict)
         } else if machine.isReceiving {
@@ -222,8 +240,25 @@ public final class FlawedUploadServer: Sendable {
     private func reply(_ response: UploadResponse, _ method: HTTPMethod, _ server: HTTPServerStream) throws {
         var head = response.head
         if flaw == .swappedCompletionField { head.fields = HTTPFields(head.fields.map(Self.swapped)) }
+        if flaw == .conflictWithoutIncompleteFlag, head.status == 409 { head.fields.remove("Upload-Complete") }
+        if flaw == .appleMiddleware {
+            // Inconsistent lengths at creation: 409 (its README's "Limitations"); incomplete appends: 201.
+            if method == .post, head.status == 400, head.fields["Content-Type"] == UploadProblem.mediaType,
+                String(decoding: response.body, as: UTF8.self).contains("inconsistent-upload-length")
+            {
+                head = ResponseHead(status: 409, reason: "Conflict", fields: head.fields)
+            }
+            if method == .patch, head.status == 204, head.fields["Upload-Complete"] == "?0" {
+                head = ResponseHead(status: 201, reason: "Created", fields: head.fields)
+            }
+        }
         if !head.isInformational { head.fields.set("close", for: "Connection") }
         try server.send(head, body: method == .head ? [] : response.body, timeout: Self.patience)
+    }
+
+    private static func passesLength(_ action: UploadAction) -> Bool {
+        guard case .reject(let error, _) = action else { return false }
+        return error.passesLength
     }
 
     private static func isConflict(_ action: UploadAction) -> Bool {

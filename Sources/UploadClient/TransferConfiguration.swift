@@ -42,6 +42,10 @@ public struct TransferConfiguration: Sendable {
     /// offset (HEAD, §3.4) and appends from there; when the server no longer knows it (404, 410), it starts over
     /// with a creation from byte 0. Ignored for a plain upload (`interopVersion` nil). Default nil.
     public var resumeLocation: String?
+    /// Whether the request that completes a resumable upload states the file's SHA-256 in `Repr-Digest` (RFC 9530),
+    /// so that the server can check the whole upload (the reference server fails an upload that does not match).
+    /// The file is read once more, when that request is about to go. Default true.
+    public var statesRepresentationDigest = true
 
     public init(
         method: HTTPMethod = .post, headerFields: HTTPFields = [:],

@@ -75,6 +75,17 @@ public struct TransferRequest: Sendable, Hashable {
             kind: .append, url: url, head: head, offset: offset, length: length, completes: completes)
     }
 
+    /// Whether this creation or append completes a resumable upload (it carries the completion field).
+    var completesResumableUpload: Bool {
+        (kind == .creation || kind == .append) && completes
+            && (head.fields.contains("Upload-Complete") || head.fields.contains("Upload-Incomplete"))
+    }
+
+    /// States what the whole upload hashes to (RFC 9530 `Repr-Digest`, sha-256), for the request that completes it.
+    mutating func stateRepresentation(_ sha256: [UInt8]) {
+        head.fields.set(RequestDigests.field([.sha256: sha256]), for: RequestDigests.representationField)
+    }
+
     /// HEAD (offset retrieval) or DELETE (cancellation) on the upload resource, with the interop field.
     static func onResource(_ kind: Kind, url: HTTPURL, fields: HTTPFields, version: InteropVersion) -> TransferRequest {
         var fields = carriedFields(fields)

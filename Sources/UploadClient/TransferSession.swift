@@ -1,3 +1,4 @@
+import Glibc
 import HTTPExchange
 import HTTPWire
 import ResumableUpload
@@ -10,6 +11,8 @@ struct TransferSession {
     let fileDescriptor: Int32
     var connection: HTTPClientConnection?
     var tls: TLSContext?
+    /// The file's SHA-256, once a completing request needed it.
+    var representationDigest: [UInt8]?
 
     init(transfer: UploadTransfer, fileDescriptor: Int32) {
         self.transfer = transfer
@@ -45,6 +48,14 @@ struct TransferSession {
         _ request: TransferRequest, machine: inout TransferStateMachine
     ) -> [TransferStateMachine.Action] {
         if transfer.takeCancellation() { return machine.handle(.cancelled) }
+        var request = request
+        if request.completesResumableUpload, configuration.statesRepresentationDigest {
+            do {
+                request.stateRepresentation(try fileDigest(length: machine.total))
+            } catch {
+                return machine.handle(.failed(error))
+            }
+        }
         var deferred: [TransferStateMachine.Action] = []
         let observer = transfer.observer
         let feed = { (actions: [TransferStateMachine.Action]) -> Bool in
@@ -71,6 +82,27 @@ struct TransferSession {
             if !deferred.isEmpty { return deferred }
             return machine.handle(transfer.takeCancellation() ? .cancelled : .failed(error))
         }
+    }
+
+    /// The SHA-256 of the file's first `length` bytes, read once per run.
+    mutating func fileDigest(length: Int64) throws(TransferError) -> [UInt8] {
+        if let representationDigest { return representationDigest }
+        let digest = MessageDigest(.sha256)
+        var buffer = [UInt8](repeating: 0, count: max(configuration.chunkSize, 4096))
+        var offset: Int64 = 0
+        while offset < length {
+            let wanted = Int(min(Int64(buffer.count), length - offset))
+            let count = buffer.withUnsafeMutableBytes { pread(fileDescriptor, $0.baseAddress, wanted, off_t(offset)) }
+            if count < 0 && errno == EINTR { continue }
+            guard count > 0 else {
+                throw TransferError(.fileUnreadable, "cannot read the file at \(offset) of \(length) for Repr-Digest")
+            }
+            buffer.withUnsafeBytes { digest.update(UnsafeRawBufferPointer(rebasing: $0[..<count])) }
+            offset += Int64(count)
+        }
+        let value = digest.finalize()
+        representationDigest = value
+        return value
     }
 
     /// One exchange on a kept-alive connection to `endpoint` or a new one. With `retryStale`, a bodyless request

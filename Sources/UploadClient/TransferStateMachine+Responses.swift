@@ -31,6 +31,9 @@ extension TransferStateMachine {
         {
             return fail(failure, head: head)
         }
+        if let version, success, completion(head, version) == true, let failure = completeBelowLength(head, request) {
+            return failAndDelete(failure, head: head)
+        }
         switch head.status {
         case 200...299 where request.completes || version == nil:
             return finish(.succeeded, head: head)
@@ -43,6 +46,8 @@ extension TransferStateMachine {
             return continueUpload(from: offset(head) ?? request.offset + request.length, head: head)
         case 401, 403:
             return fail(TransferError(.userAuthenticationRequired, "the server answered \(head.status)"), head: head)
+        case 413 where version != nil:
+            return retryWithinLimits(head, request)
         case 409 where request.kind == .append && offset(head) != nil:
             guard resumeAttempts < configuration.maximumResumeAttempts else {
                 return fail(
@@ -88,6 +93,13 @@ extension TransferStateMachine {
             return [.finish(outcome)]
         }
         updateLimits(head)
+        if complete, offset < total {
+            return fail(
+                Self.impossible(
+                    .completeBelowLength,
+                    "HEAD says the upload is complete at offset \(offset), below its length \(total)"),
+                head: head)
+        }
         guard !complete else {
             phase = .finished
             var outcome = outcome(.succeeded, head: head)
@@ -103,11 +115,11 @@ extension TransferStateMachine {
     mutating func continueUpload(from offset: Int64, head: ResponseHead) -> [Action] {
         if offset > highestSent || offset > total {
             let detail = "the server reports offset \(offset) but only \(highestSent) bytes were sent"
-            return failAndDelete(TransferError(.badServerResponse, detail), head: head)
+            return failAndDelete(Self.impossible(.offsetBeyondData, detail), head: head)
         }
         if offset < acknowledged {
             let detail = "the server's offset went back from \(acknowledged) to \(offset)"
-            return failAndDelete(TransferError(.badServerResponse, detail), head: head)
+            return failAndDelete(Self.impossible(.offsetDecreased, detail), head: head)
         }
         var actions: [Action] = []
         if offset < highestSent { actions.append(.report(.backtrack(from: highestSent, to: offset))) }
@@ -115,6 +127,40 @@ extension TransferStateMachine {
         // The negative control's defect: the append starts over instead of at the server's offset.
         let start = configuration.resumesFromZero ? 0 : offset
         return actions + send(append(from: start, to: locationURL!, version: version!))
+    }
+
+    /// A 413 to a creation or append (-12 §4.1.4, #3312): when its `Upload-Limit` allows less content than the
+    /// request carried, the request is sent again within the limits: a creation that announced nothing as a smaller
+    /// creation, else an append from the offset the server reports (HEAD first: a 413 may come after some bytes).
+    /// A 413 that allows no less than was sent, or one too many, fails the upload as before.
+    mutating func retryWithinLimits(_ head: ResponseHead, _ request: TransferRequest) -> [Action] {
+        let refused = TransferError(.badServerResponse, "the server answered 413")
+        updateLimits(head)
+        guard requestSizeLimit < request.length, resumeAttempts < configuration.maximumResumeAttempts else {
+            return fail(refused, head: head)
+        }
+        resumeAttempts += 1
+        var actions: [Action] = [.report(.resumeAttempt(resumeAttempts))]
+        if locationURL == nil {
+            guard request.kind == .creation else { return fail(refused, head: head) }
+            actions += send(creation())
+        } else {
+            phase = .retrieving(afterCancel: false)
+            actions += send(offsetRetrieval())
+        }
+        return actions
+    }
+
+    /// A successful answer flagged complete is impossible when the upload cannot be: the request did not reach the
+    /// file's length (which the client declared with `Upload-Length` from interop 6, or will declare by completing),
+    /// or the answer's own offset is below it. Taking it as success would record an upload the server holds only
+    /// part of.
+    func completeBelowLength(_ head: ResponseHead, _ request: TransferRequest) -> TransferError? {
+        let end = offset(head) ?? request.offset + request.length
+        guard end < total else { return nil }
+        return Self.impossible(
+            .completeBelowLength,
+            "a \(head.status) says the upload is complete at offset \(end), below its length \(total)")
     }
 
     mutating func updateLimits(_ head: ResponseHead) {

@@ -190,9 +190,16 @@ public struct TransferStateMachine: Sendable {
 
     // MARK: progress
 
+    /// A 104 to the request in flight: the announcement (its `Location`, its limits) or a progress report. A
+    /// creation's first 104 without `Location` (the client could never resume) and an offset beyond the bytes
+    /// sent (the server acknowledges bytes it never got) are impossible server states: the upload fails with
+    /// `badServerResponse` naming the rule.
     mutating func interim(_ head: ResponseHead, _ request: TransferRequest) -> [Action] {
         guard head.status == 104, let version, version.isEchoed(in: head.fields) else { return [] }
         let announced = head.fields["Location"]
+        if announced == nil, request.kind == .creation, location == nil {
+            return fail(Self.impossible(.missingLocation, "the creation's first 104 carries no Location"), head: head)
+        }
         if let announced, let failure = adopt(location: announced) { return fail(failure, head: head) }
         if let field = head.fields[UploadLimits.fieldName],
             let parsed = try? UploadLimits(field: field, version: version)
@@ -200,8 +207,20 @@ public struct TransferStateMachine: Sendable {
             limits = parsed
         }
         let offset = offset(head)
+        if let offset, offset > highestSent {
+            return failAndDelete(
+                Self.impossible(
+                    .offsetBeyondData, "a 104 reports offset \(offset) but only \(highestSent) bytes were sent"),
+                head: head)
+        }
         if let offset { acknowledged = max(acknowledged, offset) }
         return [.report(.interimReceived(location: announced, offset: offset))]
+    }
+
+    /// A server state no conforming server can be in, as a `badServerResponse` naming the `ServerConformance` rule
+    /// it breaks (`location-changed: Location changed from … to …`).
+    static func impossible(_ rule: ConformanceDeviation.Rule, _ detail: String) -> TransferError {
+        TransferError(.badServerResponse, "\(rule.rawValue): \(detail)")
     }
 
     mutating func bodySent(_ count: Int, _ request: TransferRequest) -> [Action] {
@@ -218,7 +237,7 @@ public struct TransferStateMachine: Sendable {
     mutating func adopt(location announced: String) -> TransferError? {
         if let location {
             guard location == announced else {
-                return TransferError(.badServerResponse, "Location changed from \(location) to \(announced)")
+                return Self.impossible(.locationChanged, "Location changed from \(location) to \(announced)")
             }
             return nil
         }

@@ -40,7 +40,7 @@ struct InteropVersionTests {
         #expect(version.supportsUploadLength == (number >= 6))
         #expect(version.requiresPartialUploadContentType == (number >= 6))
         #expect(version.requiresCompletionOnAppend == (number >= 7))
-        #expect(version.headSuccessStatuses == (number >= 5 ? [200, 204] : [204]))
+        #expect(version.headSuccessStatuses == (number >= 7 ? Set(200...299) : number >= 5 ? [200, 204] : [204]))
         #expect(version.sendsProgress == (number >= 5))
         #expect(version.limitsAgeKey == (number < 6 ? nil : number == 6 ? "expires" : "max-age"))
         #expect(version.finalResponseCarriesOffset == (number <= 6))

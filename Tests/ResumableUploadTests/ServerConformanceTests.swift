@@ -69,9 +69,34 @@ struct ServerConformanceTests {
         #expect(ServerConformance.check(Self.creation(version: version)) == [])
     }
 
-    @Test(arguments: [3, 5, 6, 7, 8])
+    @Test(arguments: [3, 5, 6, 7, 8, 9, 10])
     func aConformantOffsetRetrievalHasNoDeviation(version: Int) {
         #expect(ServerConformance.check(Self.offsetRetrieval(version: version)) == [])
+    }
+
+    /// What the newest drafts allow and earlier ones did not: at 10 a HEAD answer without `Upload-Complete` and
+    /// `Upload-Length` (#3493), at 9 an early `?1` 2xx to a partial creation (#3404), from 7 a 200-something HEAD.
+    /// Each is a deviation at the version before (the control).
+    @Test func theNewestDraftsAllowWhatTheyAllow() {
+        var bare = Self.offsetRetrieval(version: 10, fields: ["Upload-Offset": "400", "Upload-Limit": "min-size=0"])
+        bare.statedLength = 1000
+        #expect(ServerConformance.check(bare) == [])
+        bare.request.fields.set("9", for: "Upload-Draft-Interop-Version")
+        #expect(ServerConformance.check(bare).map(\.rule) == [.offsetRetrieval, .offsetRetrieval])
+
+        var early = Self.creation(version: 9)
+        early.request.fields.set("?0", for: "Upload-Complete")
+        early.response = Self.response(200, ["Upload-Complete": "?1"])
+        #expect(ServerConformance.check(early) == [])
+        early.request.fields.set("8", for: "Upload-Draft-Interop-Version")
+        for index in early.interims.indices {
+            early.interims[index].fields.set("8", for: "Upload-Draft-Interop-Version")
+        }
+        #expect(ServerConformance.check(early).map(\.rule).contains(.completionValue))
+
+        #expect(ServerConformance.check(Self.offsetRetrieval(version: 7, status: 203)) == [])
+        #expect(
+            ServerConformance.check(Self.offsetRetrieval(version: 6, status: 203)).map(\.rule) == [.offsetRetrieval])
     }
 
     @Test func aConformantAppendAndAPlainAnswerHaveNoDeviation() {
@@ -198,6 +223,18 @@ struct ServerConformanceTests {
                 "a 400 to a creation at an interop version not served", refusedCreation(version: 9),
                 .unservedVersionRefused
             ))
+
+        exchange = offsetRetrieval(
+            version: 9,
+            fields: [
+                "Upload-Offset": "400", "Upload-Complete": "?1", "Upload-Length": "1000", "Upload-Limit": "min-size=0",
+            ])
+        exchange.statedLength = 1000
+        cases.append(("an interop 9 HEAD saying complete at 400 of a stated 1000", exchange, .completeBelowLength))
+
+        exchange = append(status: 409, fields: ["Upload-Offset": "400"])
+        exchange.request.fields.set("9", for: "Upload-Draft-Interop-Version")
+        cases.append(("an interop 9 409 without Upload-Complete: ?0", exchange, .completionValue))
         return cases
     }()
 

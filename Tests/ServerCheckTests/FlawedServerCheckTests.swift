@@ -1,3 +1,4 @@
+import ResumableUpload
 import Scenario
 import ServerCheck
 import TestSupport
@@ -14,11 +15,18 @@ struct FlawedServerCheckTests {
             server.creationURL, versions: [6], profile: CheckFixture.profile(interop: [6]), timeout: timeout)
     }
 
-    /// Every case that did not fail passed, except max-size (skipped: no max-size in the profile).
+    /// Every case that did not fail passed, except max-size (skipped: no max-size in the profile) and the cases of
+    /// later versions (skipped at the version checked).
     func expectTheRestPass(_ results: [ServerCheckResult]) {
         for result in results where result.outcome != .failed {
-            #expect(result.outcome == (result.name == "max-size" ? .skipped : .passed), "\(result)")
+            let skips = result.name == "max-size" || !ServerCheck.versions(of: result.name).contains(result.version)
+            #expect(result.outcome == (skips ? .skipped : .passed), "\(result)")
         }
+    }
+
+    /// The cases that run at interop `version` against a server whose profile states everything.
+    static func cases(at version: Int) -> Set<String> {
+        Set(ServerCheck.cases.map(\.name).filter { ServerCheck.versions(of: $0).contains(version) })
     }
 
     @Test func theServerWithoutAFlawPassesEveryCase() throws {
@@ -32,7 +40,7 @@ struct FlawedServerCheckTests {
         let carryNone: Set<String> = [
             "options", "plain-without-version", "plain-unknown-version", "length-mismatch", "max-size", "huge-head",
         ]
-        #expect(CheckFixture.failed(results) == Set(ServerCheck.cases.map(\.name)).subtracting(carryNone))
+        #expect(CheckFixture.failed(results) == Self.cases(at: 6).subtracting(carryNone))
         expectTheRestPass(results)
         let partial = try #require(results.first { $0.name == "create-partial" })
         #expect(partial.expected == "answers that follow the draft at interop 6")
@@ -68,5 +76,49 @@ struct FlawedServerCheckTests {
             #expect(result.duration < .seconds(4))
         }
         #expect(ContinuousClock.now - started < .seconds(30), "bounded by the cases' timeouts")
+    }
+
+    /// Checks a flawed server at interop 10 (serving `versions`, its profile listing them).
+    func checkNewest(
+        _ flaw: FlawedUploadServer.Flaw, versions: [Int] = Array(3...10)
+    ) throws -> [ServerCheckResult] {
+        let server = try FlawedUploadServer(
+            flaw: flaw, versions: Set(versions.compactMap(InteropVersion.init(rawValue:))))
+        defer { server.stop() }
+        return try CheckFixture.check(
+            server.creationURL, versions: [10], profile: CheckFixture.profile(interop: versions))
+    }
+
+    /// Each requirement the newest drafts added, broken alone, fails the case that catches it, named; the same
+    /// server without the flaw passes at interop 10 (the control).
+    @Test(arguments: [
+        (FlawedUploadServer.Flaw.none, Set<String>()),
+        (.conflictWithoutIncompleteFlag, Set(["append-wrong-offset"])),
+        (.getIsNotRetrieval, Set(["get-offset"])),
+        (.keepsUploadPastLength, Set(["append-past-length"])),
+    ])
+    func theNewestRequirementsAreCheckedByName(flaw: FlawedUploadServer.Flaw, failing: Set<String>) throws {
+        let results = try checkNewest(flaw)
+        #expect(CheckFixture.failed(results) == failing, "\(CheckFixture.failures(results))")
+        expectTheRestPass(results)
+        if flaw == .conflictWithoutIncompleteFlag {
+            let conflict = try #require(results.first { $0.name == "append-wrong-offset" })
+            #expect(conflict.detail.contains("completion-value: a 409 to an append without Upload-Complete: ?0"))
+        }
+    }
+
+    /// A server that behaves as Apple's interop-10 middleware documents itself (serving 6 and 10) is judged
+    /// truthfully: its 201 to incomplete appends passes (the draft asks only for a 2xx); its 400 to a version it
+    /// does not serve and its 409 to inconsistent lengths are named.
+    @Test func appleMiddlewareIsJudgedTruthfully() throws {
+        let results = try checkNewest(.appleMiddleware, versions: [6, 10])
+        #expect(
+            CheckFixture.failed(results) == ["plain-unknown-version", "length-mismatch"],
+            "\(CheckFixture.failures(results))")
+        expectTheRestPass(results)
+        let append = try #require(results.first { $0.name == "append" })
+        #expect(append.outcome == .passed && append.detail.hasPrefix("201"))
+        let lengths = try #require(results.first { $0.name == "length-mismatch" })
+        #expect(lengths.detail.hasPrefix("409"))
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import ServerCheck
 import SquallNet
 import TestSupport
 import Testing
@@ -152,7 +153,8 @@ import Testing
         #expect(ContinuousClock.now - started < Self.promptly)
         #expect(ended.exited && ended.status == 130)
         #expect(
-            ended.errors == "squall check-server: SIGINT: stopped the check after 1 of 26 cases; kept --json "
+            ended.errors
+                == "squall check-server: SIGINT: stopped the check after 1 of \(ServerCheck.cases.count) cases; kept --json "
                 + "\(folder.file("r.json")) (the finished cases), --junit \(folder.file("r.xml")) (the finished cases)\n"
         )
         let report = try JSONSerialization.jsonObject(

@@ -39,4 +39,12 @@ struct MessageDigestTests {
         #expect(MessageDigest.digest(of: [], .sha512).count == 64)
         #expect(MessageDigest.digest(of: Array("abc".utf8), .sha256).count == 32)
     }
+
+    @Test func theCurrentDigestLeavesTheRunningOneGoingOn() {
+        let digest = MessageDigest(.sha512)
+        digest.update(Array("ab".utf8))
+        #expect(digest.current() == MessageDigest.digest(of: Array("ab".utf8), .sha512))
+        digest.update(Array("c".utf8))
+        #expect(digest.finalize() == MessageDigest.digest(of: Array("abc".utf8), .sha512))
+    }
 }

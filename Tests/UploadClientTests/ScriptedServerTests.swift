@@ -1,5 +1,7 @@
+import Foundation
 import HTTPWire
 import ResumableUpload
+import TLSKit
 import TestSupport
 import Testing
 import UploadClient
@@ -156,6 +158,32 @@ struct ScriptedServerTests {
         #expect(outcome.error?.code == .badServerResponse)
         #expect(outcome.error?.detail.contains("Location changed") == true)
         #expect(outcome.status == 201 && outcome.headerFields["location"] == scripted.url + "/upload/other")
+    }
+
+    /// The request that completes the upload states the file's SHA-256 in `Repr-Digest`; the partial creation
+    /// before it does not, nor does any request with `statesRepresentationDigest` off (the control).
+    @Test(arguments: [true, false])
+    func theCompletingRequestStatesTheFilesDigest(states: Bool) throws {
+        let fixture = try TransferFixture()
+        let (path, bytes) = try fixture.file(Self.length)
+        let scripted = try ScriptedServer { url in
+            [
+                ScriptedStep(
+                    interims: [Self.announce(url)], respond: 201,
+                    fields: ["Location": url + "/upload/abc", "Upload-Complete": "?0", "Upload-Offset": "10000"]),
+                ScriptedStep(respond: 200, fields: ["Upload-Complete": "?1"]),
+            ]
+        }
+        let outcome = try Self.run(scripted, fixture, file: path) {
+            $0.appendSize = Int64(Self.length / 2)
+            $0.statesRepresentationDigest = states
+        }
+        #expect(outcome.error == nil)
+        #expect(Self.methods(scripted) == ["POST", "PATCH"])
+        #expect(scripted.requests[0].head.fields["Repr-Digest"] == nil)
+        let stated = scripted.requests[1].head.fields["Repr-Digest"]
+        let digest = "sha-256=:" + Data(MessageDigest.digest(of: bytes, .sha256)).base64EncodedString() + ":"
+        #expect(stated == (states ? digest : nil))
     }
 
     @Test func aLocationInAnAppendsInterimMustMatchTheCreations() throws {

@@ -45,8 +45,8 @@ struct TransferStateMachineTests {
         var machine = machine { $0.backoffBase = .zero }
         _ = machine.handle(.start)
         _ = machine.handle(.interim(announce()))
-        if let acknowledged { _ = machine.handle(.interim(announce(location: "", offset: acknowledged))) }
         _ = machine.handle(.bodySent(sent))
+        if let acknowledged { _ = machine.handle(.interim(announce(location: "", offset: acknowledged))) }
         let actions = machine.handle(.failed(TransferError(.networkConnectionLost, "reset")))
         return (machine, actions)
     }
