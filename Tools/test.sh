@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The whole test suite: set-up, format lint, module boundaries (Tools/check-imports.py), warnings-as-errors build,
-# every test, 12 s of every fuzz target (Tools/fuzz.sh: fails on any crash), then the scenario catalog: 5 runs in
+# every test, 9 s of every fuzz target (Tools/fuzz.sh: fails on any crash), then the scenario catalog: 5 runs in
 # which every scenario must pass and the runs must agree (Tools/determinism.sh), and once under two CPU hogs and once
-# on one core (Tools/load-check.sh), the cut sweep (Tools/cut-sweep.sh: cuts at 10 to 90 % of creations resumed in the
+# on one core (Tools/load-check.sh), the version matrix (Tools/interop-matrix.sh: every scenario at every interop
+# version it applies to, `final` included), the cut sweep (Tools/cut-sweep.sh: cuts at 10 to 90 % of creations resumed in the
 # same three conditions, and its negative control), a newcomer's scenarios judged as they predicted
 # (Tools/newcomer-check.py), the catalog's HTML report opened in headless Chromium and checked against its
 # JSON report (Tools/report-browser-check.py), the proxy's dashboard driven against a live upload
@@ -46,8 +47,8 @@ stage "build (warnings are errors) and test"
 swift build --build-tests -Xswiftc -warnings-as-errors
 swift test --skip-build
 
-stage "fuzzing: every target of Tests/Fuzz for 12 s from its seed corpus (instrumented build in .build-fuzz)"
-Tools/fuzz.sh --seconds 12
+stage "fuzzing: every target of Tests/Fuzz for 9 s from its seed corpus (instrumented build in .build-fuzz)"
+Tools/fuzz.sh --seconds 9
 
 stage "the scenario catalog, run 5 times: every scenario passes, reports follow their schema, the runs agree"
 Tools/determinism.sh .build/debug/squall
@@ -55,6 +56,8 @@ Tools/determinism.sh .build/debug/squall
 stage "the scenario catalog under load: two CPU hogs, then one core"
 Tools/load-check.sh .build/debug/squall
 
+stage "the version matrix: every scenario at every interop version it applies to (3 to 10, final), all passing"
+Tools/interop-matrix.sh .build/debug/squall
 stage "the cut sweep: RSTs and network switches at 10 to 90 % of creations, each resumed idle, under hogs, on one core"
 Tools/cut-sweep.sh .build/debug/squall
 

@@ -1,10 +1,30 @@
 import ResumableUpload
+import Scenario
 import UploadClient
 
 /// Cases for what the newest drafts require and earlier ones did not (interop 9, -12; and `final`): each runs from
 /// the version whose draft introduced it and names its section and pull request.
 extension CheckCatalog {
     static let newest: [CheckCase] = [
+        CheckCase(
+            "limits-on-announcement",
+            checks:
+                "a server with limits announces them: Upload-Limit on the creation's 104 and on its 201 (-09 §4.2.2)",
+            skip: limitsSkip
+        ) { session throws(CheckFailure) in
+            let answer = try session.send(
+                session.creation(complete: false, body: CheckSession.content(partial), length: length)
+            ).expectSuccess()
+            let missing = (answer.announcements.prefix(1) + (answer.final.map { [$0] } ?? [])).filter {
+                $0.fields[UploadLimits.fieldName] == nil
+            }
+            guard missing.isEmpty else {
+                throw CheckFailure(
+                    expected: "Upload-Limit on the 104 and the 201 (the profile states a max-size)",
+                    observed: answer.summary(limits: true) + ", \(missing.count) of them without Upload-Limit")
+            }
+            return answer.summary(limits: true)
+        },
         CheckCase(
             "get-offset",
             checks:
@@ -32,4 +52,12 @@ extension CheckCatalog {
             return "\(answer.summary()); HEAD \(head.summary())"
         },
     ]
+
+    /// Upload-Limit on the 104 and 201 is required from interop 8, and the case needs a limit the profile states.
+    static func limitsSkip(_ version: InteropVersion, _ profile: ServerProfile?) -> String? {
+        guard version.rawValue >= 8 else {
+            return "Upload-Limit on the 104 and 201 is required from -09 (interop 8 on)"
+        }
+        return withoutMaxSize(version, profile)
+    }
 }

@@ -34,6 +34,8 @@ public final class FlawedUploadServer: Sendable {
         case getIsNotRetrieval
         /// Keeps an upload after an append that would pass its length (-12 §4.4.2: the upload is invalid then).
         case keepsUploadPastLength
+        /// Sends its 104s and 201s without `Upload-Limit` though it has limits (required from interop 8, -09).
+        case noLimitsOnAnnouncement
         /// Behaves as Apple's interop-10 middleware (`HTTPServerResumableUploadMiddleware`) documents itself: a
         /// request at a version it does not serve gets 400, inconsistent lengths get 409, incomplete appends 201 (the
         /// last a choice the draft allows).
@@ -57,10 +59,12 @@ public final class FlawedUploadServer: Sendable {
         var created = 0
     }
 
-    /// Starts the server on 127.0.0.1, port 0, serving `versions` resumably (default: all).
-    public init(flaw: Flaw, versions: Set<InteropVersion> = Set(InteropVersion.all)) throws {
+    /// Starts the server on 127.0.0.1, port 0, serving `versions` resumably (default: all), with `maxSize` as its
+    /// one limit when given.
+    public init(flaw: Flaw, versions: Set<InteropVersion> = Set(InteropVersion.all), maxSize: Int64? = nil) throws {
         var rules = UploadProtocolConfiguration()
         rules.versions = versions
+        rules.limits.maxSize = maxSize
         self.rules = rules
         let box = Mutex<FlawedUploadServer?>(nil)
         loop = try LoopbackServer.start { socket in
@@ -241,6 +245,9 @@ public final class FlawedUploadServer: Sendable {
         var head = response.head
         if flaw == .swappedCompletionField { head.fields = HTTPFields(head.fields.map(Self.swapped)) }
         if flaw == .conflictWithoutIncompleteFlag, head.status == 409 { head.fields.remove("Upload-Complete") }
+        if flaw == .noLimitsOnAnnouncement, [104, 201].contains(head.status) {
+            head.fields.remove(UploadLimits.fieldName)
+        }
         if flaw == .appleMiddleware {
             // Inconsistent lengths at creation: 409 (its README's "Limitations"); incomplete appends: 201.
             if method == .post, head.status == 400, head.fields["Content-Type"] == UploadProblem.mediaType,

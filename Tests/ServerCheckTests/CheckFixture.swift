@@ -76,6 +76,9 @@ enum CheckFixture {
     /// The cases of what the newest drafts added, which run from interop 9.
     static let fromInterop9: Set<String> = ["get-offset", "append-past-length"]
 
+    /// The cases that need the profile's max-size.
+    static let needsMaxSize: Set<String> = ["max-size", "limits-on-announcement"]
+
     static let beforeInterop6: Set<String> = [
         "options", "length-mismatch", "max-size", "append-without-content-type", "append-wrong-content-type",
     ]

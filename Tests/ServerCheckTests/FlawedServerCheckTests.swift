@@ -19,7 +19,9 @@ struct FlawedServerCheckTests {
     /// later versions (skipped at the version checked).
     func expectTheRestPass(_ results: [ServerCheckResult]) {
         for result in results where result.outcome != .failed {
-            let skips = result.name == "max-size" || !ServerCheck.versions(of: result.name).contains(result.version)
+            let skips =
+                CheckFixture.needsMaxSize.contains(result.name)
+                || !ServerCheck.versions(of: result.name).contains(result.version)
             #expect(result.outcome == (skips ? .skipped : .passed), "\(result)")
         }
     }
@@ -105,6 +107,19 @@ struct FlawedServerCheckTests {
             let conflict = try #require(results.first { $0.name == "append-wrong-offset" })
             #expect(conflict.detail.contains("completion-value: a 409 to an append without Upload-Complete: ?0"))
         }
+    }
+
+    /// A server with a max-size that announces no limits on the creation's 104 and 201 fails the case that
+    /// checks them at interop 10; the same server announcing them (the control) passes every case.
+    @Test(arguments: [FlawedUploadServer.Flaw.none, .noLimitsOnAnnouncement])
+    func limitsMissingFromTheAnnouncementAreNamed(flaw: FlawedUploadServer.Flaw) throws {
+        let server = try FlawedUploadServer(flaw: flaw, maxSize: 1 << 20)
+        defer { server.stop() }
+        let results = try CheckFixture.check(
+            server.creationURL, versions: [10], profile: CheckFixture.profile(interop: [10], maxSize: 1 << 20))
+        let failing: Set<String> = flaw == .none ? [] : ["limits-on-announcement"]
+        #expect(CheckFixture.failed(results) == failing, "\(CheckFixture.failures(results))")
+        #expect(results.allSatisfy { $0.outcome != .skipped }, "every case runs at 10 with a max-size")
     }
 
     /// A server that behaves as Apple's interop-10 middleware documents itself (serving 6 and 10) is judged

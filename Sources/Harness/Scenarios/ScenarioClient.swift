@@ -343,7 +343,8 @@ final class ScenarioClient: @unchecked Sendable {
     private func spawn(_ binary: String) throws -> ChildProcess {
         var arguments = [
             "upload", "--journal", target.journal, "--to", target.creationURL, "--ca", target.caFile, "--interop",
-            spec.interop.map(String.init) ?? "none", "--retry-limit", String(spec.retryLimit), "--inflight-limit",
+            spec.interop.map(InteropVersion.word) ?? "none", "--retry-limit", String(spec.retryLimit),
+            "--inflight-limit",
             String(spec.inflightLimit),
         ]
         if let size = spec.appendSize { arguments += ["--append-size", String(size)] }

@@ -127,7 +127,7 @@ final class ScenarioServer {
     ) throws -> (ChildProcess, String) {
         var arguments = [
             "server", "--listen", listen, "--store", store, "--interop",
-            spec.interop.map(String.init).joined(separator: ","),
+            spec.interop.map(InteropVersion.word).joined(separator: ","),
             "--progress-interval", String(spec.progressInterval),
             "--progress-limit", spec.progressLimit.map(String.init) ?? "none",
             "--progress-spacing", DurationText.format(spec.progressSpacing) ?? "0s",
