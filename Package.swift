@@ -8,12 +8,12 @@
 //   layer harness:    Harness ServerCheck               — runs the pieces together, reads scenario files, reports
 //   layer components: UploadServer UploadClient         — servers, clients and the proxy built from I/O and pure
 //   layer components: ControlAPI ChaosProxy SquallPhotos
-//   layer io:         SquallNet TLSKit Capture          — sockets, OpenSSL, libpcap, files; the only code that
+//   layer io:         SquallNet TLSKit Capture QRCodes  — sockets, OpenSSL, libpcap, libqrencode, files; the only code that
 //   layer io:         UploadStore JobJournal HTTPExchange — reads clocks
 //   layer pure:       SquallCore HTTPWire StructuredFields ResumableUpload UploadJobs FaultEngine
 //   layer pure:       ProxyTranscript ProxyFlow Scenario ScenarioOracle ScenarioReports PacketSynthesis Exploration
 //                     — no sockets, threads, clock reads or files; no Glibc, Foundation or Dispatch
-//   layer shims:      COpenSSL CPcap CSystem            — .systemLibrary targets, static inline wrappers
+//   layer shims:      COpenSSL CPcap CSystem CQREncode  — .systemLibrary targets, static inline wrappers
 import PackageDescription
 
 let package = Package(
@@ -29,6 +29,7 @@ let package = Package(
         // C shims: static inline wrappers for what Swift cannot import.
         .systemLibrary(name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CPcap", pkgConfig: "libpcap", providers: [.apt(["libpcap-dev"])]),
+        .systemLibrary(name: "CQREncode", pkgConfig: "libqrencode", providers: [.apt(["libqrencode-dev"])]),
         .systemLibrary(name: "CSystem"),
 
         // Pure logic.
@@ -58,6 +59,7 @@ let package = Package(
         .target(name: "SquallNet", dependencies: ["CSystem"]),
         .target(name: "TLSKit", dependencies: ["COpenSSL", "SquallNet"]),
         .target(name: "Capture", dependencies: ["CPcap", "CSystem", "PacketSynthesis", "SquallNet"]),
+        .target(name: "QRCodes", dependencies: ["CQREncode"]),
         .target(name: "UploadStore", dependencies: ["SquallCore", "SquallNet", "TLSKit"]),
         .target(name: "JobJournal", dependencies: ["UploadJobs", "SquallCore", "SquallNet"]),
         .target(name: "HTTPExchange", dependencies: ["HTTPWire", "SquallNet"]),
@@ -113,7 +115,7 @@ let package = Package(
             dependencies: [
                 "SquallCore", "Harness", "SquallNet", "TLSKit", "Capture", "UploadServer", "UploadClient", "UploadJobs",
                 "ResumableUpload", "ChaosProxy", "ControlAPI", "FaultEngine", "ProxyTranscript", "HTTPWire", "Scenario",
-                "ScenarioReports", "ProxyFlow", "HTTPExchange", "ServerCheck", "SquallPhotos", "Exploration",
+                "ScenarioReports", "ProxyFlow", "HTTPExchange", "ServerCheck", "SquallPhotos", "Exploration", "QRCodes",
             ]),
         .executableTarget(name: "squall", dependencies: ["SquallCLI"]),
 
@@ -156,6 +158,7 @@ let package = Package(
         .testTarget(name: "HTTPExchangeTests", dependencies: ["HTTPExchange", "HTTPWire", "SquallNet", "TestSupport"]),
         .testTarget(name: "TLSKitTests", dependencies: ["TLSKit", "SquallNet", "TestSupport"]),
         .testTarget(name: "SquallCoreTests", dependencies: ["SquallCore"]),
+        .testTarget(name: "QRCodesTests", dependencies: ["QRCodes"]),
         .testTarget(name: "ResumableUploadTests", dependencies: ["ResumableUpload", "HTTPWire", "TestSupport"]),
         .testTarget(name: "UploadJobsTests", dependencies: ["UploadJobs", "TestSupport"]),
         .testTarget(name: "FaultEngineTests", dependencies: ["FaultEngine", "SquallCore", "HTTPWire", "TestSupport"]),
@@ -213,7 +216,7 @@ let package = Package(
             dependencies: [
                 "SquallCLI", "UploadServer", "SquallNet", "TLSKit", "ControlAPI", "ChaosProxy", "FaultEngine",
                 "TestSupport", "SquallCore", "UploadClient", "HTTPWire", "Scenario", "Exploration", "CSystem",
-                "UploadJobs", "ServerCheck",
+                "UploadJobs", "ServerCheck", "QRCodes",
             ]),
     ]
 )

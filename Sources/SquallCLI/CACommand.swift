@@ -1,4 +1,5 @@
 import Foundation
+import QRCodes
 import SquallCore
 import TLSKit
 
