@@ -116,6 +116,7 @@ let package = Package(
                 "SquallCore", "Harness", "SquallNet", "TLSKit", "Capture", "UploadServer", "UploadClient", "UploadJobs",
                 "ResumableUpload", "ChaosProxy", "ControlAPI", "FaultEngine", "ProxyTranscript", "HTTPWire", "Scenario",
                 "ScenarioReports", "ProxyFlow", "HTTPExchange", "ServerCheck", "SquallPhotos", "Exploration", "QRCodes",
+                "CSystem",
             ]),
         .executableTarget(name: "squall", dependencies: ["SquallCLI"]),
 

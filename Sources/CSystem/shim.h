@@ -50,6 +50,18 @@ static inline int squall_open_pseudo_terminal(char *name, size_t size) {
     snprintf(name, size, "/dev/pts/%u", number);
     return primary;
 }
+/* The number of columns of the terminal on `fd` (TIOCGWINSZ), or 0 when it is not a terminal or does not say. */
+static inline int squall_terminal_columns(int fd) {
+    struct winsize size = {0};
+    return ioctl(fd, TIOCGWINSZ, &size) == 0 ? size.ws_col : 0;
+}
+/* Sets the size of the terminal on `fd` (TIOCSWINSZ), for tests; 0 on success. */
+static inline int squall_set_terminal_size(int fd, int rows, int columns) {
+    struct winsize size = {0};
+    size.ws_row = (unsigned short)rows;
+    size.ws_col = (unsigned short)columns;
+    return ioctl(fd, TIOCSWINSZ, &size);
+}
 #include <malloc.h>
 /* Gives the free memory of every malloc arena back to the system (malloc_trim(0)); 1 when some was released. */
 static inline int squall_release_free_memory(void) { return malloc_trim(0); }

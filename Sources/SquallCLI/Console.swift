@@ -1,3 +1,4 @@
+import CSystem
 import Glibc
 import Synchronization
 
@@ -16,11 +17,15 @@ public final class Console: Sendable {
     public let usesColor: Bool
     /// Whether stdout is a terminal (a progress line may then be redrawn in place).
     public let isTerminal: Bool
+    /// The terminal's width in columns, which a redrawn line must not exceed (a longer one wraps and the next
+    /// redraw leaves its tail behind); nil when not a terminal or it does not say.
+    public let columns: Int?
 
-    private init(sink: Sink, usesColor: Bool, isTerminal: Bool) {
+    private init(sink: Sink, usesColor: Bool, isTerminal: Bool, columns: Int?) {
         self.sink = sink
         self.usesColor = usesColor
         self.isTerminal = isTerminal
+        self.columns = columns
     }
 
     /// The process's own stdout and stderr; colour only when stdout is a terminal and `NO_COLOR` is unset or
@@ -29,12 +34,16 @@ public final class Console: Sendable {
         environment: [String: String], isTerminal: Bool = isatty(STDOUT_FILENO) == 1
     ) -> Console {
         let noColor = environment["NO_COLOR"].map { !$0.isEmpty } ?? false
-        return Console(sink: .standardStreams, usesColor: !noColor && isTerminal, isTerminal: isTerminal)
+        let width = isTerminal ? Int(squall_terminal_columns(STDOUT_FILENO)) : 0
+        return Console(
+            sink: .standardStreams, usesColor: !noColor && isTerminal, isTerminal: isTerminal,
+            columns: width > 0 ? width : nil)
     }
 
-    /// A console that keeps what is written, for tests; as a terminal (with colour or not) when asked.
-    public static func capturing(terminal: Bool = false, color: Bool = false) -> Console {
-        Console(sink: .buffers, usesColor: terminal && color, isTerminal: terminal)
+    /// A console that keeps what is written, for tests; as a terminal (with colour or not, `columns` wide) when
+    /// asked.
+    public static func capturing(terminal: Bool = false, color: Bool = false, columns: Int? = nil) -> Console {
+        Console(sink: .buffers, usesColor: terminal && color, isTerminal: terminal, columns: terminal ? columns : nil)
     }
 
     /// Everything written to stdout so far (capturing consoles only).

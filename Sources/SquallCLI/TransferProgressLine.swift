@@ -21,37 +21,78 @@ struct TransferProgressLine: Sendable, Hashable {
     var tick = 0
 
     static let barWidth = 24
+    /// The longest name kept whole when the line must be shortened.
+    static let nameWidth = 24
 
-    func text(color: Bool) -> String {
+    /// `name` in at most `width` characters, its end replaced by "…" when cut.
+    static func shortened(_ name: String, to width: Int) -> String {
+        name.count <= width ? name : String(name.prefix(max(1, width - 1))) + "…"
+    }
+
+    /// The line, at most `width` characters when given: past it, a name longer than `nameWidth` is cut short
+    /// first (with "…"), then the time left goes, then the rate, the reason for finalising, the files, the bar
+    /// narrows, and last the name is cut shorter. Bar, percentage and bytes all show one figure, the bytes sent
+    /// (`sent`), and the line says so.
+    func text(color: Bool, width: Int? = nil) -> String {
+        var barWidth = Self.barWidth
+        var keepsETA = true
+        var keepsRate = true
+        var keepsFiles = true
+        var saysWhyFinalising = true
+        var name = self.name
+        func assemble(_ color: Bool) -> String {
+            parts(
+                color: color, barWidth: barWidth, name: name, eta: keepsETA, rate: keepsRate, files: keepsFiles,
+                why: saysWhyFinalising
+            ).joined(separator: "  ")
+        }
+        guard let width else { return assemble(color) }
+        var steps: [() -> Void] = [
+            { name = Self.shortened(name, to: Self.nameWidth) }, { keepsETA = false }, { keepsRate = false },
+            { saysWhyFinalising = false }, { keepsFiles = false }, { barWidth = 10 },
+        ]
+        while assemble(false).count > width, !steps.isEmpty { steps.removeFirst()() }
+        let over = assemble(false).count - width
+        if over > 0 { name = Self.shortened(name, to: max(2, name.count - over)) }
+        // A terminal too narrow even for that gets the plain line cut at its width.
+        if assemble(false).count > width { return String(assemble(false).prefix(width)) }
+        return assemble(color)
+    }
+
+    private func parts(
+        color: Bool, barWidth: Int, name: String, eta: Bool, rate: Bool, files: Bool, why: Bool
+    ) -> [String] {
         var parts = [name]
         if let size, size > 0 {
             let done = min(sent, size)
-            let filled = finalising ? Self.barWidth : Int(done * Int64(Self.barWidth) / size)
+            let filled = finalising ? barWidth : Int(done * Int64(barWidth) / size)
             let bar = String(repeating: "#", count: filled)
-            let rest = String(repeating: ".", count: Self.barWidth - filled)
+            let rest = String(repeating: ".", count: barWidth - filled)
             parts.append("[" + (color && filled > 0 ? "\u{1B}[32m\(bar)\u{1B}[0m" : bar) + rest + "]")
             parts.append(finalising ? "100%" : "\(done * 100 / size)%")
-            parts.append("\(Self.size(done))/\(Self.size(size))")
+            parts.append("\(Self.size(done))/\(Self.size(size)) sent")
         } else {
             // Indeterminate: a three-wide block bouncing across the bar.
-            let span = Self.barWidth - 3
+            let span = barWidth - 3
             let position = span == 0 ? 0 : (tick / span) % 2 == 0 ? tick % span : span - tick % span
             let bar =
                 String(repeating: " ", count: position) + "<=>"
-                + String(repeating: " ", count: Self.barWidth - 3 - position)
+                + String(repeating: " ", count: barWidth - 3 - position)
             parts.append("[" + bar + "]")
-            parts.append(Self.size(sent))
+            parts.append(Self.size(sent) + " sent")
         }
         if finalising {
-            parts.append("finalising: every byte sent, waiting for the server's response")
-        } else if let rate = bytesPerSecond, rate > 0 {
-            parts.append(Self.size(Int64(rate)) + "/s")
-            if let size, size > sent { parts.append("ETA " + Self.clock(Double(size - sent) / rate)) }
+            parts.append(why ? "finalising: every byte sent, waiting for the server's response" : "finalising")
+        } else if let bytesPerSecond, bytesPerSecond > 0, rate {
+            parts.append(Self.size(Int64(bytesPerSecond)) + "/s")
+            if eta, let size, size > sent { parts.append("ETA " + Self.clock(Double(size - sent) / bytesPerSecond)) }
         }
-        var tail = "\(filesDone)/\(files) files"
-        if others > 0 { tail += ", \(others) more running" }
-        parts.append("(" + tail + ")")
-        return parts.joined(separator: "  ")
+        if files {
+            var tail = "\(filesDone)/\(self.files) files"
+            if others > 0 { tail += ", \(others) more running" }
+            parts.append("(" + tail + ")")
+        }
+        return parts
     }
 
     /// `512 B`, `64.0 KiB`, `2.5 MiB`: one decimal from KiB up.

@@ -1,4 +1,5 @@
 import Foundation
+import SquallCore
 import Synchronization
 import UploadClient
 import UploadJobs
@@ -107,12 +108,24 @@ final class UploadProgress: Sendable {
             draw(force: true)
             // Why a transfer failed, once per file and reason (a retried failure says the same again).
             if explains, let why, jobState == .failed, state.withLock({ $0.explained.insert(name + why).inserted }) {
-                console.printError("squall upload: \(name): \(why)")
+                explain("squall upload: \(name): \(why)")
             }
+        case .interrupted(let id, let at, let reason):
+            let name = state.withLock { $0.names[id] ?? "" }
+            announce(
+                "\(name): \(Self.interruption(reason)) at \(ByteSize.short(at)) sent; asking the server how much it has"
+            )
+        case .resumed(let id, let from):
+            let name = state.withLock { state -> String in
+                state.samples[id] = [(.now, from)]
+                state.sent[id] = from
+                return state.names[id] ?? ""
+            }
+            announce("\(name): resumed from the server's \(ByteSize.short(from))")
         case .serverDeviation(_, let rule, let line):
             // Each rule once: a server that deviates on every request would drown the progress otherwise.
             if explains, state.withLock({ $0.deviations.insert(rule).inserted }) {
-                console.printError("squall upload: the server deviates from the draft: \(line)")
+                explain("squall upload: the server deviates from the draft: \(line)")
             }
         case .uploadResourceAnnounced, .invocation, .settled, .jobCreated:
             break
@@ -126,6 +139,34 @@ final class UploadProgress: Sendable {
 
     private func plain(_ line: String) {
         if !console.isTerminal { console.print(line) }
+    }
+
+    /// A line that says what happened, in a pipe and on a terminal alike: on a terminal it goes above the redrawn
+    /// line, which is drawn again below it.
+    private func announce(_ line: String) {
+        guard console.isTerminal else { return console.print(line) }
+        console.redraw("")
+        console.print(line)
+        draw(force: true)
+    }
+
+    /// A line on stderr; on a terminal, which stdout's redrawn line shares, the line is cleared first and drawn
+    /// again below, so that the two never run together.
+    private func explain(_ line: String) {
+        if console.isTerminal { console.redraw("") }
+        console.printError(line)
+        draw(force: true)
+    }
+
+    /// What a transfer error's code says happened, in words: `networkConnectionLost` is "the connection was lost".
+    static func interruption(_ code: String) -> String {
+        switch code {
+        case "networkConnectionLost": "the connection was lost"
+        case "timedOut": "no progress within the read timeout"
+        case "cannotConnectToHost": "the server could not be reached"
+        case "badServerResponse": "the server answered with an error"
+        default: code
+        }
     }
 
     private func draw(force: Bool = false) {
@@ -150,7 +191,7 @@ final class UploadProgress: Sendable {
                     + Double((last.0 - first.0).components.seconds)
                 line.bytesPerSecond = Double(last.1 - first.1) / seconds
             }
-            return prefix + line.text(color: color)
+            return prefix + line.text(color: color, width: console.columns.map { max(20, $0 - 1 - prefix.count) })
         }
         if let line { console.redraw(line) }
     }

@@ -18,6 +18,9 @@ public enum TransferEvent: Sendable, Hashable {
     case bytesSent(offset: Int64, count: Int)
     /// A 104 of the transfer's interop version arrived: its `Location` (creation only) and progress offset.
     case interimReceived(location: String?, offset: Int64?)
+    /// The request in flight failed (a reset, a timeout, a 5xx to HEAD) with `highestSent` bytes sent: an
+    /// automatic resume follows.
+    case interrupted(at: Int64, TransferError)
     /// Automatic resume attempt `n` (1-based) begins, after the backoff delay.
     case resumeAttempt(Int)
     /// The server holds fewer bytes than were sent: sending resumes at `to` instead of `from`.

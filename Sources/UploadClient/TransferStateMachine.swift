@@ -272,13 +272,14 @@ public struct TransferStateMachine: Sendable {
     mutating func scheduleResume(after error: TransferError, head: ResponseHead? = nil) -> [Action] {
         guard resumeAttempts < configuration.maximumResumeAttempts else { return fail(error, head: head) }
         resumeAttempts += 1
+        let interrupted = Action.report(.interrupted(at: highestSent, error))
         let delay = configuration.backoff(beforeAttempt: resumeAttempts)
         guard delay > .zero else {
             phase = .retrieving(afterCancel: false)
-            return [.report(.resumeAttempt(resumeAttempts))] + send(offsetRetrieval())
+            return [interrupted, .report(.resumeAttempt(resumeAttempts))] + send(offsetRetrieval())
         }
         phase = .waitingToResume
-        return [.backoff(delay)]
+        return [interrupted, .backoff(delay)]
     }
 
     mutating func fail(_ error: TransferError, head: ResponseHead? = nil) -> [Action] {

@@ -166,6 +166,7 @@ final class LedgerRecorder: @unchecked Sendable {
             flush()
             if resuming && method == "PATCH" {
                 record(.resumed(offset: offset))
+                system.observer(.resumed(job, from: offset))
                 resuming = false
             }
             range = ByteRange(offset: offset, length: 0)
@@ -183,6 +184,8 @@ final class LedgerRecorder: @unchecked Sendable {
                 record(.uploadResource(location: announced))
                 system.observer(.uploadResourceAnnounced(job, location: announced))
             }
+        case .interrupted(let at, let error):
+            system.observer(.interrupted(job, at: at, reason: error.code.rawValue))
         case .resumeAttempt, .reconciling:
             flush()
             resuming = true
