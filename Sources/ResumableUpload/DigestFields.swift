@@ -78,7 +78,7 @@ public struct RequestDigests: Sendable, Hashable {
     }
 
     private static func digests(_ name: String, in fields: HTTPFields) throws(UploadProtocolError) -> Digests {
-        guard let dictionary = try dictionary(name, in: fields) else { return [:] }
+        guard let dictionary = try UploadFields.dictionary(name, in: fields) else { return [:] }
         var digests: Digests = [:]
         for algorithm in DigestAlgorithm.allCases {
             guard let member = dictionary[algorithm.rawValue] else { continue }
@@ -99,7 +99,7 @@ public struct RequestDigests: Sendable, Hashable {
     public static func preferred(_ name: String, in fields: HTTPFields) throws(UploadProtocolError)
         -> DigestAlgorithm?
     {
-        guard let dictionary = try dictionary(name, in: fields) else { return nil }
+        guard let dictionary = try UploadFields.dictionary(name, in: fields) else { return nil }
         var best: (algorithm: DigestAlgorithm, weight: Int64)?
         for (key, member) in dictionary {
             guard let weight = member.item?.bareItem.integer, (0...10).contains(weight) else {
@@ -109,17 +109,5 @@ public struct RequestDigests: Sendable, Hashable {
             if weight > best?.weight ?? 0 { best = (algorithm, weight) }
         }
         return best?.algorithm
-    }
-
-    private static func dictionary(_ name: String, in fields: HTTPFields) throws(UploadProtocolError)
-        -> FieldDictionary?
-    {
-        let lines = fields.values(for: name)
-        guard !lines.isEmpty else { return nil }
-        do {
-            return try StructuredFieldParser.parseDictionary(lines: lines)
-        } catch {
-            throw .malformed(name, error.description)
-        }
     }
 }

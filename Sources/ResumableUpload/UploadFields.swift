@@ -61,10 +61,26 @@ enum UploadFields {
     }
 
     private static func item(_ name: String, in fields: HTTPFields) throws(UploadProtocolError) -> Item? {
+        try parsed(name, in: fields) { lines throws(StructuredFieldError) in
+            try StructuredFieldParser.parseItem(lines: lines)
+        }
+    }
+
+    /// The sf-Dictionary field `name` (an RFC 9530 digest field), nil when absent.
+    static func dictionary(_ name: String, in fields: HTTPFields) throws(UploadProtocolError) -> FieldDictionary? {
+        try parsed(name, in: fields) { lines throws(StructuredFieldError) in
+            try StructuredFieldParser.parseDictionary(lines: lines)
+        }
+    }
+
+    /// Field `name`'s lines parsed by `parse`, nil when absent; a parse failure is a 400 naming the field.
+    private static func parsed<Value>(
+        _ name: String, in fields: HTTPFields, _ parse: ([String]) throws(StructuredFieldError) -> Value
+    ) throws(UploadProtocolError) -> Value? {
         let lines = fields.values(for: name)
         guard !lines.isEmpty else { return nil }
         do {
-            return try StructuredFieldParser.parseItem(lines: lines)
+            return try parse(lines)
         } catch {
             throw .malformed(name, error.description)
         }
