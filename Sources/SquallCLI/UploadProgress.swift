@@ -110,10 +110,10 @@ final class UploadProgress: Sendable {
             if explains, let why, jobState == .failed, state.withLock({ $0.explained.insert(name + why).inserted }) {
                 explain("squall upload: \(name): \(why)")
             }
-        case .interrupted(let id, let at, let reason):
+        case .interrupted(let id, let at, let cause):
             let name = state.withLock { $0.names[id] ?? "" }
             announce(
-                "\(name): \(Self.interruption(reason)) at \(ByteSize.short(at)) sent; asking the server how much it has"
+                "\(name): \(Self.interruption(cause)) at \(ByteSize.short(at)) sent; asking the server how much it has"
             )
         case .resumed(let id, let from):
             let name = state.withLock { state -> String in
@@ -158,14 +158,14 @@ final class UploadProgress: Sendable {
         draw(force: true)
     }
 
-    /// What a transfer error's code says happened, in words: `networkConnectionLost` is "the connection was lost".
-    static func interruption(_ code: String) -> String {
-        switch code {
-        case "networkConnectionLost": "the connection was lost"
-        case "timedOut": "no progress within the read timeout"
-        case "cannotConnectToHost": "the server could not be reached"
-        case "badServerResponse": "the server answered with an error"
-        default: code
+    /// What interrupted a transfer, in words: `networkConnectionLost` is "the connection was lost".
+    static func interruption(_ cause: TransferError.Code) -> String {
+        switch cause {
+        case .networkConnectionLost: "the connection was lost"
+        case .timedOut: "no progress within the read timeout"
+        case .cannotConnectToHost: "the server could not be reached"
+        case .badServerResponse: "the server answered with an error"
+        default: cause.rawValue
         }
     }
 

@@ -185,7 +185,7 @@ final class LedgerRecorder: @unchecked Sendable {
                 system.observer(.uploadResourceAnnounced(job, location: announced))
             }
         case .interrupted(let at, let error):
-            system.observer(.interrupted(job, at: at, reason: error.code.rawValue))
+            system.observer(.interrupted(job, at: at, cause: error.code))
         case .resumeAttempt, .reconciling:
             flush()
             resuming = true

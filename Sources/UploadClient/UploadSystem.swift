@@ -58,9 +58,9 @@ public enum UploadSystemEvent: Sendable, Hashable {
     case progress(JobID, sent: Int64, size: Int64)
     /// Every byte is sent; waiting for the final response.
     case finalising(JobID)
-    /// The job's request failed with `at` bytes sent (`reason`: the transfer error's code, such as
-    /// `networkConnectionLost`); the transfer asks the server for its offset and resumes.
-    case interrupted(JobID, at: Int64, reason: String)
+    /// The job's request failed with `at` bytes sent, for `cause` (such as `networkConnectionLost`); the transfer
+    /// asks the server for its offset and resumes.
+    case interrupted(JobID, at: Int64, cause: TransferError.Code)
     /// The job's transfer resumed: its append starts at the server's offset `from`.
     case resumed(JobID, from: Int64)
     /// The job's transfer ended in `state` (succeeded or failed); a failure's `detail` says what happened (the

@@ -69,7 +69,7 @@ struct UploadProgressTerminalTests {
             let id = JobID(1)
             progress.handle(.transferStarted(id, assetID: "/a/clip.mov", size: 3_000_000, reconciling: false))
             progress.handle(.progress(id, sent: 1_500_000, size: 3_000_000))
-            progress.handle(.interrupted(id, at: 1_500_000, reason: "networkConnectionLost"))
+            progress.handle(.interrupted(id, at: 1_500_000, cause: .networkConnectionLost))
             progress.handle(.resumed(id, from: 1_400_000))
             progress.handle(.progress(id, sent: 3_000_000, size: 3_000_000))
             progress.handle(.transferEnded(id, state: .succeeded, error: nil, status: 204, detail: nil))
