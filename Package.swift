@@ -163,7 +163,8 @@ let package = Package(
         .testTarget(name: "ResumableUploadTests", dependencies: ["ResumableUpload", "HTTPWire", "TestSupport"]),
         .testTarget(name: "UploadJobsTests", dependencies: ["UploadJobs", "TestSupport"]),
         .testTarget(name: "FaultEngineTests", dependencies: ["FaultEngine", "SquallCore", "HTTPWire", "TestSupport"]),
-        .testTarget(name: "ProxyTranscriptTests", dependencies: ["ProxyTranscript", "FaultEngine", "HTTPWire"]),
+        .testTarget(
+            name: "ProxyTranscriptTests", dependencies: ["ProxyTranscript", "FaultEngine", "HTTPWire", "SquallCore"]),
         .testTarget(name: "ControlAPITests", dependencies: ["ControlAPI", "FaultEngine", "HTTPWire", "TestSupport"]),
         .testTarget(
             name: "ProxyFlowTests",

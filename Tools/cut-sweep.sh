@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The cut sweep (issue 26): creations cut before the client could resume them are what a phone never meets, so a cut
 # or a progress event at an upload offset waits for the server's 104 (the announcement) and every one resumes.
-# Written as a newcomer writes scenarios from the README, with no pacing fault: an RST at 10, 30, 50, 70 and 90 % of
+# Written as a newcomer writes scenarios from the docs, with no pacing fault: an RST at 10, 30, 50, 70 and 90 % of
 # interop-8 creations of 256 KiB, 1 MiB and 8 MiB (a `reset` fault at-offset), and the same points as a
 # `switch-network` event at-progress; each must resume from the server's offset, never start over. The 30 scenarios
 # run idle, then under two busy CPU hogs, then pinned to one core; every one must pass in all three (the test command
@@ -23,7 +23,7 @@ work="$load_work"
 trap 'stop_hogs; rm -rf "$load_work"' EXIT
 mkdir -p "$work/sweep"
 
-# The scenarios, as the README's "Writing scenarios" teaches them.
+# The scenarios, as docs/scenarios.md's "Writing scenarios" teaches them.
 for size in 256KiB 1MiB 8MiB; do
     for point in 10 30 50 70 90; do
         name="sweep-reset-${size,,}-$point"

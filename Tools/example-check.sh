@@ -13,7 +13,7 @@ work=$(mktemp -d /tmp/squall-example-check.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 
 example=Examples/SampleExtension
-echo "-- building $example (swift build in its own folder, as its README says)"
+echo "-- building $example (swift build in its own folder, as docs/extension.md says)"
 (cd "$example" && swift build -Xswiftc -warnings-as-errors 2>&1 | grep -E "error|warning:|Build complete" || true)
 bin="$example/.build/debug"
 for product in sample-squall buggy-squall; do

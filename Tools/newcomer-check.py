@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Scenarios of other authors, judged as predicted (issue 26).
 
-Each Tests/Scenarios/newcomer-N/ folder holds sixteen scenarios written by someone who had read only the README (its
-"Writing scenarios" section among the rest), each with its verdict predicted before its first run, in
+Each Tests/Scenarios/newcomer-N/ folder holds sixteen scenarios written by someone who had read only the README, then
+one file (its "Writing scenarios" section, now in docs/scenarios.md, among the rest), each with its verdict predicted
+before its first run, in
 Tests/Scenarios/newcomer-N-predictions.json: {"name": {"outcome": "passed"|"failed", "failing": [keys], "why": ...}}.
 This runs each folder with `squall run --repeat N --json` and checks every run of every scenario against its
 prediction: the outcome, and for a predicted failure exactly the verdict keys that fail. Exit 1 naming each mismatch.

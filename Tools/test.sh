@@ -5,8 +5,10 @@
 # on one core (Tools/load-check.sh), the version matrix (Tools/interop-matrix.sh: every scenario at every interop
 # version it applies to, `final` included), the cut sweep (Tools/cut-sweep.sh: cuts at 10 to 90 % of creations resumed in the
 # same three conditions, and its negative control), a newcomer's scenarios judged as they predicted
-# (Tools/newcomer-check.py), the catalog's HTML report opened in headless Chromium and checked against its
-# JSON report (Tools/report-browser-check.py), the proxy's dashboard driven against a live upload
+# (Tools/newcomer-check.py), the docs checked against the binary (Tools/docs-check.py: README.md and docs/ links and
+# anchors, every squall command's options, every scenario example validated, the README's quick starts run), the
+# catalog's HTML report opened in headless Chromium and checked against its
+# JSON report (Tools/report-browser-check.py), HAR files read back by haralyzer (Tools/har-check.py), the proxy's dashboard driven against a live upload
 # (Tools/dashboard-browser-check.py), 50 schedules of `squall explore` (every invariant must hold), 60 s of the
 # proxy's memory soak (Tools/soak.py: RSS flat within 10 %, descriptors and threads flat); last,
 # Examples/SampleExtension built as a user's package, its sample extension
@@ -65,8 +67,15 @@ stage "scenarios of other authors (Tests/Scenarios/newcomer-N), each judged as i
 Tools/newcomer-check.py --self-test
 Tools/newcomer-check.py .build/debug/squall
 
+stage "the docs: README.md and docs/ links, every squall command's options, every scenario example validated, the quick starts run"
+Tools/docs-check.py --self-test
+Tools/docs-check.py .build/debug/squall
+
 stage "the HTML report in headless Chromium: rows, a failing scenario's chart and expectations, dark mode"
 Tools/report-browser-check.py .build/debug/squall
+
+stage "HAR: a debug bundle's, squall transcript to-har's and squall proxy --har's archives read back by haralyzer"
+Tools/har-check.py .build/debug/squall
 
 stage "the proxy's live dashboard in headless Chromium: a rule added, a reset fired on a live upload, resumed"
 Tools/dashboard-browser-check.py .build/debug/squall

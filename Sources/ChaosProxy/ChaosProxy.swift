@@ -47,10 +47,12 @@ public final class ChaosProxy: ProxyRuntime, Sendable {
         } catch {
             throw ChaosProxyError(.captureFile, "cannot write the decrypted capture: \(error)")
         }
+        let (origin, startedAt) = (ContinuousClock.now, WallClock.unixMicroseconds())
         let shared = ProxyShared(
             transcript: try TranscriptStore(
-                byteCap: configuration.transcriptMemory, path: configuration.transcriptPath),
-            laneCapacity: configuration.laneCapacity, capture: capture)
+                byteCap: configuration.transcriptMemory, path: configuration.transcriptPath,
+                harPath: configuration.harPath, startedAt: startedAt),
+            origin: origin, laneCapacity: configuration.laneCapacity, capture: capture)
         self.shared = shared
         var settings = ListenerSettings(
             name: Self.mainListenerName, upstream: configuration.upstream, mode: configuration.mode,

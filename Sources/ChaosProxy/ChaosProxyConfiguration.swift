@@ -71,6 +71,9 @@ public struct ChaosProxyConfiguration: Sendable {
     public var keyLog: KeyLog?
     /// A file to write the transcript to as JSON Lines (created or truncated).
     public var transcriptPath: String?
+    /// A file to write the transcript to as an HTTP Archive (HAR 1.2; created or truncated): an entry per
+    /// exchange once its connection closed, the rest and the archive's end at `stop()` (`HARRecorder`).
+    public var harPath: String?
     /// The most bytes of transcript events kept in memory (by `TranscriptEvent.footprint`): past it the oldest are
     /// dropped from memory and counted (the `transcriptPath` file keeps them all). Default 8 MiB, tens of thousands
     /// of events, so that a proxy left running under load stays flat; nil keeps every event (the harness, whose

@@ -12,7 +12,7 @@ struct ProxyShared: Sendable {
     let registry = ConnectionRegistry()
     let transcript: TranscriptStore
     let counters = ProxyCounters()
-    let origin = ContinuousClock.now
+    let origin: ContinuousClock.Instant
     let laneCapacity: Int
     /// The pcap of every connection's decrypted legs; nil captures nothing.
     let capture: DecryptedCapture?

@@ -1,16 +1,24 @@
 import Dispatch
 import Glibc
 import ProxyTranscript
+import SquallCore
 import SquallNet
 import Synchronization
 
 /// The proxy's transcript: kept in memory (bounded) for the harness and the control API, and, with a path,
-/// written as JSON Lines as it grows (buffered; `flush` on shutdown writes the rest).
+/// written as JSON Lines as it grows, its first line the wall clock of the start (`started`); with a HAR path,
+/// also as an HTTP Archive, an entry per exchange once its connection closed. Both are buffered; `close` on
+/// shutdown writes the rest and ends the HAR.
 final class TranscriptStore: Sendable {
     private struct State: Sendable {
         var transcript: Transcript
         var pending: [UInt8] = []
         var descriptor: Int32 = -1
+        var har: HARRecorder
+        var harPending: [UInt8] = []
+        var harDescriptor: Int32 = -1
+        /// Whether an entry was written: the next one needs a comma first.
+        var harHasEntries = false
     }
 
     private let state: Mutex<State>
@@ -18,17 +26,30 @@ final class TranscriptStore: Sendable {
     private let waiters = Mutex<[DispatchSemaphore]>([])
     static let flushThreshold = 64 * 1024
 
-    init(byteCap: Int?, path: String?) throws(ChaosProxyError) {
-        var initial = State(transcript: Transcript(byteCap: byteCap))
+    /// A store whose files (when given paths) date events from `startedAt`, the wall clock of the proxy's time 0
+    /// in Unix microseconds.
+    init(byteCap: Int?, path: String?, harPath: String? = nil, startedAt: Int64) throws(ChaosProxyError) {
+        var initial = State(transcript: Transcript(byteCap: byteCap), har: HARRecorder(startedAt: startedAt))
+        // 0600: request heads carry bearer tokens (`Authorization`) and the proxy's view of private uploads.
         if let path {
-            // 0600: request heads carry bearer tokens (`Authorization`) and the proxy's view of private uploads.
-            let fd = PrivateFile.open(path, flags: O_WRONLY | O_TRUNC)
-            guard fd >= 0 else {
-                throw ChaosProxyError(.transcriptFile, "--transcript \(path): \(String(cString: strerror(errno)))")
-            }
-            initial.descriptor = fd
+            initial.descriptor = try Self.open(path, option: "--transcript")
+            let start = TranscriptEvent(time: .zero, connection: 0, kind: .started(unixMicroseconds: startedAt))
+            initial.pending.append(contentsOf: (start.jsonLine() + "\n").utf8)
         }
-        state = Mutex(initial)
+        if let harPath {
+            initial.harDescriptor = try Self.open(harPath, option: "--har")
+            initial.harPending.append(contentsOf: HARRecorder.prologue(version: SquallVersion.current).utf8)
+        }
+        let opened = initial
+        state = Mutex(opened)
+    }
+
+    private static func open(_ path: String, option: String) throws(ChaosProxyError) -> Int32 {
+        let fd = PrivateFile.open(path, flags: O_WRONLY | O_TRUNC)
+        guard fd >= 0 else {
+            throw ChaosProxyError(.transcriptFile, "\(option) \(path): \(String(cString: strerror(errno)))")
+        }
+        return fd
     }
 
     func append(_ events: [TranscriptEvent]) {
@@ -36,11 +57,13 @@ final class TranscriptStore: Sendable {
         state.withLock { state in
             for event in events {
                 state.transcript.append(event)
+                if state.harDescriptor >= 0 { Self.addEntries(state.har.add(event), to: &state) }
                 guard state.descriptor >= 0 else { continue }
                 state.pending.append(contentsOf: event.jsonLine().utf8)
                 state.pending.append(0x0A)
             }
-            if state.pending.count >= Self.flushThreshold { Self.write(&state) }
+            if state.pending.count >= Self.flushThreshold { Self.write(&state.pending, to: state.descriptor) }
+            if state.harPending.count >= Self.flushThreshold { Self.write(&state.harPending, to: state.harDescriptor) }
         }
         for waiter in waiters.withLock({ $0 }) { waiter.signal() }
     }
@@ -100,24 +123,41 @@ final class TranscriptStore: Sendable {
         return (events.jsonLines(), first + events.count)
     }
 
-    /// Flushes and closes the file.
+    /// Flushes and closes the files: the HAR gets the entries of the connections still open, then its end.
     func close() {
         state.withLock { state in
-            Self.write(&state)
-            if state.descriptor >= 0 {
-                _ = fsync(state.descriptor)
-                _ = Glibc.close(state.descriptor)
-                state.descriptor = -1
+            if state.harDescriptor >= 0 {
+                Self.addEntries(state.har.finish(), to: &state)
+                state.harPending.append(contentsOf: HARRecorder.epilogue.utf8)
+                Self.write(&state.harPending, to: state.harDescriptor)
+                Self.closeFile(&state.harDescriptor)
             }
+            Self.write(&state.pending, to: state.descriptor)
+            Self.closeFile(&state.descriptor)
         }
     }
 
-    private static func write(_ state: inout State) {
-        guard state.descriptor >= 0, !state.pending.isEmpty else { return }
+    private static func addEntries(_ entries: [String], to state: inout State) {
+        for entry in entries {
+            if state.harHasEntries { state.harPending.append(contentsOf: ",\n".utf8) }
+            state.harPending.append(contentsOf: entry.utf8)
+            state.harHasEntries = true
+        }
+    }
+
+    private static func closeFile(_ descriptor: inout Int32) {
+        guard descriptor >= 0 else { return }
+        _ = fsync(descriptor)
+        _ = Glibc.close(descriptor)
+        descriptor = -1
+    }
+
+    private static func write(_ pending: inout [UInt8], to descriptor: Int32) {
+        guard descriptor >= 0, !pending.isEmpty else { return }
         var written = 0
-        state.pending.withUnsafeBytes { bytes in
+        pending.withUnsafeBytes { bytes in
             while written < bytes.count {
-                let result = Glibc.write(state.descriptor, bytes.baseAddress! + written, bytes.count - written)
+                let result = Glibc.write(descriptor, bytes.baseAddress! + written, bytes.count - written)
                 if result > 0 {
                     written += result
                 } else if result < 0, errno == EINTR {
@@ -127,6 +167,6 @@ final class TranscriptStore: Sendable {
                 }
             }
         }
-        state.pending.removeAll(keepingCapacity: true)
+        pending.removeAll(keepingCapacity: true)
     }
 }

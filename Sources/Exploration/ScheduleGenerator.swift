@@ -74,7 +74,7 @@ public struct ScheduleGenerator: Sendable {
         for _ in 0..<draw.int(0...3) {
             events += event(&draw, assetNames: assetNames)
         }
-        // A killed client runs as a child process whose library is fixed at launch (README "Events and their
+        // A killed client runs as a child process whose library is fixed at launch (docs/scenarios.md "Events and their
         // timeline"): assets added while it runs are not its to see, so they are not drawn with a kill.
         let kills = events.contains { $0["event"] == .string("kill-client") || $0["event"] == .string("force-quit") }
         if kills { events.removeAll { $0["event"] == .string("add-assets") } }

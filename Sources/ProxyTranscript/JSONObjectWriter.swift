@@ -26,6 +26,12 @@ struct JSONObjectWriter {
         add(key, Int64(value))
     }
 
+    /// `json`, a JSON value already written (an object, an array, a number, `true`), as it is.
+    mutating func add(_ key: String, raw json: String) {
+        addKey(key)
+        text += json
+    }
+
     /// A list of pairs as an array of two-string arrays: `[["Host","a"],["Accept","*/*"]]`.
     mutating func add(_ key: String, pairs: [(String, String)]) {
         addKey(key)

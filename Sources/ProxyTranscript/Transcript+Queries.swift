@@ -42,7 +42,8 @@ extension Transcript {
     /// The connections seen, in order of their first kept event.
     public var connections: [Int] {
         var seen = Set<Int>()
-        return events.map(\.connection).filter { seen.insert($0).inserted }
+        return events.filter { if case .started = $0.kind { false } else { true } }.map(\.connection)
+            .filter { seen.insert($0).inserted }
     }
 
     /// Every fault fired, in order, with when and on which connection.
@@ -85,7 +86,7 @@ extension TranscriptEvent.Kind {
             .announcementAwaited(let exchange, _, _), .announcementWaitEnded(let exchange, _),
             .announcementWithheld(let exchange, _), .clientAnnouncement(let exchange, _, _):
             exchange
-        case .opened, .tlsEstablished, .tlsFailed, .closed, .faultFired: nil
+        case .started, .opened, .tlsEstablished, .tlsFailed, .closed, .faultFired: nil
         }
     }
 }

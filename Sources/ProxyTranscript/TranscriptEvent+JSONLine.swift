@@ -9,6 +9,7 @@ extension TranscriptEvent {
     /// (quote, backslash and U+0000…U+001F); non-ASCII text is written as UTF-8. One line per kind:
     ///
     /// ```
+    /// {"t_us":0,"conn":0,"event":"start","unix_us":1796608800123456}
     /// {"t_us":0,"conn":1,"event":"open","client":"127.0.0.1:50312","listener":"127.0.0.1:8443"}
     /// {"t_us":812,"conn":1,"event":"tls","leg":"client","sni":"localhost","alpn":"http/1.1","version":"TLSv1.3","cipher":"TLS_AES_128_GCM_SHA256"}
     /// {"t_us":950,"conn":1,"event":"tls_failed","leg":"upstream","reason":"certificate verify failed"}
@@ -57,6 +58,7 @@ extension TranscriptEvent.Kind {
     /// The `event` value in JSON Lines.
     var eventName: String {
         switch self {
+        case .started: "start"
         case .opened: "open"
         case .tlsEstablished: "tls"
         case .tlsFailed: "tls_failed"
@@ -81,6 +83,8 @@ extension TranscriptEvent.Kind {
 
     fileprivate func write(to writer: inout JSONObjectWriter) {
         switch self {
+        case .started(let unixMicroseconds):
+            writer.add("unix_us", unixMicroseconds)
         case .opened(let client, let listener):
             writer.add("client", client)
             writer.add("listener", listener)

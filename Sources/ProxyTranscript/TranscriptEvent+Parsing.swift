@@ -18,6 +18,7 @@ extension TranscriptEvent {
 
     /// Each kind's keys after `t_us`, `conn` and `event`, in line order.
     static let keys: [String: [String]] = [
+        "start": ["unix_us"],
         "open": ["client", "listener"],
         "tls": ["leg", "sni", "alpn", "version", "cipher"],
         "tls_failed": ["leg", "reason"],
@@ -43,6 +44,8 @@ extension TranscriptEvent {
 extension TranscriptEvent.Kind {
     fileprivate init(event: String, reader: JSONObjectReader) throws(TranscriptParseError) {
         switch event {
+        case "start":
+            self = .started(unixMicroseconds: try reader.integer("unix_us"))
         case "open":
             self = .opened(client: try reader.string("client"), listener: try reader.string("listener"))
         case "tls":

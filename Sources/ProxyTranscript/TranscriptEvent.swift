@@ -27,6 +27,10 @@ public struct TranscriptEvent: Sendable, Hashable {
 
     /// What happened.
     public enum Kind: Sendable, Hashable {
+        /// The proxy started, at `unixMicroseconds` of the wall clock (microseconds since 1970-01-01T00:00:00Z):
+        /// the anchor that turns the other events' times into dates (`HARRecorder`). The first line of a
+        /// `--transcript` file, on connection 0, at time 0; never kept in memory.
+        case started(unixMicroseconds: Int64)
         /// A client connection was accepted: the client's address and the listener's, as text (`127.0.0.1:50312`).
         case opened(client: String, listener: String)
         /// A TLS handshake on one leg completed.

@@ -10,6 +10,8 @@ public enum DebugBundle {
     public static let keyLog = "keylog.txt"
     /// The proxy's transcript, JSON Lines.
     public static let transcript = "transcript.jsonl"
+    /// The same as an HTTP Archive (HAR 1.2), for browsers' and HAR tools' viewers (`HARRecorder`).
+    public static let har = "transcript.har"
     /// Each job's ledger, JSON.
     public static let ledger = "ledger.json"
     /// The reference server's request log, JSON Lines.

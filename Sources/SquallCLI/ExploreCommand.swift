@@ -39,7 +39,7 @@ enum ExploreCommand: Subcommand {
             probabilities; all optional), 0 to 3 events (stops with their relaunch, kills, server restarts,
             network down and up, network switches, token expiry, added assets), 1 to 3 assets from bytes to a
             few MiB, an interop version (3 to 10 or none) and client settings. Each is run as a scenario and judged
-            by the invariants that apply to it (README "Exploring"): no job acknowledged twice, the retry limit
+            by the invariants that apply to it (docs/explore.md "Invariants"): no job acknowledged twice, the retry limit
             respected, no job lost, no acknowledged byte lost, every append at the server's offset, no duplicate
             or corrupt object where a second copy cannot be legitimate, and the run ending before its timeout.
             A violating schedule is shrunk (events, faults and assets dropped, triggers moved earlier, counts

@@ -34,6 +34,9 @@ enum ProxyCommand: Subcommand {
             .value("--keylog", "FILE", help: "Append both legs' TLS secrets in NSS key log format."),
             .value("--transcript", "FILE", help: "Write the transcript as JSON Lines (flushed on exit)."),
             .value(
+                "--har", "FILE",
+                help: "Write the exchanges as an HTTP Archive (HAR 1.2; 104s in _interimResponses), ended on exit."),
+            .value(
                 "--transcript-memory", "SIZE",
                 help: "Keep at most SIZE of the newest transcript events in memory (the API's). Default 8MiB."
             ),
@@ -57,7 +60,9 @@ enum ProxyCommand: Subcommand {
             (give --keylog too). When live capture is not permitted, a one-line message says so on stderr and
             the proxy runs on (the --pcap capture still works). In memory (what /squall/transcript and
             /squall/events serve), the proxy keeps the newest transcript events within --transcript-memory and
-            counts the older ones it dropped; the --transcript file keeps every event.
+            counts the older ones it dropped; the --transcript file keeps every event. The --har file gets an
+            entry per exchange once its connection closed and the rest on exit ('squall transcript to-har' makes
+            one from a --transcript file).
 
             Limits (every proxy listener, the Toxiproxy ones included): the upstream is connected only once a
             client's bytes make a request (http mode: a whole request head; tcp mode: a first byte), so idle
@@ -115,7 +120,7 @@ enum ProxyCommand: Subcommand {
         }
         context.stop.noteStopped(
             "the proxy at \(proxy.url)" + (api.map { " and its control API at http://\($0.address)" } ?? ""))
-        for flag in ["--transcript", "--pcap", "--pcap-wire", "--keylog"] {
+        for flag in ["--transcript", "--har", "--pcap", "--pcap-wire", "--keylog"] {
             if let file = arguments[flag] { context.stop.noteKept("\(flag) \(file)") }
         }
         return 0
@@ -181,6 +186,7 @@ enum ProxyCommand: Subcommand {
         }
         if let keyLog = arguments["--keylog"] { configuration.keyLog = try KeyLog(path: keyLog) }
         configuration.transcriptPath = arguments["--transcript"]
+        configuration.harPath = arguments["--har"]
         if let memory = arguments["--transcript-memory"] {
             let bytes = try ByteSizeOption.parse(memory, option: "--transcript-memory", command: path)
             guard bytes > 0 else {

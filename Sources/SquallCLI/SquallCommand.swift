@@ -69,6 +69,7 @@ public enum SquallCommand {
         CAInitCommand.self,
         CAShowCommand.self,
         ValidateCommand.self,
+        TranscriptToHARCommand.self,
         CheckServerCommand.self,
         ExploreCommand.self,
         VersionCommand.self,

@@ -136,8 +136,14 @@ import Testing
         proxy.stop()
         let lines = try String(contentsOfFile: folder.file("transcript.jsonl"), encoding: .utf8)
             .split(separator: "\n").map { try TranscriptEvent(jsonLine: String($0)) }
-        // JSON Lines keep microseconds; the events are otherwise the same.
-        #expect(lines.map(\.kind) == proxy.transcript.events.map(\.kind))
+        // The file starts with the wall clock of the proxy's start; JSON Lines keep microseconds; the events are
+        // otherwise the same.
+        guard case .started(let startedAt) = lines.first?.kind else {
+            Issue.record("the transcript file does not start with the proxy's start: \(lines.first.map(\.kind) as Any)")
+            return
+        }
+        #expect(abs(startedAt - Int64(Date().timeIntervalSince1970 * 1_000_000)) < 600_000_000)
+        #expect(lines.dropFirst().map(\.kind) == proxy.transcript.events.map(\.kind))
         #expect(lines.contains { if case .faultFired = $0.kind { true } else { false } })
     }
 

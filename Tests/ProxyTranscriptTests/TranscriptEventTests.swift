@@ -7,6 +7,7 @@ struct TranscriptEventTests {
     static let nasty = "q\"b\\s/n\nr\rt\tz\u{0}c\u{1}\u{1F}\u{7F} é 中 🦩 \u{2028}"
 
     static let kinds: [TranscriptEvent.Kind] = [
+        .started(unixMicroseconds: 1_796_608_800_123_456),
         .opened(client: "127.0.0.1:50312", listener: "[::1]:8443"),
         .tlsEstablished(
             leg: .client,

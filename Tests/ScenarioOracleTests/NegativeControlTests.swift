@@ -9,7 +9,7 @@ import UploadJobs
 
 /// One negative control per expectation kind and per run verdict (issue 13): a run with one defect fails the
 /// verdict, its observed value or evidence naming the offending job, request or count, and the same run without
-/// the defect passes, so each verdict is seen to discriminate. README.md "Negative controls" lists them.
+/// the defect passes, so each verdict is seen to discriminate. docs/scenarios.md "Negative controls" lists them.
 struct NegativeControlTests {
     typealias Fixture = OracleFixtures
     typealias Transfer = OracleFixtures.Transfer

@@ -61,7 +61,8 @@ import Testing
             #expect(result.standardOutput.contains("open:   tshark -r \(out)/tiny-fail/decrypted.pcap -Y http"))
             let files = try FileManager.default.contentsOfDirectory(atPath: out + "/tiny-fail")
             for name in [
-                "decrypted.pcap", "keylog.txt", "transcript.jsonl", "ledger.json", "server.log", "report.json",
+                "decrypted.pcap", "keylog.txt", "transcript.jsonl", "transcript.har", "ledger.json", "server.log",
+                "report.json",
             ] {
                 #expect(files.contains(name), "\(name) missing from \(files)")
             }

@@ -1,4 +1,5 @@
 import Foundation
+import SquallCore
 import Testing
 
 @testable import SquallCLI
@@ -84,7 +85,7 @@ struct SquallCommandTests {
     @Test func versionNamesTheLibraries() {
         let (status, out, _) = squall("version")
         #expect(status == 0)
-        #expect(out.hasPrefix("squall \(VersionCommand.squallVersion)\n"))
+        #expect(out.hasPrefix("squall \(SquallVersion.current)\n"))
         #expect(out.contains("OpenSSL 3."))
         #expect(out.contains("libpcap version"))
     }

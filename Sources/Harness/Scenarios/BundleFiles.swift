@@ -29,6 +29,7 @@ enum BundleFiles {
                 : "\(DebugBundle.wireCapture)       not written: live capture was not permitted (see the notes)",
             "\(DebugBundle.keyLog)      TLS secrets of both legs (NSS key log format)",
             "\(DebugBundle.transcript) the proxy's transcript: connections, exchanges, body ranges, faults, closes",
+            "\(DebugBundle.har)  the same as an HTTP Archive (HAR 1.2): 104s in _interimResponses, faults in _faults",
             "\(DebugBundle.ledger)     each job's ledger (the client's view)",
             "\(DebugBundle.serverLog)      the reference server's request log (absent with --upstream)",
             "\(DebugBundle.report)     verdicts with expected, observed and evidence; the fault and event timelines",

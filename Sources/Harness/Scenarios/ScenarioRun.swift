@@ -84,6 +84,7 @@ struct ScenarioRun {
         configuration.transcriptMemory = nil
         if options.keepFolder != nil {
             configuration.transcriptPath = folder + "/" + DebugBundle.transcript
+            configuration.harPath = folder + "/" + DebugBundle.har
             configuration.decryptedCapturePath = folder + "/" + DebugBundle.decryptedCapture
             if options.bundleCapture == .onFailure { configuration.decryptedCaptureRecorder = FlightRecorderLimits() }
             configuration.wireCapturePath = folder + "/" + DebugBundle.wireCapture

@@ -5,7 +5,7 @@
 #endif
 
 /// The sample with one bug each: the mistakes the seed warns about, which the catalog must catch with a verdict
-/// naming the extension's fault (the negative controls of "Test your own extension on Linux" in Squall's README).
+/// naming the extension's fault (the negative controls in Squall's docs/extension.md).
 public enum BuggyVariant: String, CaseIterable, Sendable {
     /// Failed jobs are never acknowledged: each holds an in-flight slot for good.
     case neverAcknowledgesFailedJobs = "never-acknowledges-failed-jobs"
