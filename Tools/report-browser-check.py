@@ -11,11 +11,14 @@ expecting 2 resumptions instead of 1) with --html and --json, opens the page and
 - every scenario has its row, with its outcome, and the failing one comes first;
 - the failing scenario's chart has its fault markers (rule, action, offset as in the fault timeline) and the
   client's resume point at the offset of the cut (where the server said it had the bytes up to);
+- the bytes forwarded to the server (written to its socket, at wire time) end at the cut's offset, and in
+  cancellation-halfway, whose creation a bandwidth fault paces, they rise as a slope (5 points or more, 40 px wide);
 - its failing expectation shows the expected and observed values of the JSON report;
 - the charts are drawn (the SVG has a size) and the page renders in dark mode too.
 
 Negative controls (run first): the same checks against pages with the fault markers removed, with a resume point
-moved, and with a script error, must fail. Exit 0 when every check passed, 1 otherwise.
+moved, with a script error, without the forwarded lines, with a forwarded line ending past the cut, and with the
+forwarded lines drawn vertical, must fail. Exit 0 when every check passed, 1 otherwise.
 """
 
 import json
@@ -31,6 +34,8 @@ from selenium.webdriver.common.by import By
 from chromium import browser, console_errors, take_screenshot_argument
 
 FAILING = "browser-check-failing"
+# A catalog scenario whose creation is paced (bandwidth 2MiB/s upstream): what reached the server rises as a slope.
+PACED = "cancellation-halfway"
 
 
 class CheckFailed(Exception):
@@ -78,6 +83,17 @@ def check(driver, page, report):
         By.CSS_SELECTOR, 'g.ack[data-kind^="HEAD"]')}
     if not set(resumes) <= acknowledged:
         raise CheckFailed(f"resume points at {resumes}, but the HEADs acknowledged {sorted(acknowledged)}")
+    # What reached the server: the cut request's line of forwarded bytes ends at the cut (the server got exactly those).
+    forwarded = [int(line.get_attribute("data-last"))
+                 for line in section.find_elements(By.CSS_SELECTOR, "polyline.forwarded")]
+    if not cut_offsets <= set(forwarded):
+        raise CheckFailed(f"the bytes forwarded to the server end at {forwarded}, expected one line ending at each "
+                          f"cut's offset {sorted(cut_offsets)}")
+    paced = driver.find_element(By.ID, "s-" + PACED)
+    lines = paced.find_elements(By.CSS_SELECTOR, 'polyline.forwarded[data-method="POST"]')
+    xs = [float(point.split(",")[0]) for line in lines for point in line.get_attribute("points").split()]
+    if len(set(xs)) < 5 or max(xs) - min(xs) < 40:
+        raise CheckFailed(f"{PACED}: the paced creation's forwarded bytes do not rise as a slope (x: {sorted(set(xs))})")
     for verdict in (v for v in run["verdicts"] if v["status"] == "failed"):
         row = section.find_element(By.CSS_SELECTOR, f'table.verdicts tr[data-key="{verdict["key"]}"]')
         expected = row.find_element(By.CSS_SELECTOR, "td.expected").text
@@ -132,6 +148,12 @@ def main():
             "resume-moved": lambda t: re.sub(r'(<g class="resume" data-offset=")(\d+)',
                                              lambda m: m.group(1) + str(int(m.group(2)) + 1), t),
             "script-error": lambda t: t.replace("</body>", "<script>undefinedFunction()</script></body>"),
+            "no-forwarded-lines": lambda t: re.sub(r'<polyline class="forwarded"[^>]*>.*?</polyline>', "", t),
+            "forwarded-past-the-cut": lambda t: re.sub(r'(<polyline class="forwarded"[^>]*data-last=")(\d+)',
+                                                       lambda m: m.group(1) + str(int(m.group(2)) + 1), t),
+            "forwarded-vertical": lambda t: re.sub(
+                r'(<polyline class="forwarded"[^>]*points=")([^"]*)',
+                lambda m: m.group(1) + " ".join("100.0," + p.split(",")[1] for p in m.group(2).split()), t),
         }
         driver = browser()
         try:
@@ -161,7 +183,8 @@ def main():
         finally:
             dark.quit()
         print(f"report-browser-check: {len(report['scenarios'])} rows, the failing scenario's chart, faults, resume "
-              f"point and expectations as the JSON report says; {size // 1024} KiB; 3 negative controls failed")
+              f"point, forwarded bytes (ending at the cut; {PACED}'s paced creation a slope) and expectations as the JSON "
+              f"report says; {size // 1024} KiB; {len(controls)} negative controls failed")
     except CheckFailed as failure:
         print(f"report-browser-check: {failure}", file=sys.stderr)
         return 1

@@ -195,8 +195,16 @@ extension ConnectionFlow {
         guard count > 0 else { return }
         var part = piece
         part.bytes = piece.bytes.prefix(count)
+        let queuedBefore = toUpstream.queuedTotal
         forwardRequestContent(part.bytes, chunked: piece.chunked, at: now)
         recordBody(part, dropped: false, at: now)
+        // A lane that cut the piece (a limit) never writes it whole: no mark claims it.
+        guard toUpstream.queuedTotal > queuedBefore, !toUpstream.isCut else { return }
+        let through = piece.bodyOffset + Int64(count)
+        written.queue(
+            WrittenBody.Mark(
+                start: queuedBefore, position: toUpstream.queuedTotal, exchange: piece.exchange, through: through,
+                uploadThrough: piece.uploadOffset.map { $0 + Int64(count) }))
     }
 
     /// Records `piece`'s bytes as forwarded or dropped.

@@ -81,6 +81,8 @@ public struct ConnectionFlow: Sendable {
     /// A body range still growing: consecutive reads of one body become one event (at most `bodyEventLimit`
     /// bytes), so a long upload costs a few thousand events, not one per read.
     var pendingBody: TranscriptEvent?
+    /// How far each request body has reached the upstream's socket (`requestWritten` events).
+    var written: WrittenBody
     var requestParser = HTTP1Parser(role: .server)
     var responseParser = HTTP1Parser(role: .client)
     var request: RequestProgress?
@@ -137,6 +139,7 @@ public struct ConnectionFlow: Sendable {
         self.mode = mode
         self.opaque = mode == .tcp
         self.faults = ConnectionFaults(connection: id)
+        self.written = WrittenBody(connection: id)
         self.toUpstream = Lane(source: .client, seed: seed)
         self.toClient = Lane(source: .upstream, seed: seed ^ 0x9e37_79b9_7f4a_7c15)
     }
@@ -153,17 +156,26 @@ public struct ConnectionFlow: Sendable {
             events.append(pending)
             pendingBody = nil
         }
+        if let mark = written.take(olderThan: now.map { _ in WrittenBody.spacing }, at: now ?? .zero) {
+            events.append(mark)
+        }
         defer { events = [] }
         return events
     }
 
     /// Records an event after any body range still growing.
     mutating func emit(_ kind: TranscriptEvent.Kind, at now: Duration) {
+        flushPending()
+        events.append(TranscriptEvent(time: now, connection: id, kind: kind))
+    }
+
+    /// Records the body range still growing and the written mark waiting, before another event.
+    private mutating func flushPending() {
         if let pending = pendingBody {
             events.append(pending)
             pendingBody = nil
         }
-        events.append(TranscriptEvent(time: now, connection: id, kind: kind))
+        if let mark = written.take() { events.append(mark) }
     }
 
     /// Records a body range, merged into the growing one when it continues it.
@@ -256,6 +268,14 @@ public struct ConnectionFlow: Sendable {
     /// The driver carried out lane entries until `now`: faults whose action has now reached the wire are recorded
     /// at `now` (in firing order: one waits for those fired before it).
     mutating func wrote(at now: Duration) {
+        let marks = written.wrote(total: toUpstream.writtenTotal, at: now)
+        if !marks.isEmpty {
+            if let pending = pendingBody {
+                events.append(pending)
+                pendingBody = nil
+            }
+            events += marks
+        }
         while let first = awaitingWire.first, let side = first.lane {
             let lane = side == .client ? toClient : toUpstream
             guard lane.carriedOut >= first.through else { return }
@@ -267,6 +287,7 @@ public struct ConnectionFlow: Sendable {
     /// The connection ended at `now`, its last RST or FIN sent: faults still waiting (cuts, and anything the end
     /// overtook, a fault waiting for its announcement included) are recorded at `now`.
     mutating func finished(at now: Duration, budget: some FaultBudgetAccess) {
+        if let mark = written.take() { events.append(mark) }
         gate(.ended, at: now, budget: budget)
         for waiting in awaitingWire { emit(.faultFired(FiredFault(waiting.decision)), at: now) }
         awaitingWire = []

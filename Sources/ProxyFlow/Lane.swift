@@ -18,6 +18,10 @@ public struct Lane: Sendable {
     private var head = 0
     /// Bytes waiting in the lane.
     public private(set) var queuedBytes = 0
+    /// Bytes ever queued, and bytes ever written (`consume`): a byte queued when `queuedTotal` was N has been
+    /// written once `writtenTotal` passes N.
+    public private(set) var queuedTotal: Int64 = 0
+    public private(set) var writtenTotal: Int64 = 0
     /// Bytes a fault dropped (a closing stall, a limit).
     public private(set) var droppedBytes: Int64 = 0
     /// Set once a close, reset or limit is queued: later input is dropped.
@@ -176,6 +180,7 @@ public struct Lane: Sendable {
     public mutating func consume(_ count: Int) {
         var count = count
         while count > 0, head < entries.count, case .bytes(let bytes) = entries[head].item {
+            writtenTotal += Int64(min(count, bytes.count))
             if count >= bytes.count {
                 queuedBytes -= bytes.count
                 count -= bytes.count
@@ -229,7 +234,10 @@ public struct Lane: Sendable {
         entries.append(Entry(item: item, release: release, sequence: nextSequence, shaped: shaped))
         nextSequence += 1
         lastRelease = release
-        if case .bytes(let bytes) = item { queuedBytes += bytes.count }
+        if case .bytes(let bytes) = item {
+            queuedBytes += bytes.count
+            queuedTotal += Int64(bytes.count)
+        }
     }
 
     /// Sets release times: latency on the whole chunk, slice delays between pieces, bandwidth pacing.

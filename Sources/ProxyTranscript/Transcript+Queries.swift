@@ -80,7 +80,8 @@ extension TranscriptEvent.Kind {
     public var exchange: Int? {
         switch self {
         case .requestHead(let exchange, _), .requestBody(let exchange, _, _, _),
-            .requestBodyDropped(let exchange, _, _, _), .interimResponse(let exchange, _),
+            .requestBodyDropped(let exchange, _, _, _), .requestWritten(let exchange, _, _),
+            .interimResponse(let exchange, _),
             .finalResponse(let exchange, _), .responseBody(let exchange, _, _), .faultUnresolved(_, let exchange, _),
             .requestForwarded(let exchange, _), .proxyAnswered(let exchange), .locationRewritten(let exchange, _, _),
             .announcementAwaited(let exchange, _, _), .announcementWaitEnded(let exchange, _),

@@ -22,7 +22,7 @@ extension TranscriptEvent {
         case .announcementAwaited(_, let rule, _), .announcementWithheld(_, let rule): return inline + Self.text(rule)
         case .clientAnnouncement(_, let location, let outcome):
             return inline + Self.text(location) + (outcome.rule.map(Self.text) ?? 0)
-        case .started, .requestBody, .requestBodyDropped, .proxyAnswered, .responseBody, .closed,
+        case .started, .requestBody, .requestWritten, .requestBodyDropped, .proxyAnswered, .responseBody, .closed,
             .announcementWaitEnded:
             return inline
         }

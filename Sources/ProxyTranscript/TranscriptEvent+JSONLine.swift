@@ -15,6 +15,7 @@ extension TranscriptEvent {
     /// {"t_us":950,"conn":1,"event":"tls_failed","leg":"upstream","reason":"certificate verify failed"}
     /// {"t_us":1204,"conn":1,"event":"request","exchange":1,"method":"PATCH","target":"/uploads/7","version":"HTTP/1.1","fields":[["Host","localhost"],["Upload-Offset","3145728"]]}
     /// {"t_us":1290,"conn":1,"event":"request_body","exchange":1,"offset":0,"length":65536,"upload_offset":3145728}
+    /// {"t_us":1350,"conn":1,"event":"request_written","exchange":1,"through":65536,"upload_through":3211264}
     /// {"t_us":1291,"conn":1,"event":"request_body_dropped","exchange":1,"offset":65536,"length":4096,"upload_offset":3211264}
     /// {"t_us":1205,"conn":1,"event":"request_forwarded","exchange":1,"method":"PATCH","target":"/uploads/7","version":"HTTP/1.1","fields":[["Host","localhost"]]}
     /// {"t_us":1302,"conn":1,"event":"interim","exchange":1,"version":"HTTP/1.1","status":104,"reason":"Upload Resumption Supported","fields":[["Location","/uploads/7"]]}
@@ -65,6 +66,7 @@ extension TranscriptEvent.Kind {
         case .requestHead: "request"
         case .requestBody: "request_body"
         case .requestBodyDropped: "request_body_dropped"
+        case .requestWritten: "request_written"
         case .requestForwarded: "request_forwarded"
         case .interimResponse: "interim"
         case .proxyAnswered: "proxy_answer"
@@ -115,6 +117,10 @@ extension TranscriptEvent.Kind {
             writer.add("status", head.status)
             writer.add("reason", head.reason)
             writer.add("fields", pairs: head.fields.map { ($0.name, $0.value) })
+        case .requestWritten(let exchange, let through, let uploadThrough):
+            writer.add("exchange", exchange)
+            writer.add("through", through)
+            writer.add("upload_through", uploadThrough)
         case .proxyAnswered(let exchange):
             writer.add("exchange", exchange)
         case .locationRewritten(let exchange, let from, let to):

@@ -25,6 +25,7 @@ extension TranscriptEvent {
         "request": ["exchange", "method", "target", "version", "fields"],
         "request_body": ["exchange", "offset", "length", "upload_offset"],
         "request_body_dropped": ["exchange", "offset", "length", "upload_offset"],
+        "request_written": ["exchange", "through", "upload_through"],
         "request_forwarded": ["exchange", "method", "target", "version", "fields"],
         "interim": ["exchange", "version", "status", "reason", "fields"],
         "proxy_answer": ["exchange"],
@@ -65,6 +66,10 @@ extension TranscriptEvent.Kind {
             self = .requestBodyDropped(
                 exchange: try reader.int("exchange", minimum: 1), offset: try reader.count("offset"),
                 length: try reader.count("length"), uploadOffset: try Self.optionalCount("upload_offset", reader))
+        case "request_written":
+            self = .requestWritten(
+                exchange: try reader.int("exchange", minimum: 1), through: try reader.count("through"),
+                uploadThrough: try Self.optionalCount("upload_through", reader))
         case "request_forwarded":
             self = .requestForwarded(exchange: try reader.int("exchange", minimum: 1), try Self.requestHead(reader))
         case "proxy_answer":

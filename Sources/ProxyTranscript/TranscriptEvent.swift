@@ -43,6 +43,11 @@ public struct TranscriptEvent: Sendable, Hashable {
         /// `uploadOffset` is the upload's absolute offset of their first byte when known (the PATCH's
         /// `Upload-Offset` plus `offset`).
         case requestBody(exchange: Int, offset: Int64, length: Int64, uploadOffset: Int64?)
+        /// By the event's time, the first `through` bytes of request `exchange`'s body had been written to the
+        /// upstream's socket (the wire time of what `requestBody` recorded when it was read): `uploadThrough` is the
+        /// upload offset they reached, when known. Recorded as writes complete, at most about every
+        /// `ConnectionFlow.writtenEventSpacing` while more is queued, so that pacing shows as a slope.
+        case requestWritten(exchange: Int, through: Int64, uploadThrough: Int64?)
         /// `length` request body bytes read from the client but not forwarded: after a fault cut the connection
         /// (reset, close) in their read, or while the proxy answered the request itself (`respond`,
         /// `expire-auth`). Same fields as `requestBody`.

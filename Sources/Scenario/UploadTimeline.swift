@@ -47,10 +47,14 @@ public struct RequestSpan: Sendable, Hashable {
     /// The upload offset the body had reached over time (as the proxy read it from the client), thinned to a few
     /// dozen points.
     public var sent: [OffsetMark]
+    /// The upload offset the body had reached on the server's side over time: written to the upstream's socket, at
+    /// wire time (a bandwidth or latency fault shows here as a slope), thinned the same way.
+    public var forwarded: [OffsetMark]
 
     public init(
         connection: Int, exchange: Int, method: String, status: Int?, answeredByProxy: Bool,
-        startMicroseconds: Int64, endMicroseconds: Int64, startOffset: Int64?, sent: [OffsetMark] = []
+        startMicroseconds: Int64, endMicroseconds: Int64, startOffset: Int64?, sent: [OffsetMark] = [],
+        forwarded: [OffsetMark] = []
     ) {
         self.connection = connection
         self.exchange = exchange
@@ -61,6 +65,7 @@ public struct RequestSpan: Sendable, Hashable {
         self.endMicroseconds = endMicroseconds
         self.startOffset = startOffset
         self.sent = sent
+        self.forwarded = forwarded
     }
 
     /// `PATCH 204`, `POST (no response)`, `HEAD 401 (proxy)`.

@@ -32,6 +32,7 @@ public enum UploadTimelines {
         var answeredByProxy = false
         var resource: String?
         var sent: [OffsetMark] = []
+        var forwarded: [OffsetMark] = []
         var carriesBody = false
     }
 
@@ -58,6 +59,10 @@ public enum UploadTimelines {
                     if let upload {
                         exchange.sent.append(OffsetMark(microseconds: time, offset: upload + length, label: "sent"))
                     }
+                }
+            case .requestWritten(let number, _, let upload?):
+                update(event.connection, number, time) { exchange in
+                    exchange.forwarded.append(OffsetMark(microseconds: time, offset: upload, label: "forwarded"))
                 }
             case .proxyAnswered(let number):
                 update(event.connection, number, time) { $0.answeredByProxy = true }
@@ -147,7 +152,7 @@ public enum UploadTimelines {
                         method: exchange.head.method.rawValue, status: exchange.status,
                         answeredByProxy: exchange.answeredByProxy, startMicroseconds: exchange.start,
                         endMicroseconds: exchange.end, startOffset: exchange.facts.start,
-                        sent: Self.thinned(exchange.sent)))
+                        sent: Self.thinned(exchange.sent), forwarded: Self.thinned(exchange.forwarded)))
                 timeline.acknowledged += acknowledged[key] ?? []
                 let method = exchange.head.method
                 if method == .patch, let start = exchange.facts.start {

@@ -224,6 +224,7 @@ public enum HTMLReport {
         let faults = result.faultTimeline.filter { connections.contains($0.connection) }
         var times = timeline.requests.flatMap { [$0.startMicroseconds, $0.endMicroseconds] }
         times += faults.map(\.timeMicroseconds) + timeline.acknowledged.map(\.microseconds)
+        times += timeline.requests.flatMap { $0.forwarded.map(\.microseconds) }
         let first = times.min() ?? 0
         let last = max(times.max() ?? 1, first + 1)
         let pad = max(1, (last - first) / 50)
@@ -231,7 +232,7 @@ public enum HTMLReport {
             event.proxyMicroseconds.map { $0 >= first - pad && $0 <= last + pad } ?? false
         }
         var offsets = timeline.acknowledged.map(\.offset) + timeline.resumes.map(\.offset)
-        offsets += timeline.requests.flatMap { $0.sent.map(\.offset) }
+        offsets += timeline.requests.flatMap { $0.sent.map(\.offset) + $0.forwarded.map(\.offset) }
         let top = max(timeline.length ?? 0, offsets.max() ?? 0, 1)
         let frame = Frame(t0: first - pad, t1: last + pad, top0: top)
         // A span takes at least its label's width, so that no label runs into the next span.
@@ -259,13 +260,9 @@ public enum HTMLReport {
                 "<text x=\"\(x)\" y=\"\(format(frame.top - 12))\" text-anchor=\"middle\">\(escape(event.event))</text>"
             svg += "<title>\(escape(event.event)) (\(escape(event.trigger))) at \(seconds(time)) s</title></g>\n"
         }
-        for request in timeline.requests where !request.sent.isEmpty {
-            var points: [(Int64, Int64)] = []
-            if let start = request.startOffset { points.append((request.startMicroseconds, start)) }
-            points += request.sent.map { ($0.microseconds, $0.offset) }
-            let text = points.map { "\(format(frame.x($0.0))),\(format(frame.y($0.1)))" }.joined(separator: " ")
-            svg += "<polyline class=\"sent\" data-method=\"\(request.method)\" points=\"\(text)\">"
-            svg += "<title>\(escape(request.label)): sent up to \(request.sent.last!.offset)</title></polyline>\n"
+        for request in timeline.requests {
+            svg += polyline(request, request.sent, kind: "sent", what: "sent", frame)
+            svg += polyline(request, request.forwarded, kind: "forwarded", what: "forwarded to the server", frame)
         }
         for mark in timeline.resumes {
             let (x, y) = (frame.x(mark.microseconds), frame.y(mark.offset))
@@ -336,13 +333,31 @@ public enum HTMLReport {
         return parts.joined(separator: "; ") + "."
     }
 
+    /// A request's offsets over time as a line from its start offset, `kind` its class; none without points.
+    private static func polyline(
+        _ request: RequestSpan, _ marks: [OffsetMark], kind: String, what: String, _ frame: Frame
+    ) -> String {
+        guard let last = marks.last else { return "" }
+        var points: [(Int64, Int64)] = []
+        if let start = request.startOffset { points.append((request.startMicroseconds, start)) }
+        points += marks.map { ($0.microseconds, $0.offset) }
+        let text = points.map { "\(format(frame.x($0.0))),\(format(frame.y($0.1)))" }.joined(separator: " ")
+        var line =
+            "<polyline class=\"\(kind)\" data-method=\"\(request.method)\" data-connection=\"\(request.connection)\" "
+        line += "data-exchange=\"\(request.exchange)\" data-last=\"\(last.offset)\" points=\"\(text)\">"
+        return line + "<title>\(escape(request.label)): \(what) up to \(last.offset)</title></polyline>\n"
+    }
+
     /// Every mark of the chart in time order, as a table (the chart's long text alternative).
     private static func marksTable(_ timeline: UploadTimeline, faults: [FaultFiring], events: [EventRecord])
         -> String
     {
         var rows: [(Int64, String, String)] = []
         for request in timeline.requests {
-            let sent = request.sent.last.map { "sent up to \($0.offset)" } ?? ""
+            let sent = [
+                request.sent.last.map { "sent up to \($0.offset)" },
+                request.forwarded.last.map { "forwarded up to \($0.offset)" },
+            ].compactMap { $0 }.joined(separator: ", ")
             rows.append(
                 (request.startMicroseconds, "conn \(request.connection) #\(request.exchange) \(request.label)", sent))
         }
@@ -435,8 +450,9 @@ public enum HTMLReport {
 
     /// How to read the charts, once per page.
     private static let key = """
-        <p id="key" class="key"><span class="swatch sent"></span>bytes the client sent, as the proxy read them (a \
-        bandwidth or latency fault paces what reaches the server after that) \
+        <p id="key" class="key"><span class="swatch sent"></span>bytes the client sent, as the proxy read them \
+        <span class="swatch forwarded"></span>bytes forwarded to the server, as they were written to its socket \
+        (a bandwidth or latency fault shows as a slope) \
         <span class="swatch ack"></span>offsets the server acknowledged (104, HEAD, final, 409) \
         <span class="swatch resume"></span>where the client resumed, from which offset \
         <span class="swatch fault"></span>a fault, at the time it reached the wire \
@@ -447,9 +463,9 @@ public enum HTMLReport {
 
     private static let style = """
         :root{--fg:#1b1f24;--bg:#ffffff;--muted:#57606a;--line:#d0d7de;--pass:#1a7f37;--fail:#cf222e;\
-        --skip:#9a6700;--sent:#0969da;--ack:#1a7f37;--fault:#cf222e;--event:#8250df;--span:#eaeef2}
+        --skip:#9a6700;--sent:#0969da;--fwd:#bc4c00;--ack:#1a7f37;--fault:#cf222e;--event:#8250df;--span:#eaeef2}
         @media (prefers-color-scheme: dark){:root{--fg:#e6edf3;--bg:#0d1117;--muted:#8d96a0;--line:#30363d;\
-        --pass:#3fb950;--fail:#f85149;--skip:#d29922;--sent:#4493f8;--ack:#3fb950;--fault:#f85149;--event:#a371f7;\
+        --pass:#3fb950;--fail:#f85149;--skip:#d29922;--sent:#4493f8;--fwd:#f0883e;--ack:#3fb950;--fault:#f85149;--event:#a371f7;\
         --span:#21262d}}
         body{font:14px/1.45 system-ui,sans-serif;color:var(--fg);background:var(--bg);margin:0 auto;max-width:1000px;\
         padding:0 16px 48px}
@@ -465,13 +481,14 @@ public enum HTMLReport {
         figure{margin:16px 0}figcaption{color:var(--muted);font-size:13px}
         svg.chart{max-width:100%;height:auto;color:var(--fg)}
         .axes rect{fill:none;stroke:var(--line)}.axes text,.chart text{fill:var(--muted);font-size:11px}
-        .sent{fill:none;stroke:var(--sent);stroke-width:2}.ack circle{fill:var(--ack)}
+        .sent{fill:none;stroke:var(--sent);stroke-width:2}.forwarded{fill:none;stroke:var(--fwd);stroke-width:2;\
+        stroke-dasharray:6 3}.ack circle{fill:var(--ack)}
         .resume path{fill:var(--sent)}.resume text{fill:var(--sent)}
         .fault line{stroke:var(--fault);stroke-dasharray:4 3}.fault path{fill:var(--fault)}.fault text{fill:var(--fault)}
         .event line{stroke:var(--event);stroke-width:1.5}.event text{fill:var(--event)}
         .request rect{fill:var(--span);stroke:var(--line)}.request text{fill:var(--fg)}
         .key{color:var(--muted);font-size:13px}.swatch{display:inline-block;width:14px;height:3px;\
-        vertical-align:middle;margin:0 4px 0 10px}.swatch.sent{background:var(--sent)}.swatch.ack{height:8px;\
+        vertical-align:middle;margin:0 4px 0 10px}.swatch.sent{background:var(--sent)}.swatch.forwarded{background:var(--fwd)}.swatch.ack{height:8px;\
         width:8px;border-radius:4px;background:var(--ack)}.swatch.resume{background:var(--sent);height:8px;width:6px}\
         .swatch.fault{border-top:2px dashed var(--fault);height:0}.swatch.event{background:var(--event)}
         """

@@ -87,7 +87,8 @@ import Testing
     static func kinds(_ flow: inout ConnectionFlow) -> [TranscriptEvent.Kind] {
         flow.takeEvents().map(\.kind).filter {
             switch $0 {
-            case .requestBody, .requestHead, .interimResponse, .finalResponse, .responseBody, .opened: false
+            case .requestBody, .requestWritten, .requestHead, .interimResponse, .finalResponse, .responseBody, .opened:
+                false
             default: true
             }
         }

@@ -22,6 +22,8 @@ struct TranscriptEventTests {
         .requestHead(exchange: 2, RequestHead(method: "BREW", target: "*", version: .http10)),
         .requestBody(exchange: 1, offset: 0, length: 65536, uploadOffset: 3_145_728),
         .requestBody(exchange: 1, offset: 65536, length: 1, uploadOffset: nil),
+        .requestWritten(exchange: 1, through: 65536, uploadThrough: 3_211_264),
+        .requestWritten(exchange: 2, through: 1, uploadThrough: nil),
         .interimResponse(
             exchange: 1, ResponseHead(status: 104, reason: "Upload Resumption Supported", fields: ["Location": "/u/7"])),
         .finalResponse(exchange: 3, ResponseHead(status: 204, reason: nasty, fields: [nasty: nasty])),
