@@ -1,21 +1,25 @@
 #!/usr/bin/env python3
 """What an open dashboard and a person changing faults do to a proxy's control API, for Tools/bench-proxy.sh:
 
-    Tools/bench-dashboard.py API_URL [--changes-per-second N] [--match-path PATH]
+    Tools/bench-dashboard.py API_URL [--changes-per-second N] [--match-path PATH] [--page yes]
 
 Until SIGTERM or SIGINT, on loopback only:
 - reads the transcript's event stream (`GET /squall/events`, server-sent events), as the page does;
 - asks for `/squall/connections` and `/squall/faults` once a second, as the page does;
 - N times a second (default 2) adds a fault rule or removes the one it added, alternately: a reset at 100 GiB of
   the upload matching PATH (default `/upload`), so that the proxy's fault engine holds a changing rule for the
-  request in flight without the rule ever firing.
+  request in flight without the rule ever firing;
+- with `--page yes`, also opens the dashboard itself in headless Chromium (Tools/chromium.py: its own event stream,
+  polls, flow list and charts, in a browser on the same machine) and, at the end, reads how many flows it drew.
 
-Then prints one line: `changes=… change_p50_ms=… change_max_ms=… polls=… events=… errors=…`, where a change's
-time is from sending the request to reading the answer. Exits non-zero when any request failed.
+Then prints one line: `changes=… change_p50_ms=… change_max_ms=… polls=… events=… errors=…` (and `page_flows=…`
+with `--page yes`), where a change's time is from sending the request to reading the answer. Exits non-zero when
+any request failed or the page showed an error.
 """
 
 import http.client
 import json
+import os
 import signal
 import sys
 import threading
@@ -58,6 +62,39 @@ def stream_events(api, counts, stop):
             return
 
 
+def open_page(api_url):
+    """The dashboard open in headless Chromium, loaded (its status line says how many connections it polled)."""
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from chromium import browser  # selenium and Debian's chromium: only needed with --page
+    driver = browser(size="1200,1000")
+    driver.execute_cdp_cmd("Performance.enable", {})
+    driver.get(api_url.rstrip("/") + "/")
+    deadline = time.monotonic() + 30
+    while "connections" not in driver.execute_script('return document.getElementById("status").textContent;'):
+        if time.monotonic() > deadline:
+            driver.quit()
+            raise SystemExit("bench-dashboard: the page did not load within 30 s")
+        time.sleep(0.1)
+    return driver
+
+
+def close_page(driver):
+    """` page_flows=N page_script_ms=… page_task_ms=…`: what the page drew, and the time its renderer spent running
+    script and in all its tasks (layout and paint included) since it opened (Chromium's Performance.getMetrics);
+    closes it. A page showing an error counts as a failed request."""
+    try:
+        flows, status, bad = driver.execute_script(
+            'const s = document.getElementById("status");'
+            'return [document.querySelectorAll("#flows tbody tr").length, s.textContent, s.className === "error"];')
+        if bad:
+            failed(f"the page shows an error: {status}")
+        metrics = {m["name"]: m["value"] for m in driver.execute_cdp_cmd("Performance.getMetrics", {})["metrics"]}
+        return (f" page_flows={flows} page_script_ms={metrics.get('ScriptDuration', 0) * 1000:.0f}"
+                f" page_task_ms={metrics.get('TaskDuration', 0) * 1000:.0f}")
+    finally:
+        driver.quit()
+
+
 def main():
     arguments = sys.argv[1:]
     if not arguments or arguments[0].startswith("-"):
@@ -71,6 +108,7 @@ def main():
     changes_per_second = float(options.get("--changes-per-second", "2"))
     match_path = options.get("--match-path", "/upload")
 
+    page = open_page(arguments[0]) if options.get("--page") == "yes" else None
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
     signal.signal(signal.SIGINT, lambda *_: stop.set())
@@ -118,11 +156,12 @@ def main():
         response.read()
         if response.status not in (200, 204):
             failed(f"DELETE /squall/faults/bench-churn at the end: {response.status}")
+    page_summary = close_page(page) if page else ""
     change_times.sort()
     p50 = change_times[len(change_times) // 2] * 1000 if change_times else 0
     worst = change_times[-1] * 1000 if change_times else 0
     print(f"changes={len(change_times)} change_p50_ms={p50:.2f} change_max_ms={worst:.2f} polls={counts['polls']} "
-          f"events={counts['events']} errors={counts['errors']}", flush=True)
+          f"events={counts['events']} errors={counts['errors']}{page_summary}", flush=True)
     return 1 if counts["errors"] else 0
 
 
