@@ -315,6 +315,8 @@ extension TranscriptEvent.Kind {
         case .announcementWaitEnded: 16
         case .announcementWithheld: 17
         case .clientAnnouncement: 18
+        case .requestWritten: 19
+        case .started: 20
         }
     }
 }
