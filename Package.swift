@@ -200,6 +200,7 @@ let package = Package(
             name: "UploadServerTests",
             dependencies: [
                 "UploadServer", "ResumableUpload", "UploadStore", "HTTPWire", "SquallNet", "TLSKit", "TestSupport",
+                "SquallCore",
             ]
         ),
         .testTarget(

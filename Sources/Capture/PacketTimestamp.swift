@@ -1,4 +1,5 @@
 import Glibc
+import SquallNet
 
 /// When a captured packet happened: whole microseconds since the Unix epoch, the resolution of a pcap record.
 ///
@@ -12,9 +13,7 @@ public struct PacketTimestamp: Sendable, Hashable, Comparable {
 
     /// The wall clock now (`clock_gettime(CLOCK_REALTIME)`), as a capture shows it.
     public static func now() -> PacketTimestamp {
-        var time = timespec()
-        clock_gettime(CLOCK_REALTIME, &time)
-        return PacketTimestamp(microsecondsSinceEpoch: Int64(time.tv_sec) * 1_000_000 + Int64(time.tv_nsec) / 1000)
+        PacketTimestamp(microsecondsSinceEpoch: WallClock.unixMicroseconds())
     }
 
     /// The pcap record's `ts`: seconds and microseconds (a pcap record cannot show a time before the epoch, so

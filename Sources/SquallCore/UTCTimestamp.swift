@@ -4,9 +4,11 @@
 /// UTCTimestamp.text(unixMicroseconds: 1_796_608_800_123_456)   // "2026-12-07T02:00:00.123Z"
 /// ```
 public enum UTCTimestamp {
-    /// `unixMicroseconds` (since 1970-01-01T00:00:00Z; negative before it) as `YYYY-MM-DDThh:mm:ss.sssZ`, to the
-    /// millisecond, truncated; the proleptic Gregorian calendar.
-    public static func text(unixMicroseconds: Int64) -> String {
+    /// `unixMicroseconds` (since 1970-01-01T00:00:00Z; negative before it) as `YYYY-MM-DDThh:mm:ss.sssZ` with
+    /// `fractionDigits` (0 to 6) of the second, truncated: 3 to the millisecond (HAR), 6 to the microsecond (the
+    /// server's log); the proleptic Gregorian calendar.
+    public static func text(unixMicroseconds: Int64, fractionDigits: Int = 3) -> String {
+        precondition((0...6).contains(fractionDigits), "a timestamp has 0 to 6 digits of the second")
         let microsecondsPerDay: Int64 = 86_400_000_000
         var days = unixMicroseconds / microsecondsPerDay
         var rest = unixMicroseconds % microsecondsPerDay
@@ -16,9 +18,11 @@ public enum UTCTimestamp {
         }
         let (year, month, day) = civilDate(daysSinceEpoch: days)
         let seconds = rest / 1_000_000
-        let milliseconds = rest % 1_000_000 / 1000
+        var scale: Int64 = 1
+        for _ in fractionDigits..<6 { scale *= 10 }
+        let fraction = fractionDigits == 0 ? "" : "." + padded(rest % 1_000_000 / scale, fractionDigits)
         return "\(padded(year, 4))-\(padded(month, 2))-\(padded(day, 2))T\(padded(seconds / 3600, 2))"
-            + ":\(padded(seconds % 3600 / 60, 2)):\(padded(seconds % 60, 2)).\(padded(milliseconds, 3))Z"
+            + ":\(padded(seconds % 3600 / 60, 2)):\(padded(seconds % 60, 2))\(fraction)Z"
     }
 
     /// The year, month (1…12) and day (1…31) of a count of days since 1970-01-01, by counting 400-year eras of

@@ -24,13 +24,7 @@ public enum DurableFile {
         unlink(temporary)
         let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode)
         guard fd >= 0 else { throw Failure(call: "create", path: temporary, errno: errno) }
-        var written = 0
-        while written < bytes.count {
-            let count = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + written, bytes.count - written) }
-            if count < 0 && errno == EINTR { continue }
-            guard count > 0 else { return try abandon(fd, temporary, "write") }
-            written += count
-        }
+        guard FileDescriptor.writeAll(bytes, to: fd) else { return try abandon(fd, temporary, "write") }
         if synced, fsync(fd) != 0 { return try abandon(fd, temporary, "fsync") }
         close(fd)
         guard rename(temporary, path) == 0 else {

@@ -18,14 +18,7 @@ public enum PrivateFile {
         let descriptor = open(path, flags: O_WRONLY | O_APPEND)
         guard descriptor >= 0 else { return false }
         defer { close(descriptor) }
-        var written = 0
-        while written < bytes.count {
-            let count = bytes[written...].withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
-            if count < 0 && errno == EINTR { continue }
-            guard count > 0 else { return false }
-            written += count
-        }
-        return true
+        return FileDescriptor.writeAll(bytes, to: descriptor)
     }
 
     /// Makes the regular file open as `descriptor` readable and writable by its owner only.

@@ -1,5 +1,6 @@
 import Glibc
 import SquallCore
+import SquallNet
 import Synchronization
 
 /// The reference server's request log: one JSON object per line (JSON Lines), appended to a file.
@@ -43,16 +44,15 @@ final class ServerLog: Sendable {
     /// Appends the line of `event` with `fields`, stamped with the current time.
     func record(_ event: String, _ fields: KeyValuePairs<String, Value?> = [:]) {
         descriptor.withLock { fd in
-            var now = timespec()
-            clock_gettime(CLOCK_REALTIME, &now)
-            let line = Self.line(time: now, event: event, fields: fields)
-            Self.writeAll(Array(line.utf8), to: fd)
+            let line = Self.line(unixMicroseconds: WallClock.unixMicroseconds(), event: event, fields: fields)
+            FileDescriptor.writeAll(Array(line.utf8), to: fd)
         }
     }
 
     /// The JSON object of one event, with its newline; fields whose value is nil are left out.
-    static func line(time: timespec, event: String, fields: KeyValuePairs<String, Value?>) -> String {
-        var line = "{\"time\":" + quoted(timestamp(time)) + ",\"event\":" + quoted(event)
+    static func line(unixMicroseconds: Int64, event: String, fields: KeyValuePairs<String, Value?>) -> String {
+        let time = UTCTimestamp.text(unixMicroseconds: unixMicroseconds, fractionDigits: 6)
+        var line = "{\"time\":" + quoted(time) + ",\"event\":" + quoted(event)
         for (key, value) in fields {
             guard let value else { continue }
             line += "," + quoted(key) + ":"
@@ -71,32 +71,5 @@ final class ServerLog: Sendable {
     }
 
     /// `time` in UTC as RFC 3339 with microseconds: `2026-11-29T21:43:07.123456Z`.
-    static func timestamp(_ time: timespec) -> String {
-        var seconds = time.tv_sec
-        var parts = tm()
-        gmtime_r(&seconds, &parts)
-        func padded(_ value: Int, _ width: Int) -> String {
-            let digits = String(value)
-            return String(repeating: "0", count: max(0, width - digits.count)) + digits
-        }
-        let date = [
-            padded(Int(parts.tm_year) + 1900, 4), padded(Int(parts.tm_mon) + 1, 2), padded(Int(parts.tm_mday), 2),
-        ]
-        let clock = [padded(Int(parts.tm_hour), 2), padded(Int(parts.tm_min), 2), padded(Int(parts.tm_sec), 2)]
-        return date.joined(separator: "-") + "T" + clock.joined(separator: ":") + "."
-            + padded(Int(time.tv_nsec) / 1000, 6) + "Z"
-    }
 
-    /// Writes every byte, retrying after a signal or a short write; gives up on any other error.
-    private static func writeAll(_ bytes: [UInt8], to fd: Int32) {
-        bytes.withUnsafeBytes { buffer in
-            var offset = 0
-            while offset < buffer.count {
-                let written = write(fd, buffer.baseAddress! + offset, buffer.count - offset)
-                if written < 0 && errno == EINTR { continue }
-                guard written > 0 else { return }
-                offset += written
-            }
-        }
-    }
 }

@@ -250,15 +250,12 @@ public final class UploadServer: Sendable {
     /// tokens. It is the wall clock because `max-age` and token lifetimes count from times kept in the store across
     /// restarts; a step of the clock can delay or advance a progress 104, never add one over `progressLimit`.
     static func wallClock() -> Duration {
-        var now = timespec()
-        clock_gettime(CLOCK_REALTIME, &now)
-        return .seconds(now.tv_sec) + .nanoseconds(now.tv_nsec)
+        WallClock.sinceEpoch()
     }
 
     /// Microseconds since 1970: the token clock.
     static func microsecondsNow() -> Int64 {
-        let (seconds, attoseconds) = wallClock().components
-        return seconds * 1_000_000 + attoseconds / 1_000_000_000_000
+        WallClock.unixMicroseconds()
     }
 
     private static func makeTLSContext(directory: String) throws -> TLSContext {

@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import HTTPWire
 import ResumableUpload
+import SquallCore
 import TestSupport
 import Testing
 
@@ -149,10 +150,10 @@ struct ServerLogTests {
 
     /// Fields in the order given, nil ones left out, strings escaped so that any text survives a JSON parser.
     @Test func linesAreJSONWithFieldsInOrder() throws {
-        let time = timespec(tv_sec: 1_795_988_587, tv_nsec: 123_456_789)
+        let time: Int64 = 1_795_988_587_123_456
         let tricky = "a\"b\\c\nd\te\u{01}é/€"
         let line = ServerLog.line(
-            time: time, event: "request",
+            unixMicroseconds: time, event: "request",
             fields: ["conn": .int(7), "target": .string(tricky), "interop": nil, "complete": .bool(false)])
         #expect(line.hasSuffix("}\n"))
         #expect(
@@ -161,7 +162,7 @@ struct ServerLogTests {
         let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
         #expect(object["target"] as? String == tricky)
         #expect(object["interop"] == nil)
-        #expect(ServerLog.timestamp(timespec(tv_sec: 0, tv_nsec: 999)) == "1970-01-01T00:00:00.000000Z")
+        #expect(UTCTimestamp.text(unixMicroseconds: 0, fractionDigits: 6) == "1970-01-01T00:00:00.000000Z")
     }
 
     @Test(arguments: [
