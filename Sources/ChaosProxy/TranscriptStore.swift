@@ -12,44 +12,58 @@ import Synchronization
 final class TranscriptStore: Sendable {
     private struct State: Sendable {
         var transcript: Transcript
-        var pending: [UInt8] = []
-        var descriptor: Int32 = -1
-        var har: HARRecorder
-        var harPending: [UInt8] = []
-        var harDescriptor: Int32 = -1
-        /// Whether an entry was written: the next one needs a comma first.
-        var harHasEntries = false
+        var file: BufferedFile?
+        var har: HARFile?
+    }
+
+    /// The HAR file: its recorder, and whether an entry was written (the next one needs a comma first).
+    private struct HARFile: Sendable {
+        var recorder: HARRecorder
+        var file: BufferedFile
+        var hasEntries = false
+
+        /// Records `event`, writing the entries it completed.
+        mutating func record(_ event: TranscriptEvent) {
+            add(recorder.add(event))
+        }
+
+        /// Writes the entries of the connections still open and the archive's end, and closes the file.
+        mutating func end() {
+            add(recorder.finish())
+            file.append(HARRecorder.epilogue)
+            file.close()
+        }
+
+        private mutating func add(_ entries: [String]) {
+            for entry in entries {
+                file.append((hasEntries ? ",\n" : "") + entry)
+                hasEntries = true
+            }
+        }
     }
 
     private let state: Mutex<State>
     /// Threads waiting in `wait(until:timeout:)`, woken on every append.
     private let waiters = Mutex<[DispatchSemaphore]>([])
-    static let flushThreshold = 64 * 1024
 
     /// A store whose files (when given paths) date events from `startedAt`, the wall clock of the proxy's time 0
     /// in Unix microseconds.
     init(byteCap: Int?, path: String?, harPath: String? = nil, startedAt: Int64) throws(ChaosProxyError) {
-        var initial = State(transcript: Transcript(byteCap: byteCap), har: HARRecorder(startedAt: startedAt))
-        // 0600: request heads carry bearer tokens (`Authorization`) and the proxy's view of private uploads.
+        var initial = State(transcript: Transcript(byteCap: byteCap))
         if let path {
-            initial.descriptor = try Self.open(path, option: "--transcript")
-            let start = TranscriptEvent(time: .zero, connection: 0, kind: .started(unixMicroseconds: startedAt))
-            initial.pending.append(contentsOf: (start.jsonLine() + "\n").utf8)
+            var file = try BufferedFile(path: path, option: "--transcript")
+            file.append(
+                TranscriptEvent(time: .zero, connection: 0, kind: .started(unixMicroseconds: startedAt)).jsonLine()
+                    + "\n")
+            initial.file = file
         }
         if let harPath {
-            initial.harDescriptor = try Self.open(harPath, option: "--har")
-            initial.harPending.append(contentsOf: HARRecorder.prologue(version: SquallVersion.current).utf8)
+            var file = try BufferedFile(path: harPath, option: "--har")
+            file.append(HARRecorder.prologue(version: SquallVersion.current))
+            initial.har = HARFile(recorder: HARRecorder(startedAt: startedAt), file: file)
         }
         let opened = initial
         state = Mutex(opened)
-    }
-
-    private static func open(_ path: String, option: String) throws(ChaosProxyError) -> Int32 {
-        let fd = PrivateFile.open(path, flags: O_WRONLY | O_TRUNC)
-        guard fd >= 0 else {
-            throw ChaosProxyError(.transcriptFile, "\(option) \(path): \(String(cString: strerror(errno)))")
-        }
-        return fd
     }
 
     func append(_ events: [TranscriptEvent]) {
@@ -57,13 +71,9 @@ final class TranscriptStore: Sendable {
         state.withLock { state in
             for event in events {
                 state.transcript.append(event)
-                if state.harDescriptor >= 0 { Self.addEntries(state.har.add(event), to: &state) }
-                guard state.descriptor >= 0 else { continue }
-                state.pending.append(contentsOf: event.jsonLine().utf8)
-                state.pending.append(0x0A)
+                state.har?.record(event)
+                state.file?.append(event.jsonLine() + "\n")
             }
-            if state.pending.count >= Self.flushThreshold { Self.write(&state.pending, to: state.descriptor) }
-            if state.harPending.count >= Self.flushThreshold { Self.write(&state.harPending, to: state.harDescriptor) }
         }
         for waiter in waiters.withLock({ $0 }) { waiter.signal() }
     }
@@ -126,47 +136,43 @@ final class TranscriptStore: Sendable {
     /// Flushes and closes the files: the HAR gets the entries of the connections still open, then its end.
     func close() {
         state.withLock { state in
-            if state.harDescriptor >= 0 {
-                Self.addEntries(state.har.finish(), to: &state)
-                state.harPending.append(contentsOf: HARRecorder.epilogue.utf8)
-                Self.write(&state.harPending, to: state.harDescriptor)
-                Self.closeFile(&state.harDescriptor)
-            }
-            Self.write(&state.pending, to: state.descriptor)
-            Self.closeFile(&state.descriptor)
+            state.har?.end()
+            state.har = nil
+            state.file?.close()
+            state.file = nil
+        }
+    }
+}
+
+/// A file the proxy writes as it goes (mode 0600: request heads carry bearer tokens, `Authorization`, and the
+/// proxy's view of private uploads): text buffered, written once `flushThreshold` bytes wait and at `close`.
+private struct BufferedFile: Sendable {
+    static let flushThreshold = 64 * 1024
+    let descriptor: Int32
+    private var pending: [UInt8] = []
+
+    /// Creates or truncates `path`; a failure names `option`, the flag that gave the path.
+    init(path: String, option: String) throws(ChaosProxyError) {
+        descriptor = PrivateFile.open(path, flags: O_WRONLY | O_TRUNC)
+        guard descriptor >= 0 else {
+            throw ChaosProxyError(.transcriptFile, "\(option) \(path): \(String(cString: strerror(errno)))")
         }
     }
 
-    private static func addEntries(_ entries: [String], to state: inout State) {
-        for entry in entries {
-            if state.harHasEntries { state.harPending.append(contentsOf: ",\n".utf8) }
-            state.harPending.append(contentsOf: entry.utf8)
-            state.harHasEntries = true
-        }
+    mutating func append(_ text: String) {
+        pending.append(contentsOf: text.utf8)
+        if pending.count >= Self.flushThreshold { flush() }
     }
 
-    private static func closeFile(_ descriptor: inout Int32) {
-        guard descriptor >= 0 else { return }
+    mutating func flush() {
+        FileDescriptor.writeAll(pending, to: descriptor)
+        pending.removeAll(keepingCapacity: true)
+    }
+
+    /// Writes the rest, syncs and closes.
+    mutating func close() {
+        flush()
         _ = fsync(descriptor)
         _ = Glibc.close(descriptor)
-        descriptor = -1
-    }
-
-    private static func write(_ pending: inout [UInt8], to descriptor: Int32) {
-        guard descriptor >= 0, !pending.isEmpty else { return }
-        var written = 0
-        pending.withUnsafeBytes { bytes in
-            while written < bytes.count {
-                let result = Glibc.write(descriptor, bytes.baseAddress! + written, bytes.count - written)
-                if result > 0 {
-                    written += result
-                } else if result < 0, errno == EINTR {
-                    continue
-                } else {
-                    break
-                }
-            }
-        }
-        pending.removeAll(keepingCapacity: true)
     }
 }

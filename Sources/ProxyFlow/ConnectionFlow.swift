@@ -153,12 +153,9 @@ public struct ConnectionFlow: Sendable {
     /// back until it is `bodyEventAge` old (or another event or the limit ends it); without, everything is taken.
     public mutating func takeEvents(at now: Duration? = nil) -> [TranscriptEvent] {
         if let pending = pendingBody, now.map({ $0 - pending.time >= Self.bodyEventAge }) ?? true {
-            events.append(pending)
-            pendingBody = nil
+            recordPendingBody()
         }
-        if let mark = written.take(olderThan: now.map { _ in WrittenBody.spacing }, at: now ?? .zero) {
-            events.append(mark)
-        }
+        if let mark = written.take(at: now) { events.append(mark) }
         defer { events = [] }
         return events
     }
@@ -171,11 +168,15 @@ public struct ConnectionFlow: Sendable {
 
     /// Records the body range still growing and the written mark waiting, before another event.
     private mutating func flushPending() {
-        if let pending = pendingBody {
-            events.append(pending)
-            pendingBody = nil
-        }
+        recordPendingBody()
         if let mark = written.take() { events.append(mark) }
+    }
+
+    /// Records the body range still growing, if there is one.
+    private mutating func recordPendingBody() {
+        guard let pending = pendingBody else { return }
+        events.append(pending)
+        pendingBody = nil
     }
 
     /// Records a body range, merged into the growing one when it continues it.
@@ -270,10 +271,7 @@ public struct ConnectionFlow: Sendable {
     mutating func wrote(at now: Duration) {
         let marks = written.wrote(total: toUpstream.writtenTotal, at: now)
         if !marks.isEmpty {
-            if let pending = pendingBody {
-                events.append(pending)
-                pendingBody = nil
-            }
+            recordPendingBody()
             events += marks
         }
         while let first = awaitingWire.first, let side = first.lane {

@@ -59,11 +59,10 @@ struct WrittenBody: Sendable {
         return due
     }
 
-    /// The mark that passed and waits to be recorded, if any (`age`: only when it passed at least `spacing` before
-    /// it): taken.
-    mutating func take(olderThan age: Duration? = nil, at now: Duration = .zero) -> TranscriptEvent? {
-        guard let waiting = passed else { return nil }
-        if let age, now - waiting.at < age { return nil }
+    /// The mark that passed and waits to be recorded, taken: any (nil `now`), or one that passed at least `spacing`
+    /// before `now`.
+    mutating func take(at now: Duration? = nil) -> TranscriptEvent? {
+        guard let waiting = passed, now.map({ $0 - waiting.at >= Self.spacing }) ?? true else { return nil }
         return record(waiting)
     }
 

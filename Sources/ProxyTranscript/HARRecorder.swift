@@ -149,7 +149,8 @@ extension HARRecorder {
         let receiveEnd = exchange.response == nil ? waitEnd : max(exchange.received ?? waitEnd, waitEnd)
         let (send, wait, receive) = (sendEnd - start, waitEnd - sendEnd, receiveEnd - waitEnd)
         var writer = JSONObjectWriter()
-        writer.add("startedDateTime", UTCTimestamp.text(unixMicroseconds: startedAt + micro(start)))
+        writer.add(
+            "startedDateTime", UTCTimestamp.text(unixMicroseconds: startedAt + TranscriptEvent.microseconds(start)))
         writer.add("time", raw: Self.milliseconds(send + wait + receive))
         writer.add("request", raw: requestObject(request.head, exchange, connection))
         writer.add("response", raw: responseObject(exchange))
@@ -224,10 +225,6 @@ extension HARRecorder {
         writer.add("offset", fired.fault.offset)
         writer.add("time", raw: Self.milliseconds(fired.time - start))
         return writer.line
-    }
-
-    private func micro(_ duration: Duration) -> Int64 {
-        TranscriptEvent.microseconds(duration)
     }
 
     /// A duration in milliseconds with three decimals (`12.345`, `-0.500`), as HAR's times are.

@@ -30,7 +30,7 @@ import Testing
         #expect(first.first?.connection == 3)
         // The second passes 10 ms later: within the spacing, it waits.
         #expect(body.wrote(total: 200, at: .milliseconds(20)).isEmpty)
-        #expect(body.take(olderThan: WrittenBody.spacing, at: .milliseconds(30)) == nil)
+        #expect(body.take(at: .milliseconds(30)) == nil)
         // Another exchange's mark passes: the earlier exchange's waiting mark is recorded at once, with its own time.
         let next = Self.through(body.wrote(total: 300, at: .milliseconds(40)))
         #expect(next.map(\.0) == [.milliseconds(20)])
