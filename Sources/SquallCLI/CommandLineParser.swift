@@ -92,6 +92,16 @@ public struct ParsedArguments: Sendable, Equatable {
     public func has(_ flag: String) -> Bool { flags.contains(flag) }
 }
 
+/// A failure of a command that is not a usage mistake, in words (exit status 1): a file that cannot be read, a
+/// listener that cannot start.
+struct CommandFailure: Error, CustomStringConvertible {
+    var description: String
+
+    init(_ description: String) {
+        self.description = description
+    }
+}
+
 /// A command-line mistake; the CLI prints it with the command's usage and exits with status 2.
 public struct UsageError: Error, Equatable, CustomStringConvertible {
     public var message: String

@@ -34,7 +34,7 @@ struct ControlAPIClient {
         self.token = token
     }
 
-    /// Sends one request and returns the status and body; a status of 400 or more throws `FaultCommandError`
+    /// Sends one request and returns the status and body; a status of 400 or more throws `CommandFailure`
     /// carrying the server's message.
     @discardableResult
     func send(_ method: HTTPMethod, _ path: String, json: Data? = nil) throws -> [UInt8] {
@@ -53,13 +53,13 @@ struct ControlAPIClient {
                 head, body: json.map { RequestBody(bytes: Array($0)) }, progressTimeout: Self.timeout,
                 bodyLimit: .refuseOver(Self.maxResponseBytes))
             guard response.head.status < 400 else {
-                throw FaultCommandError(Self.message(status: response.head.status, body: response.body))
+                throw CommandFailure(Self.message(status: response.head.status, body: response.body))
             }
             return response.body
         } catch let error as HTTPExchangeError where error.code == .bodyTooLarge {
-            throw FaultCommandError("the response from \(authority) is over 16 MiB")
+            throw CommandFailure("the response from \(authority) is over 16 MiB")
         } catch let error as HTTPExchangeError where error.code == .closed {
-            throw FaultCommandError("\(authority) closed the connection before responding")
+            throw CommandFailure("\(authority) closed the connection before responding")
         }
     }
 
@@ -68,14 +68,5 @@ struct ControlAPIClient {
         if case .string(let error)? = JSONValue.reply(body)?["error"] { return error }
         let text = String(decoding: body.prefix(200), as: UTF8.self).split(separator: "\n").first ?? ""
         return "HTTP \(status) \(text)"
-    }
-}
-
-/// A failure reported by the control API (its message) or on the way to it.
-struct FaultCommandError: Error, CustomStringConvertible {
-    var description: String
-
-    init(_ description: String) {
-        self.description = description
     }
 }

@@ -251,22 +251,13 @@ enum ProxyCommand: Subcommand {
     /// Reads a scenario file's faults and seed.
     static func loadScenario(_ file: String) throws -> ScenarioFaults {
         guard let data = FileManager.default.contents(atPath: file) else {
-            throw ProxyCommandError("--scenario \(file): cannot read the file")
+            throw CommandFailure("--scenario \(file): cannot read the file")
         }
         do {
             return try ScenarioFaults.parse(Array(data))
         } catch {
-            throw ProxyCommandError("--scenario \(file): \(error.detail)")
+            throw CommandFailure("--scenario \(file): \(error.detail)")
         }
-    }
-}
-
-/// A failure of `squall proxy` that is not a usage mistake (exit status 1).
-struct ProxyCommandError: Error, CustomStringConvertible {
-    var description: String
-
-    init(_ description: String) {
-        self.description = description
     }
 }
 

@@ -27,7 +27,7 @@ enum TranscriptToHARCommand: Subcommand {
             throw UsageError("name the transcript file (JSON Lines from squall proxy --transcript)", command: spec.path)
         }
         guard let file = fopen(input, "r") else {
-            throw ProxyCommandError("\(input): \(String(cString: strerror(errno)))")
+            throw CommandFailure("\(input): \(String(cString: strerror(errno)))")
         }
         defer { fclose(file) }
         var recorder = HARRecorder()
@@ -43,7 +43,7 @@ enum TranscriptToHARCommand: Subcommand {
             do {
                 entries += recorder.add(try TranscriptEvent(jsonLine: line))
             } catch {
-                throw ProxyCommandError(
+                throw CommandFailure(
                     "\(input) line \(lineNumber): \(error); is it a squall proxy --transcript file?")
             }
         }
@@ -59,7 +59,7 @@ enum TranscriptToHARCommand: Subcommand {
             // Whole or not at all, 0600: request heads carry bearer tokens.
             try DurableFile.replace(output, with: Array(archive.utf8), mode: 0o600, synced: false)
         } catch {
-            throw ProxyCommandError("--out \(output): \(error.call) failed: \(String(cString: strerror(error.errno)))")
+            throw CommandFailure("--out \(output): \(error.call) failed: \(String(cString: strerror(error.errno)))")
         }
         context.console.printError("squall transcript to-har: \(entries.count) entries written to \(output)")
         return 0
