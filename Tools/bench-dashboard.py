@@ -12,7 +12,8 @@ Until SIGTERM or SIGINT, on loopback only:
 - with `--page yes`, also opens the dashboard itself in headless Chromium (Tools/chromium.py: its own event stream,
   polls, flow list and charts, in a browser on the same machine) and, at the end, reads how many flows it drew.
 
-Then prints one line: `changes=… change_p50_ms=… change_max_ms=… polls=… events=… errors=…` (and `page_flows=…`
+Prints `ready` once the page (when asked for) has loaded and the load has begun, so that a benchmark measures only
+while it runs. Then, at the end, prints one line: `changes=… change_p50_ms=… change_max_ms=… polls=… events=… errors=…` (and `page_flows=…`
 with `--page yes`), where a change's time is from sending the request to reading the answer. Exits non-zero when
 any request failed or the page showed an error.
 """
@@ -115,6 +116,7 @@ def main():
     counts = COUNTS
     reader = threading.Thread(target=stream_events, args=(api, counts, stop), daemon=True)
     reader.start()
+    print("ready", flush=True)
 
     link = connection(api)
     rule = json.dumps({"name": "bench-churn", "match": {"path": match_path}, "trigger": {"at-offset": "100GiB"},

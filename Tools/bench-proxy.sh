@@ -26,8 +26,9 @@
 #      answered on each: the proxy's VmRSS while they are open. Target: < 256 MiB.
 #   7. (after 2, with the same sink and file) The dashboard open while rules change: the upload of 1 through one
 #      `squall proxy --api`, alone and, interleaved, with Tools/bench-dashboard.py doing what an open page and a
-#      busy person do (reading `/squall/events`, polling connections and faults once a second, adding or removing a
-#      rule that matches the upload twice a second); the ratio of the two rates per round and how long a change
+#      busy person do (the dashboard page itself open in headless Chromium, reading `/squall/events`, polling
+#      connections and faults once a second, adding or removing a rule that matches the upload twice a second; the
+#      uploads begin once the page has loaded); the ratio of the two rates per round and how long a change
 #      took. Target: ratio >= 0.9 (changing faults never blocks the data path; issue 19).
 #   6. One BENCH_UPLOAD_SIZE (default 4GiB) streaming POST through the proxy (TLS listener, http mode) to
 #      proxy-responder: the rate and the proxy's VmHWM. Target: VmHWM < 64 MiB.
@@ -325,12 +326,18 @@ measure_uploads() {
 }
 # measure_with_dashboard: measure_uploads with the dashboard load running; sets dashboard_line to its summary.
 measure_with_dashboard() {
-    python3 Tools/bench-dashboard.py "$api_url" --changes-per-second 2 >"$work/dashboard.out" 2>&1 &
-    local dashboard=$!
+    python3 Tools/bench-dashboard.py "$api_url" --changes-per-second 2 --page yes >"$work/dashboard.out" 2>&1 &
+    local dashboard=$! waited=0
+    # The page loads in Chromium before the uploads begin: bench-dashboard prints `ready` then.
+    until grep -qx ready "$work/dashboard.out"; do
+        kill -0 "$dashboard" 2>/dev/null || fail "the dashboard load ended before it was ready: $(cat "$work/dashboard.out")"
+        ((waited++ < 600)) || fail "the dashboard load was not ready within 60 s"
+        sleep 0.1
+    done
     measure_uploads
     kill -TERM "$dashboard"
     wait "$dashboard" || fail "the dashboard load failed: $(cat "$work/dashboard.out")"
-    dashboard_line=$(cat "$work/dashboard.out")
+    dashboard_line=$(grep -vx ready "$work/dashboard.out")
 }
 for ((round = 1; round <= rounds; round++)); do
     if ((round % 2)); then

@@ -1,4 +1,5 @@
 import ControlAPI
+import Foundation
 import HTTPExchange
 import HTTPWire
 import SquallNet
@@ -71,6 +72,10 @@ struct ControlConnection {
     /// `heartbeat` without lines, so that a peer that left is noticed and proxies in between keep the stream.
     static let streamWait: Duration = .seconds(1)
     static let heartbeat: Duration = .seconds(15)
+    /// The shortest time between two writes of lines: a busy transcript goes out in batches, at most five a second,
+    /// so that an open dashboard wakes (and takes CPU from the uploads it shows) a few times a second, not once per
+    /// line.
+    static let batchInterval: Duration = .milliseconds(200)
 
     /// Writes the transcript as server-sent events from index `from` until a write fails (the peer left), the
     /// server stops, or the proxy is gone.
@@ -86,7 +91,11 @@ struct ControlConnection {
                 try server.sendBody(Array(": still here\n\n".utf8), timeout: Self.ioTimeout)
             } else {
                 quiet = .zero
+                let sent = ContinuousClock.now
                 try server.sendBody(Array(text.utf8), timeout: Self.ioTimeout)
+                // Lines that come meanwhile wait in the transcript for the next batch.
+                let pause = Self.batchInterval - (ContinuousClock.now - sent)
+                if pause > .zero { Thread.sleep(forTimeInterval: pause / .seconds(1)) }
             }
         }
     }

@@ -7,7 +7,7 @@ import HTTPWire
 /// | `GET /` | the live dashboard (`DashboardPage`), which asks for the token when the API has one | not needed |
 /// | `GET /ca.pem` | the proxy's CA certificate (`application/x-pem-file`); 404 for a plain proxy | not needed |
 /// | `GET /ca.mobileconfig` | an Apple configuration profile installing it (`DeviceProfile`) | not needed |
-/// | `GET /squall/events?from=N` | the transcript as server-sent events, one `data:` line per transcript line, from index N, as it grows (`curl -N`) | needed |
+/// | `GET /squall/events?from=N` | the transcript as server-sent events, one `data:` line per transcript line, from index N, as it grows, in batches at most five a second (`curl -N`) | needed |
 ///
 /// The page and the CA are public: the page holds no data (it fetches the native endpoints with the token), and a
 /// phone's browser downloading the profile sends no `Authorization`.
