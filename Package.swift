@@ -10,10 +10,11 @@
 //   layer components: ControlAPI ChaosProxy SquallPhotos
 //   layer io:         SquallNet TLSKit Capture QRCodes  — sockets, OpenSSL, libpcap, libqrencode, files; the only code that
 //   layer io:         UploadStore JobJournal HTTPExchange — reads clocks
-//   layer pure:       SquallCore HTTPWire StructuredFields ResumableUpload UploadJobs FaultEngine
+//   layer pure:       SquallCore HTTPWire HTTP2Wire StructuredFields ResumableUpload UploadJobs FaultEngine
 //   layer pure:       ProxyTranscript ProxyFlow Scenario ScenarioOracle ScenarioReports PacketSynthesis Exploration
-//                     — no sockets, threads, clock reads or files; no Glibc, Foundation or Dispatch
-//   layer shims:      COpenSSL CPcap CSystem CQREncode  — .systemLibrary targets, static inline wrappers
+//                     — no sockets, threads, clock reads or files; no Glibc, Foundation or Dispatch (HTTP2Wire
+//                     uses CNghttp2: libnghttp2 does no I/O and reads no clock)
+//   layer shims:      COpenSSL CPcap CSystem CQREncode CNghttp2 — .systemLibrary targets, static inline wrappers
 import PackageDescription
 
 let package = Package(
@@ -31,10 +32,12 @@ let package = Package(
         .systemLibrary(name: "CPcap", pkgConfig: "libpcap", providers: [.apt(["libpcap-dev"])]),
         .systemLibrary(name: "CQREncode", pkgConfig: "libqrencode", providers: [.apt(["libqrencode-dev"])]),
         .systemLibrary(name: "CSystem"),
+        .systemLibrary(name: "CNghttp2", pkgConfig: "libnghttp2", providers: [.apt(["libnghttp2-dev"])]),
 
         // Pure logic.
         .target(name: "SquallCore"),
         .target(name: "HTTPWire"),
+        .target(name: "HTTP2Wire", dependencies: ["CNghttp2", "HTTPWire"]),
         .target(name: "StructuredFields"),
         .target(name: "ResumableUpload", dependencies: ["SquallCore", "HTTPWire", "StructuredFields"]),
         .target(name: "UploadJobs", dependencies: ["SquallCore"]),
@@ -62,7 +65,7 @@ let package = Package(
         .target(name: "QRCodes", dependencies: ["CQREncode"]),
         .target(name: "UploadStore", dependencies: ["SquallCore", "SquallNet", "TLSKit"]),
         .target(name: "JobJournal", dependencies: ["UploadJobs", "SquallCore", "SquallNet"]),
-        .target(name: "HTTPExchange", dependencies: ["HTTPWire", "SquallNet"]),
+        .target(name: "HTTPExchange", dependencies: ["HTTPWire", "HTTP2Wire", "SquallNet"]),
 
         // Components: the reference resumable-upload server and client.
         .target(
@@ -139,6 +142,7 @@ let package = Package(
             ]
         ),
         .testTarget(name: "HTTPWireTests", dependencies: ["HTTPWire", "TestSupport"]),
+        .testTarget(name: "HTTP2WireTests", dependencies: ["HTTP2Wire", "HTTPWire"]),
         .testTarget(
             name: "SquallPhotosTests",
             dependencies: [
@@ -199,8 +203,8 @@ let package = Package(
         .testTarget(
             name: "UploadServerTests",
             dependencies: [
-                "UploadServer", "ResumableUpload", "UploadStore", "HTTPWire", "SquallNet", "TLSKit", "TestSupport",
-                "SquallCore",
+                "UploadServer", "ResumableUpload", "UploadStore", "HTTPWire", "HTTP2Wire", "SquallNet", "TLSKit",
+                "TestSupport", "SquallCore",
             ]
         ),
         .testTarget(

@@ -10,9 +10,10 @@ set -euo pipefail
 # golang-go: Debian 12's Go 1.19, whose net/http accepts at most five 1xx responses per request; the interop test
 # (Tests/Interop/go-upload) uploads through it to check that the reference server's progress 104s stay within that.
 # chromium, chromium-driver: the HTML report opened in a real browser (Tools/report-browser-check.py, with selenium).
+# libnghttp2-dev: HTTP/2 framing, HPACK and flow control (Sources/CNghttp2, under Sources/HTTP2Wire).
 # libqrencode-dev: the QR codes `squall ca show --url` draws (Sources/QRCodes). zbar-tools: zbarimg reads them back
 # (Tests/QRCodesTests/QRCodeTests.swift).
-packages=(pkg-config libssl-dev libpcap-dev libqrencode-dev openssl curl tshark golang-go chromium chromium-driver zbar-tools)
+packages=(pkg-config libssl-dev libpcap-dev libqrencode-dev libnghttp2-dev openssl curl tshark golang-go chromium chromium-driver zbar-tools)
 if [[ "${1:-}" == "--bench" ]]; then
     packages+=(nginx libnginx-mod-stream)
 elif [[ $# -gt 0 ]]; then

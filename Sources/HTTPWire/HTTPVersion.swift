@@ -12,13 +12,16 @@ public struct HTTPVersion: Sendable, Hashable, Comparable, CustomStringConvertib
     public static let http10 = HTTPVersion(major: 1, minor: 0)
     /// HTTP/1.1.
     public static let http11 = HTTPVersion(major: 1, minor: 1)
+    /// HTTP/2 (RFC 9113), which has no start line: the version of heads read from or written to HTTP/2 streams.
+    public static let http2 = HTTPVersion(major: 2, minor: 0)
 
     public static func < (lhs: HTTPVersion, rhs: HTTPVersion) -> Bool {
         (lhs.major, lhs.minor) < (rhs.major, rhs.minor)
     }
 
+    /// `HTTP/1.1`; `HTTP/2` for HTTP/2, which has no minor version.
     public var description: String {
-        "HTTP/\(major).\(minor)"
+        major == 2 && minor == 0 ? "HTTP/2" : "HTTP/\(major).\(minor)"
     }
 
     /// Parses the 8 bytes `HTTP/D.D`; nil for anything else.

@@ -48,6 +48,9 @@ enum ServerCommand: Subcommand {
             .value(
                 "--retention", "DURATION",
                 help: "How long completed and cancelled uploads stay answerable. Default 1d."),
+            .value(
+                "--http2", "on|off",
+                help: "Serve HTTP/2 too: ALPN h2 over TLS, prior knowledge over cleartext. Default off."),
         ] + ListenerLimitsOption.specs(defaults: UploadServerConfiguration.defaultLimits),
         discussion: """
             Prints the base URL (e.g. http://127.0.0.1:40123) on the first line of stdout and the store folder on
@@ -73,6 +76,11 @@ enum ServerCommand: Subcommand {
             (a TLS handshake still unfinished closes without a byte); a connection silent for --idle-timeout
             between requests closes, and a body silent as long counts as interrupted (its bytes stay); a
             connection over --max-connections gets 503 with Connection: close.
+
+            With --http2 on, a client that offers h2 in ALPN (TLS), or begins with the HTTP/2 preface (cleartext,
+            prior knowledge), is served HTTP/2: each stream one request, uploads side by side on one connection (at
+            most 100 streams at once, a 1 MiB window each), progress 104s as HEADERS frames; a connection without an
+            open stream for --idle-timeout gets GOAWAY and closes.
             """,
         stopsOnSignal: true
     )
@@ -130,6 +138,12 @@ enum ServerCommand: Subcommand {
         }
         let lifetime = try arguments["--token-ttl"].map { text throws(UsageError) in
             try seconds(text, option: "--token-ttl")
+        }
+        if let http2 = arguments["--http2"] {
+            guard http2 == "on" || http2 == "off" else {
+                throw UsageError("--http2 must be on or off, not '\(http2)'", command: path)
+            }
+            configuration.http2 = http2 == "on"
         }
         if arguments.has("--auth") {
             configuration.authentication = AuthenticationConfiguration(tokenLifetime: lifetime ?? 3600)

@@ -98,6 +98,19 @@ public final class Socket: @unchecked Sendable {
         if fd >= 0 { _ = Glibc.close(fd) }
     }
 
+    /// Copies the first bytes waiting to be read into `buffer` without taking them (`MSG_PEEK`), waiting until some
+    /// are there or `deadline`; 0 when the peer closed, nil when the deadline passed first.
+    public func peek(into buffer: inout [UInt8], until deadline: ContinuousClock.Instant) throws -> Int? {
+        while true {
+            let count = buffer.withUnsafeMutableBytes { Glibc.recv(fd, $0.baseAddress, $0.count, Int32(MSG_PEEK)) }
+            if count >= 0 { return count }
+            guard errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR else {
+                throw NetError.system(.read, "recv")
+            }
+            guard try Poller.wait(fd, for: .read, until: deadline) else { return nil }
+        }
+    }
+
     /// Closes with `SO_LINGER` 0, so the kernel sends a TCP RST instead of a FIN.
     public func abort() {
         var linger = Glibc.linger(l_onoff: 1, l_linger: 0)

@@ -54,7 +54,7 @@ extension UploadConnection {
     /// the machine's offset would then be ahead of the durable one).
     private func abortActiveRequest(_ state: inout UploadSlot.State, id: String) throws {
         state.generation += 1
-        state.streaming?.shutdown(reading: true, writing: true)
+        state.streaming?.interrupt()
         state.streaming = nil
         if let writer = state.writer {
             try withExtendedLifetime(writer) { _ = try server.store.abortWriter(id) }

@@ -59,7 +59,7 @@ extension UploadConnection {
                 server.registry.remove([slot.id])
                 throw error
             }
-            state.streaming = socket
+            state.streaming = channel
             state.generation += 1
             return state.generation
         }
@@ -71,7 +71,7 @@ extension UploadConnection {
             closeUnlessBodyless(head)
             return try sendUnknownUpload(id, request.version)
         }
-        slot.waitForClosedStream(besides: socket)
+        slot.waitForClosedStream(besides: channel)
         let now = Self.now()
         let (outcome, generation) = try slot.state.withLock { state throws -> (ActionOutcome, UInt64?) in
             let outcome = try apply(state.machine.startAppend(request, now: now), to: &state, id: id)
@@ -82,7 +82,7 @@ extension UploadConnection {
                 _ = try? state.machine.bodyInterrupted()
                 throw error
             }
-            state.streaming = socket
+            state.streaming = channel
             state.generation += 1
             return (outcome, state.generation)
         }

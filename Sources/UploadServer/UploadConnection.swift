@@ -8,7 +8,8 @@ import TLSKit
 import UploadStore
 
 /// One connection of the upload server, run on its own thread: reads requests one after another (keep-alive),
-/// classifies each with `UploadRequest.classify` and executes the state machine's actions.
+/// classifies each with `UploadRequest.classify` and executes the state machine's actions. Under HTTP/2 it is one
+/// stream of a connection (one request), on a thread of its own.
 ///
 /// Malformed input gets its 4xx/5xx and the connection closes; the server goes on serving others.
 final class UploadConnection {
@@ -18,8 +19,10 @@ final class UploadConnection {
     let server: UploadServer
     /// The connection's number in the server log.
     let id: Int
-    let socket: Socket
-    let reader: HTTPServerStream
+    /// What carries the requests, as a request taking over an upload streaming on it sees it: the socket, or the
+    /// HTTP/2 stream.
+    let channel: any ExchangeChannel
+    let reader: any HTTPServerExchange
     /// When the first request head must be whole: the head timeout counted from the accept.
     private let firstHeadDeadline: ContinuousClock.Instant
     /// Whether a request was read on this connection (later heads wait for the idle timeout, then the head timeout).
@@ -42,13 +45,13 @@ final class UploadConnection {
     var bodyBytes: Int64 = 0
 
     init(
-        server: UploadServer, id: Int, socket: Socket, stream: any ByteStream,
+        server: UploadServer, id: Int, channel: any ExchangeChannel, reader: any HTTPServerExchange,
         firstHeadDeadline: ContinuousClock.Instant
     ) {
         self.server = server
         self.id = id
-        self.socket = socket
-        self.reader = HTTPServerStream(stream: stream)
+        self.channel = channel
+        self.reader = reader
         self.firstHeadDeadline = firstHeadDeadline
     }
 
@@ -56,10 +59,10 @@ final class UploadConnection {
     var uploadProtocol: UploadProtocolConfiguration { configuration.uploadProtocol }
 
     /// Serves requests until the peer closes, a request asks to close, or an error ends the connection; then
-    /// drains before closing (1 MiB, 2 s).
+    /// ends the exchange (HTTP/1.1: drains before closing, 1 MiB, 2 s).
     func run() {
         serveRequests()
-        reader.drainBeforeClose()
+        reader.finish()
     }
 
     private func serveRequests() {
@@ -141,7 +144,7 @@ final class UploadConnection {
     ) throws {
         closeUnlessBodyless(head)
         guard let slot = server.slot(id, for: principal) else { return try sendUnknownUpload(id, version) }
-        slot.waitForClosedStream(besides: socket)
+        slot.waitForClosedStream(besides: channel)
         let now = Self.now()
         let outcome = try slot.state.withLock { state in
             try apply(event(&state.machine, now), to: &state, id: id)

@@ -61,7 +61,9 @@ public final class UploadServer: Sendable {
         self.tokens = try configuration.authentication.map { [store] authentication in
             try TokenAuthority(store: store, lifetime: authentication.tokenLifetime)
         }
-        let tls = try configuration.certificateAuthorityDirectory.map(Self.makeTLSContext)
+        let tls = try configuration.certificateAuthorityDirectory.map { directory in
+            try Self.makeTLSContext(directory: directory, http2: configuration.http2)
+        }
         let listener = try TCPListener(address: configuration.listenAddress)
         self.url = (tls == nil ? "http://" : "https://") + Self.reachableAuthority(listener.address)
         try sweepIfDue()
@@ -211,9 +213,39 @@ public final class UploadServer: Sendable {
                 try tls.map { try TLSStream.accept(socket: socket, context: $0, timeout: deadline - .now) }
                 ?? PlainStream(socket: socket)
             let id = connectionCount.add(1, ordering: .relaxed).newValue
-            UploadConnection(server: self, id: id, socket: socket, stream: stream, firstHeadDeadline: deadline).run()
+            if configuration.http2, Self.speaksHTTP2(stream, socket: socket, before: deadline) {
+                let limits = HTTP2ServerConnection.Limits(idleTimeout: configuration.limits.idleTimeout)
+                try HTTP2ServerConnection(stream: stream, limits: limits).run(firstHeadDeadline: deadline) { exchange in
+                    // Each stream's head came whole in one HEADERS block before the stream began.
+                    UploadConnection(
+                        server: self, id: id, channel: exchange, reader: exchange, firstHeadDeadline: .now + headTimeout
+                    ).run()
+                }
+            } else {
+                UploadConnection(
+                    server: self, id: id, channel: socket, reader: HTTPServerStream(stream: stream),
+                    firstHeadDeadline: deadline
+                ).run()
+            }
         } catch {
             return
+        }
+    }
+
+    /// Whether the peer speaks HTTP/2: over TLS, when ALPN chose `h2`; over cleartext, when its first bytes are the
+    /// HTTP/2 connection preface (RFC 9113 §3.3, prior knowledge), looked at without taking them.
+    private static func speaksHTTP2(_ stream: any ByteStream, socket: Socket, before deadline: ContinuousClock.Instant)
+        -> Bool
+    {
+        if let secure = stream as? TLSStream { return secure.session?.alpn == "h2" }
+        let preface = Array("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".utf8)
+        var first = [UInt8](repeating: 0, count: preface.count)
+        while true {
+            guard let count = try? socket.peek(into: &first, until: deadline), count > 0 else { return false }
+            guard first[..<count].elementsEqual(preface[..<count]) else { return false }
+            if count == preface.count { return true }
+            // A prefix of the preface so far: the rest is on its way.
+            usleep(1000)
         }
     }
 
@@ -258,9 +290,10 @@ public final class UploadServer: Sendable {
         WallClock.unixMicroseconds()
     }
 
-    private static func makeTLSContext(directory: String) throws -> TLSContext {
+    private static func makeTLSContext(directory: String, http2: Bool) throws -> TLSContext {
         let authority = try CertificateAuthority.loadOrCreate(directory: directory)
-        return try TLSContext(
-            server: TLSServerConfiguration { serverName in try authority.leaf(for: serverName ?? "127.0.0.1") })
+        var configuration = TLSServerConfiguration { serverName in try authority.leaf(for: serverName ?? "127.0.0.1") }
+        if http2 { configuration.alpn = ["h2", "http/1.1"] }
+        return try TLSContext(server: configuration)
     }
 }

@@ -33,6 +33,10 @@ public struct UploadServerConfiguration: Sendable {
     /// every upload in the store is deleted when the server starts, as a server that loses its state across a
     /// restart. Default false.
     public var defectForgetsUploadsAtStart = false
+    /// Whether HTTP/2 is served too (`--http2 on`): offered by ALPN (`h2` before `http/1.1`) over TLS, and taken with
+    /// prior knowledge over cleartext (a connection that begins with the HTTP/2 preface). Each stream is one request
+    /// on a thread of its own; at most 100 streams at once per connection, a 1 MiB window each. Default false.
+    public var http2 = false
 
     public init(
         listenAddress: SocketAddress? = nil,

@@ -1,4 +1,5 @@
 import Glibc
+import HTTPExchange
 import ResumableUpload
 import SquallNet
 import Synchronization
@@ -15,8 +16,9 @@ final class UploadSlot: Sendable {
         var machine: UploadResourceStateMachine
         /// Bumped whenever a request starts a body or is aborted.
         var generation: UInt64 = 0
-        /// The socket of the request streaming into the upload, shut down when a later request aborts it.
-        var streaming: Socket?
+        /// What carries the request streaming into the upload (a socket, an HTTP/2 stream), ended when a later
+        /// request aborts it.
+        var streaming: (any ExchangeChannel)?
         /// The store writer of that request.
         var writer: UploadWriter?
         /// The running hashes of that request's content, for its `Content-Digest` (with the generation they are for).
@@ -76,10 +78,10 @@ extension UploadSlot {
     /// not read): when the current stream's peer is already gone (a cut: its RST or FIN has arrived), the bytes it
     /// sent before the cut still wait in that socket; its own thread reads and stores them and then ends, and
     /// this waits for that (at most `closedStreamPatience`). A live stream is taken over at once.
-    func waitForClosedStream(besides socket: Socket) {
+    func waitForClosedStream(besides channel: any ExchangeChannel) {
         let deadline = ContinuousClock.now + Self.closedStreamPatience
         while ContinuousClock.now < deadline {
-            guard let streaming = state.withLock({ $0.streaming }), streaming !== socket, streaming.peerHasClosed
+            guard let streaming = state.withLock({ $0.streaming }), streaming !== channel, streaming.peerHasClosed
             else { return }
             // The other thread is draining that socket; look again in a millisecond.
             usleep(1000)

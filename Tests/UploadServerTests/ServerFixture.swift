@@ -19,6 +19,8 @@ final class ServerFixture {
     let server: UploadServer
     /// The client context trusting the fixture's CA, for HTTPS.
     let tls: TLSContext?
+    /// The fixture's CA, for HTTPS.
+    let authority: CertificateAuthority?
 
     init(
         _ uploadProtocol: UploadProtocolConfiguration = UploadProtocolConfiguration(),
@@ -32,8 +34,10 @@ final class ServerFixture {
             let authority = try TLSFixtures.makeCertificateAuthority(in: folder)
             configuration.certificateAuthorityDirectory = authority.directory
             tls = try TLSFixtures.clientContext(authority: authority)
+            self.authority = authority
         } else {
             tls = nil
+            authority = nil
         }
         configure(&configuration)
         server = try UploadServer(configuration: configuration)

@@ -1,0 +1,110 @@
+import HTTP2Wire
+import HTTPWire
+import SquallNet
+import TLSKit
+import TestSupport
+import UploadServer
+
+/// A small HTTP/2 client for the server's tests: one connection (TLS with ALPN `h2`, or cleartext with prior
+/// knowledge), requests on streams side by side, and what came back on each.
+final class HTTP2Client {
+    static let patience: Duration = .seconds(10)
+
+    /// What one stream got back.
+    struct Stream {
+        var interims: [ResponseHead] = []
+        var final: ResponseHead?
+        var body: [UInt8] = []
+        var reset: HTTP2ErrorCode?
+        var closed = false
+    }
+
+    let connection: any ByteStream
+    let session: HTTP2Session
+    private(set) var streams: [Int32: Stream] = [:]
+    private(set) var goaway: Int32?
+    private var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+
+    /// Connects to `fixture`'s server: over TLS it must choose `h2` in ALPN (else `TestFailure`).
+    init(_ fixture: ServerFixture) throws {
+        let address = try SocketAddress(parsing: String(fixture.server.url.split(separator: "/").last!))
+        if let authority = fixture.authority {
+            let tls = try TLSFixtures.clientContext(authority: authority) { $0.alpn = ["h2"] }
+            let secure = try TLSStream.connect(to: address, context: tls)
+            guard secure.session?.alpn == "h2" else {
+                throw TestFailure("ALPN chose \(secure.session?.alpn ?? "nothing"), not h2")
+            }
+            connection = secure
+        } else {
+            connection = PlainStream(socket: try TCPConnector.connect(to: address))
+        }
+        session = try HTTP2Session(role: .client)
+    }
+
+    deinit {
+        connection.close()
+    }
+
+    /// Opens a stream with a request head; content follows with `send`, unless `end`.
+    func open(_ method: HTTPMethod, _ path: String, _ fields: [(String, String)], end: Bool = false) throws -> Int32 {
+        var head = RequestHead(method: method, target: path, fields: ["Host": "127.0.0.1"])
+        for (name, value) in fields { head.fields.append(name: name, value: value) }
+        let id = try session.submitRequest(HTTP2Heads.fields(of: head, scheme: "http"), endStream: end)
+        streams[id] = Stream()
+        return id
+    }
+
+    /// Queues content on `stream`, ending it when `end`.
+    func send(_ bytes: [UInt8], on stream: Int32, end: Bool = false) {
+        session.send(bytes, on: stream)
+        if end { session.end(stream) }
+    }
+
+    /// Writes and reads until `done` holds (else `TestFailure` after `patience`).
+    func run(until done: (HTTP2Client) -> Bool) throws {
+        let deadline = ContinuousClock.now + Self.patience
+        while true {
+            try flush(deadline)
+            if done(self) { return }
+            let count = try buffer.withUnsafeMutableBytes { try connection.readSome(into: $0, deadline: deadline) }
+            if count == 0 { throw TestFailure("the server closed the connection") }
+            for event in try session.receive(Array(buffer[..<count])) { take(event) }
+        }
+    }
+
+    /// Runs until `stream` has its final response and content, or was reset.
+    func finish(_ stream: Int32) throws -> Stream {
+        try run { $0.streams[stream]?.closed == true }
+        return streams[stream]!
+    }
+
+    private func flush(_ deadline: ContinuousClock.Instant) throws {
+        while true {
+            let output = try session.takeOutput()
+            if output.isEmpty { return }
+            try connection.writeAll(output, deadline: deadline)
+        }
+    }
+
+    private func take(_ event: HTTP2Event) {
+        switch event {
+        case .headers(let id, let fields, _):
+            guard let head = HTTP2Heads.response(fields) else { return }
+            if head.isInformational {
+                streams[id, default: Stream()].interims.append(head)
+            } else {
+                streams[id, default: Stream()].final = head
+            }
+        case .data(let id, let bytes):
+            streams[id, default: Stream()].body += bytes
+        case .reset(let id, let code):
+            streams[id, default: Stream()].reset = code
+        case .closed(let id, _):
+            streams[id, default: Stream()].closed = true
+        case .goaway(let last, _):
+            goaway = last
+        case .endStream, .settings, .pingAcknowledged, .windowUpdate:
+            break
+        }
+    }
+}
