@@ -59,10 +59,12 @@ public final class ChaosProxy: ProxyRuntime, Sendable {
             seed: configuration.seed, limits: configuration.limits)
         settings.upstreamAtAccept = configuration.upstreamAtAccept
         settings.upstreamInterop = configuration.upstreamInterop
+        settings.http2 = configuration.http2 && configuration.mode == .http
         if let authority = configuration.authority {
             let fallbackName = configuration.listen.host
             var server = TLSServerConfiguration { serverName in try authority.leaf(for: serverName ?? fallbackName) }
             server.keyLog = configuration.keyLog
+            if settings.http2 { server.alpn = ["h2", "http/1.1"] }
             settings.clientTLS = try TLSContext(server: server)
         }
         if configuration.upstream.tls {

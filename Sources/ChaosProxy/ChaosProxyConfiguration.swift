@@ -96,6 +96,10 @@ public struct ChaosProxyConfiguration: Sendable {
     /// server speaks first; idle clients then hold upstream connections. The Toxiproxy-compatible listeners always
     /// do. Default false: on the client's first byte.
     public var upstreamAtAccept = false
+    /// Whether clients may speak HTTP/2 (`--http2 on`; http mode only): offered by ALPN (`h2` before `http/1.1`) over
+    /// TLS, taken with prior knowledge over cleartext. Each stream is proxied as an exchange of its own, its faults,
+    /// gate and transcript those of a connection (`HTTP2Front`); the upstream leg stays HTTP/1.1. Default false.
+    public var http2 = false
     /// The interop versions the upstream serves resumably, when known (a scenario's reference server, a server
     /// profile): a fault at an upload offset of a creation at another version fires at once instead of waiting for a
     /// 104 that will not come (`Announcement`). Default nil: every version may be announced.

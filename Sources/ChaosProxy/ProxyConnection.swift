@@ -1,6 +1,7 @@
 import CSystem
 import FaultEngine
 import Glibc
+import HTTPExchange
 import ProxyFlow
 import ProxyTranscript
 import SquallNet
@@ -48,6 +49,11 @@ final class ProxyConnection {
     static let interactiveRead = 16 * 1024
     /// The last read was small and there was nothing left to write: the peers exchange small messages.
     private var interactive = false
+    /// Set when the client chose HTTP/2: the relay is then an `HTTP2Front`, its streams proxied one by one.
+    var speaksHTTP2 = false
+    /// The connection's place among its listener's and the listener's address (for its streams' flows).
+    private(set) var nth = 0
+    private(set) var listenerName = ""
 
     init(
         socket: Socket, handle: ConnectionHandle, flow: ConnectionFlow, settings: ListenerSettings, engine: EngineBox,
@@ -67,6 +73,8 @@ final class ProxyConnection {
 
     /// Runs the connection from its opening to its recorded close.
     func run(nth: Int, listener: String) {
+        self.nth = nth
+        self.listenerName = listener
         feed(.opened(client: handle.client, listener: listener, nth: nth))
         while let action = driver.nextAction() {
             execute(action)
@@ -100,7 +108,12 @@ final class ProxyConnection {
             for stream in [client, upstream].compactMap({ $0 }) {
                 try? Socket.setNonBlocking(stream.fileDescriptor, true)
             }
-            relay()
+            if speaksHTTP2, let client {
+                relayHTTP2(client)
+                feed(.ended(.client))
+            } else {
+                relay()
+            }
         case .capture(let mark):
             capture?.mark(mark)
         case .abort(let wait):
@@ -131,12 +144,15 @@ final class ProxyConnection {
     private func acceptClient(by deadline: Duration?) {
         guard let context = settings.clientTLS else {
             client = PlainStream(socket: socket)
+            let wait = ContinuousClock.now + (deadline.map { max(.milliseconds(1), $0 - now) } ?? .seconds(10))
+            speaksHTTP2 = settings.http2 && HTTP2Preface.comes(on: socket, before: wait)
             return feed(.legReady(.client, tls: nil))
         }
         do {
             let timeout = deadline.map { max(.milliseconds(1), $0 - now) } ?? .seconds(10)
             let stream = try TLSStream.accept(socket: socket, context: context, timeout: timeout)
             client = stream
+            speaksHTTP2 = settings.http2 && stream.session?.alpn == "h2"
             feed(.legReady(.client, tls: Self.session(stream.session)))
         } catch {
             feed(.tlsFailed(.client, reason: "\(error)"))

@@ -36,6 +36,21 @@ struct ListenerSettings: Sendable {
     var upstreamAtAccept = false
     /// The interop versions the upstream serves resumably (`ChaosProxyConfiguration.upstreamInterop`).
     var upstreamInterop: Set<Int>?
+    /// Whether clients may speak HTTP/2 (`ChaosProxyConfiguration.http2`): ALPN `h2` over TLS, prior knowledge
+    /// over cleartext; each stream is then proxied as an exchange of its own (`HTTP2Front`).
+    var http2 = false
+
+    /// The flow of connection `id` (or of an HTTP/2 stream proxied as one).
+    func flow(id: Int, scheme: String? = nil) -> ConnectionFlow {
+        var flow = ConnectionFlow(id: id, mode: mode, seed: seed ^ (UInt64(id) &* 0x9e37_79b9_7f4a_7c15))
+        flow.forwardedProto = mode == .http ? (scheme ?? (clientTLS == nil ? "http" : "https")) : nil
+        flow.upstreamName = "\(upstream)"
+        flow.upstreamOrigins = upstream.origins
+        flow.upstreamInterop = upstreamInterop
+        flow.limits = ConnectionLimits(
+            headTimeout: limits.headTimeout, idleTimeout: limits.idleTimeout, upstreamAtAccept: upstreamAtAccept)
+        return flow
+    }
 }
 
 /// One listening socket of the proxy and the connections it accepts, each on its own thread: accept, judge
@@ -108,17 +123,11 @@ final class ProxyListener: Sendable {
         let handle = ConnectionHandle(id: id, listener: settings.name, client: client, mode: settings.mode.rawValue)
         shared.registry.insert(handle)
         defer { shared.registry.remove(id) }
-        var flow = ConnectionFlow(
-            id: id, mode: settings.mode, seed: settings.seed ^ (UInt64(id) &* 0x9e37_79b9_7f4a_7c15))
-        flow.forwardedProto = settings.mode == .http ? (settings.clientTLS == nil ? "http" : "https") : nil
-        flow.upstreamName = "\(settings.upstream)"
-        flow.upstreamOrigins = settings.upstream.origins
-        flow.upstreamInterop = settings.upstreamInterop
-        flow.limits = ConnectionLimits(
-            headTimeout: settings.limits.headTimeout, idleTimeout: settings.limits.idleTimeout,
-            upstreamAtAccept: settings.upstreamAtAccept)
-        ProxyConnection(socket: socket, handle: handle, flow: flow, settings: settings, engine: engine, shared: shared)
-            .run(nth: nth, listener: address.description)
+        ProxyConnection(
+            socket: socket, handle: handle, flow: settings.flow(id: id), settings: settings, engine: engine,
+            shared: shared
+        )
+        .run(nth: nth, listener: address.description)
     }
 }
 

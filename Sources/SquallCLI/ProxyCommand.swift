@@ -24,6 +24,10 @@ enum ProxyCommand: Subcommand {
                 "--upstream-at-accept",
                 help: "tcp mode: connect upstream at the accept, for protocols whose server speaks first."),
             .value(
+                "--http2", "on|off",
+                help:
+                    "Let clients speak HTTP/2 (ALPN h2; prior knowledge with --plain), each stream proxied on its own."),
+            .value(
                 "--api", "ADDR",
                 help:
                     "Serve the control API and dashboard here, e.g. 127.0.0.1:8474 (off loopback only with --api-token)."
@@ -172,6 +176,15 @@ enum ProxyCommand: Subcommand {
                     command: path)
             }
             configuration.upstreamAtAccept = true
+        }
+        switch arguments["--http2"] {
+        case nil, "off": configuration.http2 = false
+        case "on":
+            guard configuration.mode == .http else {
+                throw UsageError("--http2 needs --mode http (tcp mode passes bytes, whatever they are)", command: path)
+            }
+            configuration.http2 = true
+        case let other?: throw UsageError("--http2 must be on or off, not '\(other)'", command: path)
         }
         if let file = arguments["--scenario"] {
             let scenario = try loadScenario(file)

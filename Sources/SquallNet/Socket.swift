@@ -30,6 +30,16 @@ public final class Socket: @unchecked Sendable {
         return Socket(adopting: fd)
     }
 
+    /// Two connected stream sockets of the local domain (`socketpair(2)`, close-on-exec): what one end writes, the
+    /// other reads, as over TCP.
+    public static func pair() throws -> (Socket, Socket) {
+        var fds: [Int32] = [-1, -1]
+        guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &fds) == 0 else {
+            throw NetError.system(.socket, "socketpair")
+        }
+        return (Socket(adopting: fds[0]), Socket(adopting: fds[1]))
+    }
+
     /// Switches `O_NONBLOCK` on or off.
     public func setNonBlocking(_ on: Bool) throws {
         try Socket.setNonBlocking(fd, on)

@@ -238,15 +238,7 @@ public final class UploadServer: Sendable {
         -> Bool
     {
         if let secure = stream as? TLSStream { return secure.session?.alpn == "h2" }
-        let preface = Array("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".utf8)
-        var first = [UInt8](repeating: 0, count: preface.count)
-        while true {
-            guard let count = try? socket.peek(into: &first, until: deadline), count > 0 else { return false }
-            guard first[..<count].elementsEqual(preface[..<count]) else { return false }
-            if count == preface.count { return true }
-            // A prefix of the preface so far: the rest is on its way.
-            usleep(1000)
-        }
+        return HTTP2Preface.comes(on: socket, before: deadline)
     }
 
     /// Answers a connection over `limits.maximumConnections` with a 503 (after its TLS handshake, within the head

@@ -1,0 +1,292 @@
+import CSystem
+import Glibc
+import HTTP2Wire
+import HTTPWire
+import ProxyFlow
+import SquallNet
+
+/// The client leg of a connection that chose HTTP/2: one session with the client, and each stream proxied as an
+/// exchange of its own, by a `ProxyConnection` with its own flow whose client side is one end of a socket pair.
+///
+/// ```
+///   client ⇄ h2 session ─ stream 1 ⇄ HTTP/1.1 bytes ⇄ socket pair ⇄ ProxyConnection (flow, faults, gate) ⇄ upstream
+///                       ─ stream 3 ⇄ …
+/// ```
+/// So every fault of a flow applies per stream as it does per HTTP/1.1 connection (a cut at an upload offset
+/// included, the announcement gate too), and the transcript, the oracle and the report read each stream as an
+/// exchange. A flow that cuts its client side resets the stream (`RST_STREAM` `INTERNAL_ERROR`); the other streams
+/// go on. Runs on the connection's thread; each stream's `ProxyConnection` on a thread of its own.
+///
+/// Backpressure: a stream's content is taken from the client's windows (1 MiB a stream) only as it is written into
+/// its pair; a pair is read only while less than `queueLimit` of its response waits for the client's windows.
+final class HTTP2Front {
+    /// One stream and its exchange.
+    private struct Link {
+        let pair: Socket
+        let method: HTTPMethod
+        let chunked: Bool
+        /// HTTP/1.1 bytes to write into the pair, each with how many of them are the client's content (consumed from
+        /// its windows once written).
+        var outgoing: [(bytes: [UInt8], content: Int)] = []
+        var written = 0
+        var parser = HTTP1Parser(role: .client)
+        var finalSent = false
+        var responseEnded = false
+        var requestEnded = false
+        var thread: ConnectionThread?
+    }
+
+    private let client: any ByteStream
+    private let session: HTTP2Session
+    private let start: (Socket, Int32) -> ConnectionThread
+    private var links: [Int32: Link] = [:]
+    private var threads: [ConnectionThread] = []
+    private var output: [UInt8] = []
+    private var outputWritten = 0
+    private var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+    private let idleTimeout: Duration
+    /// The most response bytes of a stream waiting for the client's windows before its pair is no longer read.
+    static let queueLimit = 1 << 20
+
+    /// A front over `client` (after its TLS handshake chose `h2`, or a cleartext connection that began with the
+    /// preface); `start` runs a stream's `ProxyConnection` over its end of a pair, on a thread of its own.
+    init(client: any ByteStream, idleTimeout: Duration, start: @escaping (Socket, Int32) -> ConnectionThread) throws {
+        self.client = client
+        self.idleTimeout = idleTimeout
+        self.start = start
+        var options = HTTP2Session.Options()
+        options.manualWindowUpdates = true
+        self.session = try HTTP2Session(role: .server, options: options)
+    }
+
+    /// Runs until the client goes, fails or stays idle with no stream open; then resets what is left and waits for
+    /// the streams' connections.
+    func run() {
+        do {
+            try serve()
+        } catch {
+            // A failed client leg or a client breaking the protocol: the streams end with it.
+        }
+        for link in links.values { link.pair.abort() }
+        links.removeAll()
+        for thread in threads { thread.join() }
+    }
+
+    private func serve() throws {
+        var idleSince = ContinuousClock.now
+        while true {
+            writePairs()
+            try readPairs()
+            try flushClient()
+            if !links.isEmpty { idleSince = .now }
+            if session.isFinished && outputWritten == output.count { return }
+            var clientInterest: IOInterest = .read
+            if outputWritten < output.count { clientInterest.insert(.write) }
+            if client.bufferedReadableCount == 0 {
+                let deadline = idleSince + idleTimeout
+                if links.isEmpty && ContinuousClock.now >= deadline {
+                    session.goAway()
+                    try flushClient()
+                    return
+                }
+                try wait(client: clientInterest, until: links.isEmpty ? deadline : nil)
+            }
+            switch try buffer.withUnsafeMutableBytes({ try client.read(into: $0) }) {
+            case .done(let count):
+                for event in try session.receive(Array(buffer[..<count])) { try take(event) }
+            case .wouldBlock:
+                break
+            case .endOfStream:
+                return
+            }
+        }
+    }
+
+    // MARK: The client's side
+
+    private func take(_ event: HTTP2Event) throws {
+        switch event {
+        case .headers(let stream, let fields, let endStream):
+            if links[stream] != nil {
+                // Trailers: dropped; they may end the content.
+                if endStream { endRequest(stream) }
+                return
+            }
+            try open(stream, fields, endStream: endStream)
+        case .data(let stream, let bytes):
+            guard var link = links[stream], !link.requestEnded else { return session.consume(bytes.count, on: stream) }
+            let framed = link.chunked ? HTTP1Serializer.chunk(bytes) : bytes
+            link.outgoing.append((framed, bytes.count))
+            links[stream] = link
+        case .endStream(let stream):
+            endRequest(stream)
+        case .reset(let stream, _):
+            // The client gave up on the stream: its exchange is cut as a client's RST cuts a connection.
+            links.removeValue(forKey: stream)?.pair.abort()
+        case .closed(let stream, _):
+            if let link = links.removeValue(forKey: stream) {
+                if link.responseEnded { link.pair.close() } else { link.pair.abort() }
+            }
+        case .goaway, .settings, .pingAcknowledged, .windowUpdate:
+            break
+        }
+    }
+
+    /// A new stream: its request as HTTP/1.1 bytes into a new pair, whose other end a `ProxyConnection` serves.
+    private func open(_ stream: Int32, _ fields: [HTTPField], endStream: Bool) throws {
+        guard var head = HTTP2Heads.request(fields) else { return session.reset(stream, code: .protocolError) }
+        head.version = .http11
+        let chunked = !endStream && !head.fields.contains("Content-Length")
+        if chunked { head.fields.append(name: "Transfer-Encoding", value: "chunked") }
+        let bytes: [UInt8]
+        do {
+            bytes = try HTTP1Serializer.serialize(head)
+        } catch {
+            return session.reset(stream, code: .protocolError)
+        }
+        let (mine, theirs) = try Socket.pair()
+        try mine.setNonBlocking(true)
+        var link = Link(pair: mine, method: head.method, chunked: chunked)
+        link.parser.expectResponse(to: head.method)
+        link.outgoing.append((bytes, 0))
+        if endStream {
+            link.requestEnded = true
+        }
+        threads.append(start(theirs, stream))
+        links[stream] = link
+    }
+
+    private func endRequest(_ stream: Int32) {
+        guard var link = links[stream], !link.requestEnded else { return }
+        link.requestEnded = true
+        if link.chunked { link.outgoing.append((HTTP1Serializer.chunkHeader(size: 0) + [13, 10], 0)) }
+        links[stream] = link
+    }
+
+    private func flushClient() throws {
+        while true {
+            if outputWritten == output.count {
+                output = try session.takeOutput()
+                outputWritten = 0
+                if output.isEmpty { return }
+            }
+            let outcome = try output.withUnsafeBytes { raw in
+                try client.write(UnsafeRawBufferPointer(rebasing: raw[outputWritten...]))
+            }
+            guard case .done(let count) = outcome else { return }
+            outputWritten += count
+        }
+    }
+
+    // MARK: The pairs
+
+    /// Writes what waits for each pair, as far as it takes it; content written is consumed from the client's
+    /// windows.
+    private func writePairs() {
+        for stream in Array(links.keys) {
+            guard var link = links[stream] else { continue }
+            while let first = link.outgoing.first {
+                let count = first.bytes.withUnsafeBytes { raw in
+                    Glibc.send(
+                        link.pair.fd, raw.baseAddress! + link.written, raw.count - link.written, Int32(MSG_NOSIGNAL))
+                }
+                guard count > 0 else {
+                    // Full for now, or the exchange's connection is gone (its end shows when the pair is read).
+                    if count < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR {
+                        link.outgoing.removeAll()
+                    }
+                    break
+                }
+                link.written += count
+                if link.written == first.bytes.count {
+                    link.outgoing.removeFirst()
+                    link.written = 0
+                    session.consume(first.content, on: stream)
+                }
+            }
+            links[stream] = link
+        }
+    }
+
+    /// Reads each pair whose stream has room and turns its HTTP/1.1 response into frames.
+    private func readPairs() throws {
+        for stream in Array(links.keys) {
+            guard var link = links[stream], !link.responseEnded, session.queuedCount(on: stream) < Self.queueLimit
+            else { continue }
+            let count = buffer.withUnsafeMutableBytes { Glibc.recv(link.pair.fd, $0.baseAddress, $0.count, 0) }
+            if count < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR) { continue }
+            if count <= 0 {
+                // The exchange's connection closed or was cut before its response ended: so is the stream.
+                session.reset(stream, code: .internalError)
+                links[stream] = nil
+                link.pair.close()
+                continue
+            }
+            let events: [HTTP1Event]
+            do {
+                events = try link.parser.feed(Array(buffer[..<count])[...])
+            } catch {
+                session.reset(stream, code: .internalError)
+                links[stream] = nil
+                link.pair.abort()
+                continue
+            }
+            for event in events { try respond(event, on: stream, &link) }
+            links[stream] = link
+            if link.responseEnded {
+                // The exchange is over: its connection ends; content the client still sends is refused.
+                if !link.requestEnded { session.reset(stream, code: .noError, afterEnd: true) }
+            }
+        }
+    }
+
+    private func respond(_ event: HTTP1Event, on stream: Int32, _ link: inout Link) throws {
+        switch event {
+        case .responseHead(let head):
+            let bodyless = !head.isInformational && (link.method == .head || head.status == 204 || head.status == 304)
+            try session.submitResponse(HTTP2Heads.fields(of: head), on: stream, endStream: bodyless)
+            if !head.isInformational {
+                link.finalSent = true
+                if bodyless { link.responseEnded = true }
+            }
+        case .body(let bytes):
+            session.send(Array(bytes), on: stream)
+        case .end:
+            if !link.responseEnded {
+                session.end(stream)
+                link.responseEnded = true
+            }
+        case .upgrade, .opaque, .requestHead:
+            session.reset(stream, code: .internalError)
+            link.responseEnded = true
+        }
+    }
+
+    /// Polls the client for `interest` and every pair that has something to read or write, until one is ready or
+    /// `deadline` (nil: no deadline).
+    private func wait(client interest: IOInterest, until deadline: ContinuousClock.Instant?) throws {
+        var entries = [pollfd(fd: client.fileDescriptor, events: Self.events(interest), revents: 0)]
+        for (stream, link) in links {
+            var wanted: IOInterest = []
+            if !link.outgoing.isEmpty { wanted.insert(.write) }
+            if !link.responseEnded && session.queuedCount(on: stream) < Self.queueLimit { wanted.insert(.read) }
+            if !wanted.isEmpty { entries.append(pollfd(fd: link.pair.fd, events: Self.events(wanted), revents: 0)) }
+        }
+        var timeout = deadline.map { deadline -> timespec in
+            let left = max(.zero, deadline - .now)
+            let (seconds, attoseconds) = left.components
+            return timespec(tv_sec: Int(seconds), tv_nsec: Int(attoseconds / 1_000_000_000))
+        }
+        let ready: Int32
+        if timeout != nil {
+            ready = ppoll(&entries, nfds_t(entries.count), &timeout!, nil)
+        } else {
+            ready = ppoll(&entries, nfds_t(entries.count), nil, nil)
+        }
+        if ready < 0 && errno != EINTR { throw NetError(.closed, errno: errno, "ppoll") }
+    }
+
+    private static func events(_ interest: IOInterest) -> Int16 {
+        (interest.contains(.read) ? Int16(POLLIN) : 0) | (interest.contains(.write) ? Int16(POLLOUT) : 0)
+    }
+}

@@ -1,0 +1,39 @@
+import HTTPExchange
+import SquallNet
+
+extension ProxyConnection {
+    /// The relay of a connection whose client chose HTTP/2: an `HTTP2Front` until the client goes, each stream
+    /// proxied by a `ProxyConnection` of its own (its own id, flow and thread) over one end of a socket pair. A
+    /// stream's connection is listed and recorded as any other, its client named after the connection's
+    /// (`127.0.0.1:50000 h2 stream 3`), and faults match it as they match a connection of this listener.
+    func relayHTTP2(_ client: any ByteStream) {
+        var plain = settings
+        plain.clientTLS = nil
+        plain.http2 = false
+        let streamSettings = plain
+        let scheme = settings.clientTLS == nil ? "http" : "https"
+        let (shared, engine, parent, nth, listener) = (shared, engine, handle, nth, listenerName)
+        let front: HTTP2Front
+        do {
+            front = try HTTP2Front(client: client, idleTimeout: settings.limits.idleTimeout) { end, stream in
+                ConnectionThread(name: "squall-proxy-h2-stream") {
+                    let id = shared.registry.nextID()
+                    let handle = ConnectionHandle(
+                        id: id, listener: streamSettings.name, client: "\(parent.client) h2 stream \(stream)",
+                        mode: streamSettings.mode.rawValue)
+                    shared.registry.insert(handle)
+                    defer { shared.registry.remove(id) }
+                    shared.counters.accepted.add(1, ordering: .relaxed)
+                    ProxyConnection(
+                        socket: end, handle: handle, flow: streamSettings.flow(id: id, scheme: scheme),
+                        settings: streamSettings, engine: engine, shared: shared
+                    )
+                    .run(nth: nth, listener: listener)
+                }
+            }
+        } catch {
+            return
+        }
+        front.run()
+    }
+}

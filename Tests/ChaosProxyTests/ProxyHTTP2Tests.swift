@@ -1,0 +1,154 @@
+import ChaosProxy
+import FaultEngine
+import Foundation
+import ProxyTranscript
+import TestSupport
+import Testing
+
+/// The proxy's client leg over HTTP/2 (`ChaosProxyConfiguration.http2`), with curl as the client (its own HTTP/2,
+/// libcurl over libnghttp2): each stream proxied as an exchange of its own to the HTTP/1.1 reference server, 104s
+/// carried as HEADERS frames, a fault cutting one stream (`RST_STREAM`) while the upload resumes over HTTP/2.
+@Suite struct ProxyHTTP2Tests {
+    private static let version = ["-H", "Upload-Draft-Interop-Version: 8"]
+
+    private static func fixture(tls: Bool = true, http2: Bool = true, rules: [FaultRule] = []) throws -> ProxyFixture {
+        try ProxyFixture(rules: rules, tls: tls) { $0.http2 = http2 }
+    }
+
+    /// A file of `count` bytes in the fixture's folder.
+    private static func file(_ fixture: ProxyFixture, _ name: String, count: Int) throws -> String {
+        let path = fixture.folder.file(name)
+        var bytes = [UInt8](repeating: 0, count: count)
+        for index in stride(from: 0, to: count, by: 97) { bytes[index] = UInt8(truncatingIfNeeded: index / 97) }
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        return path
+    }
+
+    /// curl over HTTP/2 to the proxy (ALPN with TLS, prior knowledge without), headers to stdout, then a last line
+    /// `version=… status=…`.
+    private static func curl(_ fixture: ProxyFixture, _ arguments: [String]) throws -> (status: Int32, lines: [String])
+    {
+        var all = [
+            "-sS", "-D", "-", "-o", "/dev/null", "--max-time", "30", "-w",
+            "version=%{http_version} status=%{http_code}\n",
+        ]
+        if let authority = fixture.authority {
+            all += ["--http2", "--cacert", authority.certificatePath]
+        } else {
+            all += ["--http2-prior-knowledge"]
+        }
+        let result = try TLSFixtures.runTool("curl", all + arguments)
+        let lines = result.standardOutput.split(whereSeparator: \.isNewline).map {
+            $0.trimmingCharacters(in: .whitespaces)
+        }
+        return (result.status, lines + result.standardError.split(whereSeparator: \.isNewline).map(String.init))
+    }
+
+    private static func location(_ lines: [String]) -> String? {
+        lines.first { $0.lowercased().hasPrefix("location:") }.map {
+            $0.dropFirst("location:".count).trimmingCharacters(in: .whitespaces)
+        }
+    }
+
+    private static func streamClients(_ transcript: Transcript) -> [String] {
+        transcript.events.compactMap { event in
+            if case .opened(let client, _) = event.kind, client.contains(" h2 stream ") { return client }
+            return nil
+        }
+    }
+
+    @Test(arguments: [true, false])
+    func anUploadGoesThroughAsHTTP2WithIts104(tls: Bool) throws {
+        let fixture = try Self.fixture(tls: tls)
+        let path = try Self.file(fixture, "photo.bin", count: 3 << 20)
+        let result = try Self.curl(
+            fixture,
+            Self.version + ["-H", "Upload-Complete: ?1", "--data-binary", "@" + path, fixture.proxy.url + "/upload"])
+        #expect(result.status == 0, "\(result.lines)")
+        #expect(result.lines.first == "HTTP/2 104", "\(result.lines)")
+        #expect(result.lines.last == "version=2 status=200", "\(result.lines)")
+        // The announced resource is the proxy's, as the client reached it.
+        #expect(Self.location(result.lines)?.hasPrefix(fixture.proxy.url + "/upload/") == true)
+        ProxyFaultTests.waitForCloses(fixture.proxy, count: 2)
+        let transcript = fixture.proxy.transcript
+        #expect(Self.streamClients(transcript).count == 1)
+        if tls {
+            #expect(
+                transcript.events.contains { event in
+                    if case .tlsEstablished(_, let session) = event.kind { return session.alpn == "h2" }
+                    return false
+                })
+        }
+        let record = try #require(fixture.server.uploads().first)
+        #expect(record.complete && record.durableOffset == 3 << 20)
+    }
+
+    /// A reset at 1 MiB of the creation cuts its stream (curl: "stream 1 was not closed cleanly"); HEAD over HTTP/2
+    /// finds every byte forwarded before the cut, and a PATCH of the rest completes the upload.
+    @Test func aCutStreamResumesOverHTTP2() throws {
+        let rule = try ProxyFaultTests.rule(
+            #"{"name": "cut", "match": {"method": "POST"}, "trigger": {"at-offset": "1MiB"}, "action": "reset"}"#)
+        let fixture = try Self.fixture(rules: [rule])
+        let path = try Self.file(fixture, "photo.bin", count: 3 << 20)
+        let cut = try Self.curl(
+            fixture,
+            Self.version + ["-H", "Upload-Complete: ?1", "--data-binary", "@" + path, fixture.proxy.url + "/upload"])
+        #expect(cut.status == 92, "\(cut.lines)")  // CURLE_HTTP2_STREAM
+        #expect(cut.lines.contains { $0.contains("stream 1 was not closed cleanly") }, "\(cut.lines)")
+        let location = try #require(Self.location(cut.lines), "\(cut.lines)")
+        let head = try Self.curl(fixture, Self.version + ["-I", location])
+        #expect(head.lines.contains("upload-offset: 1048576"), "\(head.lines)")
+        let rest = try Self.file(fixture, "rest.bin", count: 2 << 20)
+        let patch = try Self.curl(
+            fixture,
+            Self.version + [
+                "-X", "PATCH", "-H", "Upload-Offset: 1048576", "-H", "Upload-Complete: ?1", "-H",
+                "Content-Type: application/partial-upload", "--data-binary", "@" + rest, location,
+            ])
+        #expect(patch.lines.last == "version=2 status=200", "\(patch.lines)")
+        let record = try #require(fixture.server.uploads().first)
+        #expect(record.complete && record.durableOffset == 3 << 20)
+        #expect(ProxyFaultTests.fired(fixture.proxy.transcript).count == 1)
+    }
+
+    /// Three uploads multiplexed on one connection (curl --parallel): three streams, three exchanges, one client
+    /// connection.
+    @Test func parallelUploadsShareOneConnection() throws {
+        let fixture = try Self.fixture()
+        var arguments = ["--parallel"]
+        for index in 0..<3 {
+            let path = try Self.file(fixture, "photo\(index).bin", count: (1 << 20) + index)
+            if index > 0 { arguments.append("--next") }
+            arguments +=
+                [
+                    "--http2", "--cacert", fixture.authority!.certificatePath, "-o", "/dev/null",
+                ] + Self.version + [
+                    "-H", "Upload-Complete: ?1", "--data-binary", "@" + path, fixture.proxy.url + "/upload",
+                ]
+        }
+        let result = try TLSFixtures.runTool("curl", ["-sS"] + arguments)
+        #expect(result.status == 0, "\(result.standardError)")
+        ProxyFaultTests.waitForCloses(fixture.proxy, count: 4)
+        let transcript = fixture.proxy.transcript
+        let clients = Self.streamClients(transcript)
+        #expect(clients.count == 3)
+        // One client connection carried them (curl reuses it).
+        #expect(Set(clients.map { $0.split(separator: " ").first! }).count == 1, "\(clients)")
+        let records = fixture.server.uploads()
+        #expect(records.count == 3 && records.allSatisfy(\.complete))
+        let offsets = records.map(\.durableOffset).sorted()
+        let expected: [Int64] = [1_048_576, 1_048_577, 1_048_578]
+        #expect(offsets == expected)
+    }
+
+    /// Negative control: without `http2`, ALPN gives curl HTTP/1.1 and no stream is proxied.
+    @Test func withoutHTTP2ClientsGetHTTP11() throws {
+        let fixture = try Self.fixture(http2: false)
+        let path = try Self.file(fixture, "photo.bin", count: 1000)
+        let result = try Self.curl(
+            fixture,
+            Self.version + ["-H", "Upload-Complete: ?1", "--data-binary", "@" + path, fixture.proxy.url + "/upload"])
+        #expect(result.lines.last == "version=1.1 status=200", "\(result.lines)")
+        #expect(Self.streamClients(fixture.proxy.transcript).isEmpty)
+    }
+}
