@@ -41,7 +41,9 @@ let package = Package(
         .target(name: "StructuredFields"),
         .target(name: "ResumableUpload", dependencies: ["SquallCore", "HTTPWire", "StructuredFields"]),
         .target(name: "UploadJobs", dependencies: ["SquallCore"]),
-        .target(name: "FaultEngine", dependencies: ["SquallCore", "HTTPWire", "StructuredFields", "ResumableUpload"]),
+        .target(
+            name: "FaultEngine",
+            dependencies: ["SquallCore", "HTTPWire", "HTTP2Wire", "StructuredFields", "ResumableUpload"]),
         .target(name: "ProxyTranscript", dependencies: ["SquallCore", "HTTPWire", "FaultEngine"]),
         .target(
             name: "ProxyFlow",
@@ -79,8 +81,8 @@ let package = Package(
         .target(
             name: "ChaosProxy",
             dependencies: [
-                "ProxyFlow", "FaultEngine", "ProxyTranscript", "ControlAPI", "HTTPWire", "SquallCore", "SquallNet",
-                "TLSKit", "Capture", "PacketSynthesis", "CSystem", "HTTPExchange",
+                "ProxyFlow", "FaultEngine", "ProxyTranscript", "ControlAPI", "HTTPWire", "HTTP2Wire", "SquallCore",
+                "SquallNet", "TLSKit", "Capture", "PacketSynthesis", "CSystem", "HTTPExchange",
             ]
         ),
         .target(

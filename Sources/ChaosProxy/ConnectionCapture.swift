@@ -10,18 +10,22 @@ import SquallNet
 ///
 /// Used by the connection's own thread only.
 final class ConnectionCapture {
-    private let clientLeg: CapturedConnection
+    private let clientLeg: CapturedConnection?
     private var upstreamLeg: CapturedConnection?
     private let capture: DecryptedCapture
 
-    /// Starts the client leg of an accepted socket (its handshake is written now); nil when the addresses have no
-    /// IPv4 form.
-    init?(capture: DecryptedCapture, accepted socket: Socket) {
-        guard let client = try? IPv4Endpoint(parsing: socket.peerAddress().description),
-            let listener = try? IPv4Endpoint(parsing: socket.localAddress().description)
-        else { return nil }
+    /// Starts the client leg of an accepted socket (its handshake is written now). When its addresses have no IPv4
+    /// form (an HTTP/2 stream's socket pair, whose client leg its connection's front captures), only the upstream leg
+    /// is captured.
+    init(capture: DecryptedCapture, accepted socket: Socket) {
         self.capture = capture
-        clientLeg = capture.connection(client: client, server: listener)
+        if let client = try? IPv4Endpoint(parsing: socket.peerAddress().description),
+            let listener = try? IPv4Endpoint(parsing: socket.localAddress().description)
+        {
+            clientLeg = capture.connection(client: client, server: listener)
+        } else {
+            clientLeg = nil
+        }
     }
 
     /// Starts the upstream leg once the proxy's connection to the server is up.

@@ -16,6 +16,9 @@ final class ConnectionHandle: Sendable {
     let bytesUpstream = Atomic<Int64>(0)
     let bytesDownstream = Atomic<Int64>(0)
     let requests = Atomic<Int>(0)
+    /// For an HTTP/2 stream's connection: the code its flow's `reset-stream` chose (`UInt32.max` while none did),
+    /// set before its client side is cut, read by the front that resets the stream.
+    let streamResetCode = Atomic<UInt32>(.max)
     private let inbox = Mutex<[ConnectionMessage]>([])
 
     init(id: Int, listener: String, client: String, mode: String) {

@@ -33,12 +33,16 @@ final class HTTP2Front {
         var finalSent = false
         var responseEnded = false
         var requestEnded = false
-        var thread: ConnectionThread?
+        /// The stream's connection as other threads see it (the code of a `reset-stream` its flow fired).
+        let handle: ConnectionHandle
     }
 
     private let client: any ByteStream
+    /// The decrypted capture of the client leg (the connection's): the HTTP/2 frames as they went, which tshark
+    /// decodes.
+    private let capture: ConnectionCapture?
     private let session: HTTP2Session
-    private let start: (Socket, Int32) -> ConnectionThread
+    private let start: (Socket, Int32) -> (ConnectionThread, ConnectionHandle)
     private var links: [Int32: Link] = [:]
     private var threads: [ConnectionThread] = []
     private var output: [UInt8] = []
@@ -50,8 +54,12 @@ final class HTTP2Front {
 
     /// A front over `client` (after its TLS handshake chose `h2`, or a cleartext connection that began with the
     /// preface); `start` runs a stream's `ProxyConnection` over its end of a pair, on a thread of its own.
-    init(client: any ByteStream, idleTimeout: Duration, start: @escaping (Socket, Int32) -> ConnectionThread) throws {
+    init(
+        client: any ByteStream, idleTimeout: Duration, capture: ConnectionCapture?,
+        start: @escaping (Socket, Int32) -> (ConnectionThread, ConnectionHandle)
+    ) throws {
         self.client = client
+        self.capture = capture
         self.idleTimeout = idleTimeout
         self.start = start
         var options = HTTP2Session.Options()
@@ -93,7 +101,9 @@ final class HTTP2Front {
             }
             switch try buffer.withUnsafeMutableBytes({ try client.read(into: $0) }) {
             case .done(let count):
-                for event in try session.receive(Array(buffer[..<count])) { try take(event) }
+                let bytes = Array(buffer[..<count])
+                capture?.received(bytes[...], from: .client)
+                for event in try session.receive(bytes) { try take(event) }
             case .wouldBlock:
                 break
             case .endOfStream:
@@ -146,13 +156,14 @@ final class HTTP2Front {
         }
         let (mine, theirs) = try Socket.pair()
         try mine.setNonBlocking(true)
-        var link = Link(pair: mine, method: head.method, chunked: chunked)
+        let (thread, handle) = start(theirs, stream)
+        threads.append(thread)
+        var link = Link(pair: mine, method: head.method, chunked: chunked, handle: handle)
         link.parser.expectResponse(to: head.method)
         link.outgoing.append((bytes, 0))
         if endStream {
             link.requestEnded = true
         }
-        threads.append(start(theirs, stream))
         links[stream] = link
     }
 
@@ -174,6 +185,7 @@ final class HTTP2Front {
                 try client.write(UnsafeRawBufferPointer(rebasing: raw[outputWritten...]))
             }
             guard case .done(let count) = outcome else { return }
+            capture?.sent(output[outputWritten..<(outputWritten + count)], to: .client)
             outputWritten += count
         }
     }
@@ -216,8 +228,10 @@ final class HTTP2Front {
             let count = buffer.withUnsafeMutableBytes { Glibc.recv(link.pair.fd, $0.baseAddress, $0.count, 0) }
             if count < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR) { continue }
             if count <= 0 {
-                // The exchange's connection closed or was cut before its response ended: so is the stream.
-                session.reset(stream, code: .internalError)
+                // The exchange's connection closed or was cut before its response ended: so is the stream, with
+                // the code of the `reset-stream` that cut it, if one did.
+                let chosen = link.handle.streamResetCode.load(ordering: .acquiring)
+                session.reset(stream, code: chosen == .max ? .internalError : HTTP2ErrorCode(rawValue: chosen))
                 links[stream] = nil
                 link.pair.close()
                 continue

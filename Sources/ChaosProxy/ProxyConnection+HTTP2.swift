@@ -15,21 +15,25 @@ extension ProxyConnection {
         let (shared, engine, parent, nth, listener) = (shared, engine, handle, nth, listenerName)
         let front: HTTP2Front
         do {
-            front = try HTTP2Front(client: client, idleTimeout: settings.limits.idleTimeout) { end, stream in
-                ConnectionThread(name: "squall-proxy-h2-stream") {
-                    let id = shared.registry.nextID()
-                    let handle = ConnectionHandle(
-                        id: id, listener: streamSettings.name, client: "\(parent.client) h2 stream \(stream)",
-                        mode: streamSettings.mode.rawValue)
+            front = try HTTP2Front(client: client, idleTimeout: settings.limits.idleTimeout, capture: capture) {
+                end, stream in
+                let id = shared.registry.nextID()
+                let handle = ConnectionHandle(
+                    id: id, listener: streamSettings.name, client: "\(parent.client) h2 stream \(stream)",
+                    mode: streamSettings.mode.rawValue)
+                let thread = ConnectionThread(name: "squall-proxy-h2-stream") {
                     shared.registry.insert(handle)
                     defer { shared.registry.remove(id) }
                     shared.counters.accepted.add(1, ordering: .relaxed)
+                    var flow = streamSettings.flow(id: id, scheme: scheme)
+                    flow.isHTTP2Stream = true
                     ProxyConnection(
-                        socket: end, handle: handle, flow: streamSettings.flow(id: id, scheme: scheme),
-                        settings: streamSettings, engine: engine, shared: shared
+                        socket: end, handle: handle, flow: flow, settings: streamSettings, engine: engine,
+                        shared: shared
                     )
                     .run(nth: nth, listener: listener)
                 }
+                return (thread, handle)
             }
         } catch {
             return

@@ -66,7 +66,7 @@ final class ProxyConnection {
         self.engine = engine
         self.shared = shared
         self.laneCapacity = shared.laneCapacity
-        self.capture = shared.capture.flatMap { ConnectionCapture(capture: $0, accepted: socket) }
+        self.capture = shared.capture.map { ConnectionCapture(capture: $0, accepted: socket) }
     }
 
     var now: Duration { shared.now }
@@ -117,6 +117,7 @@ final class ProxyConnection {
         case .capture(let mark):
             capture?.mark(mark)
         case .abort(let wait):
+            if let code = driver.flow.streamResetCode { handle.streamResetCode.store(code, ordering: .releasing) }
             if wait { waitForAcknowledgement() }
             if let client { client.abort() } else { socket.abort() }
             upstream?.abort()

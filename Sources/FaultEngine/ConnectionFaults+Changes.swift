@@ -25,7 +25,7 @@ extension ConnectionFaults {
         let newRules = change.set.rules
         let added: [Int]
         if change.restart {
-            self = ConnectionFaults(connection: connection)
+            self = ConnectionFaults(connection: connection, isHTTP2Stream: isHTTP2Stream)
             opened = true
             self.nth = nth
             added = Array(newRules.indices)

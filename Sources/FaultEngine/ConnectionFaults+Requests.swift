@@ -16,6 +16,13 @@ extension ConnectionFaults {
             budget.states[index].matchedRequests += 1
             if let nth = rule.match.nthRequest, nth != budget.states[index].matchedRequests { continue }
             guard Self.inWindow(rule.trigger, time) else { continue }
+            if HTTP2Streams.needsHTTP2Stream(rule.action) && !isHTTP2Stream {
+                if budget.states[index].fired == 0 {
+                    budget.states[index].unfired =
+                        "\(rule.action.name) resets an HTTP/2 stream: \(head.method) \(head.target) came over HTTP/1.1"
+                }
+                continue
+            }
             if case .expireAuth = rule.action {
                 if budget.tokenExpired(index, token: token, time: time), budget.roll(index),
                     let decision = budget.fire(index, on: connection, time: time)

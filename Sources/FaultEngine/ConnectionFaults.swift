@@ -29,6 +29,9 @@ public struct ConnectionFaults: Sendable {
     var ruleSet = FaultRuleSet(rules: [], version: -1)
     var opened = false
     var nth = 0
+    /// Whether the connection is an HTTP/2 stream proxied as an exchange of its own; rules of HTTP/2's faults fire
+    /// only then (`HTTP2Streams`).
+    public var isHTTP2Stream = false
     var connectionArms: [Arm] = []
     var requestArms: [Arm] = []
     var responseBytes: Int64 = 0
@@ -45,8 +48,9 @@ public struct ConnectionFaults: Sendable {
         var reported = false
     }
 
-    public init(connection: Int) {
+    public init(connection: Int, isHTTP2Stream: Bool = false) {
         self.connection = connection
+        self.isHTTP2Stream = isHTTP2Stream
     }
 
     var rules: [FaultRule] { ruleSet.rules }
@@ -61,12 +65,12 @@ public struct ConnectionFaults: Sendable {
         guard opened else { return FaultOutcome() }
         switch event {
         case .connectionOpened:
-            self = ConnectionFaults(connection: connection)
+            self = ConnectionFaults(connection: connection, isHTTP2Stream: isHTTP2Stream)
             return FaultOutcome()
         case .connectionClosed:
             // The latest request's arms that did not fire say why on their rules.
             if !requestArms.isEmpty { _ = asking(budget) { faults, budget, _ in faults.noteUnfired(budget: &budget) } }
-            self = ConnectionFaults(connection: connection)
+            self = ConnectionFaults(connection: connection, isHTTP2Stream: isHTTP2Stream)
             return FaultOutcome()
         case .due(_, let time):
             guard isDue(at: time) else { return FaultOutcome() }
@@ -125,7 +129,7 @@ public struct ConnectionFaults: Sendable {
     }
 
     private mutating func open(nth: Int, time: Duration, budget: inout FaultBudget) -> [FaultDecision] {
-        self = ConnectionFaults(connection: connection)
+        self = ConnectionFaults(connection: connection, isHTTP2Stream: isHTTP2Stream)
         opened = true
         self.nth = nth
         ruleSet = budget.ruleSet

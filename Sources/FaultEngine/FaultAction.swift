@@ -41,6 +41,9 @@ public enum FaultAction: Sendable, Hashable {
     case rewriteHeader(name: String, value: String?)
     /// Forward the first `afterBytes` bytes of the response body, then close.
     case truncateResponse(afterBytes: Int64)
+    /// Reset the HTTP/2 stream of the exchange (`RST_STREAM` with `code`, an RFC 9113 §7 error code); the
+    /// connection's other streams go on. Fires only on an exchange that came over an HTTP/2 stream.
+    case resetStream(code: UInt32)
 
     /// When, relative to the exchange, the action can happen.
     public enum Timing: Sendable, Hashable {

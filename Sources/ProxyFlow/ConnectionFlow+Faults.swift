@@ -9,6 +9,7 @@ import HTTPWire
 /// | primitive | outside the stream | in a lane's stream | on a head |
 /// |---|---|---|---|
 /// | `cut` | the connection ends at once (a reset first writes the client's interim heads) | after the lane's queued bytes | — |
+/// | `resetStream` | as a reset `cut`, the stream's code kept for its front | the same | — |
 /// | `closeClient` | nothing | the client's side closes after its queued bytes | the same (the head goes no further) |
 /// | `dropFinalHead` | nothing | nothing | the final head is not forwarded: the client's side closes |
 /// | `answer` | answers a request awaiting its response, else closes | the same | the request is answered, not forwarded |
@@ -23,6 +24,10 @@ extension ConnectionFlow {
             record(decision, at: now, wire: answerIfAwaited(response, at: now))
         case .cut(let reset):
             immediateEnd = reset ? .reset : .close
+            record(decision, at: now, wire: .atEnd)
+        case .resetStream(let code):
+            streamResetCode = code
+            immediateEnd = .reset
             record(decision, at: now, wire: .atEnd)
         case .shape(let shape, let clientOnly):
             record(decision, at: now, wire: .now)
@@ -39,6 +44,10 @@ extension ConnectionFlow {
         case .cut(let reset):
             let marker: FlowItem = reset ? .reset : .close
             toClientLane ? toClient.pushMarker(marker, at: now) : toUpstream.pushMarker(marker, at: now)
+            record(decision, at: now, wire: .atEnd)
+        case .resetStream(let code):
+            streamResetCode = code
+            toClientLane ? toClient.pushMarker(.reset, at: now) : toUpstream.pushMarker(.reset, at: now)
             record(decision, at: now, wire: .atEnd)
         case .closeClient:
             closeClient(decision, at: now)

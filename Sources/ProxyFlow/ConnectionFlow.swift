@@ -51,6 +51,15 @@ public struct ConnectionFlow: Sendable {
     /// The interop versions the upstream serves resumably, when known: a creation at another version gets no 104,
     /// so a cut in it never waits for one (`Announcement`). Nil: every version.
     public var upstreamInterop: Set<Int>?
+    /// Whether the connection is an HTTP/2 stream proxied as an exchange of its own (`HTTP2Front`): the faults of
+    /// HTTP/2 (`reset-stream`) fire only then.
+    public var isHTTP2Stream: Bool {
+        get { faults.isHTTP2Stream }
+        set { faults.isHTTP2Stream = newValue }
+    }
+    /// The code a fired `reset-stream` resets the stream with, once one did: the front sends it when the flow has
+    /// cut its client side.
+    public internal(set) var streamResetCode: UInt32?
     /// The `Host` of the last request, for a rewritten `Location`.
     var clientHost: String?
     /// Set when a fault ends the connection at once (not after queued bytes): the driver does it first.

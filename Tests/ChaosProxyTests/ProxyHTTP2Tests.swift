@@ -141,6 +141,36 @@ import Testing
         #expect(offsets == expected)
     }
 
+    /// The decrypted capture carries the client leg's HTTP/2 frames, which tshark decodes (the request's HEADERS, the
+    /// 104 and the 200 as HEADERS frames, the DATA), and each stream's HTTP/1.1 upstream leg.
+    @Test func theDecryptedCaptureCarriesHTTP2ThatTsharkDecodes() throws {
+        let folder = try TLSFixtures.TemporaryDirectory()
+        let pcap = folder.file("decrypted.pcap")
+        let capturing = try ProxyFixture(tls: true) { configuration in
+            configuration.http2 = true
+            configuration.decryptedCapturePath = pcap
+        }
+        let path = try Self.file(capturing, "photo.bin", count: 1 << 20)
+        let result = try Self.curl(
+            capturing,
+            Self.version + ["-H", "Upload-Complete: ?1", "--data-binary", "@" + path, capturing.proxy.url + "/upload"])
+        #expect(result.lines.last == "version=2 status=200", "\(result.lines)")
+        ProxyFaultTests.waitForCloses(capturing.proxy, count: 2)
+        capturing.proxy.stop()
+        let port = String(capturing.proxy.address.port)
+        let decode = ["-d", "tcp.port==\(port),http2"]
+        let methods = try Tshark.lines(
+            ["-r", pcap] + decode + [
+                "-Y", "http2.type == 1", "-T", "fields", "-E", "occurrence=a", "-e",
+                "http2.headers.method", "-e", "http2.headers.status",
+            ])
+        let seen = methods.flatMap { $0.split { $0 == "," || $0 == "\t" }.map(String.init) }
+        #expect(seen.contains("POST") && seen.contains("104") && seen.contains("200"), "\(methods)")
+        // The stream's exchange upstream, HTTP/1.1 to the server.
+        let upstream = try Tshark.values(pcap, filter: "http.request", "http.request.method")
+        #expect(upstream == ["POST"], "\(upstream)")
+    }
+
     /// Negative control: without `http2`, ALPN gives curl HTTP/1.1 and no stream is proxied.
     @Test func withoutHTTP2ClientsGetHTTP11() throws {
         let fixture = try Self.fixture(http2: false)
@@ -150,5 +180,51 @@ import Testing
             Self.version + ["-H", "Upload-Complete: ?1", "--data-binary", "@" + path, fixture.proxy.url + "/upload"])
         #expect(result.lines.last == "version=1.1 status=200", "\(result.lines)")
         #expect(Self.streamClients(fixture.proxy.transcript).isEmpty)
+    }
+}
+
+/// `reset-stream`: the stream of the exchange is reset with the chosen code, at an upload offset, and the upload
+/// resumes; over HTTP/1.1 the same rule never fires and says why.
+@Suite struct ResetStreamTests {
+    private static let rule = #"""
+        {"name": "cancel", "match": {"method": "POST"}, "trigger": {"at-offset": "1MiB"}, "action": "reset-stream",
+         "code": "CANCEL"}
+        """#
+
+    private static func upload(_ fixture: ProxyFixture, _ protocolFlag: String) throws -> TLSFixtures.ToolResult {
+        let path = fixture.folder.file("photo.bin")
+        try Data(repeating: 7, count: 3 << 20).write(to: URL(fileURLWithPath: path))
+        return try TLSFixtures.runTool(
+            "curl",
+            [
+                "-sS", "-D", "-", "-o", "/dev/null", "--max-time", "30", protocolFlag, "--cacert",
+                fixture.authority!.certificatePath, "-H", "Upload-Draft-Interop-Version: 8", "-H",
+                "Upload-Complete: ?1",
+                "--data-binary", "@" + path, fixture.proxy.url + "/upload",
+            ])
+    }
+
+    @Test func theStreamIsResetWithTheChosenCodeAndTheUploadResumes() throws {
+        let fixture = try ProxyFixture(rules: [try FaultRule.parse(Self.rule)], tls: true) { $0.http2 = true }
+        let cut = try Self.upload(fixture, "--http2")
+        #expect(cut.status == 92, "\(cut.standardError)")
+        #expect(cut.standardError.contains("stream 1 was not closed cleanly: CANCEL (err 8)"), "\(cut.standardError)")
+        ProxyFaultTests.waitForCloses(fixture.proxy, count: 2)
+        let fired = ProxyFaultTests.fired(fixture.proxy.transcript)
+        #expect(fired.map(\.rule) == ["cancel"])
+        let id = try #require(fixture.server.uploads().first?.id)
+        #expect(try ProxyFaultTests.offset(of: id, on: fixture) == 1 << 20)
+    }
+
+    /// Negative control: the same rule over HTTP/1.1 never fires, the upload completes, and the proxy says why.
+    @Test func overHTTP11ItNeverFiresAndSaysWhy() throws {
+        let fixture = try ProxyFixture(rules: [try FaultRule.parse(Self.rule)], tls: true) { $0.http2 = true }
+        let result = try Self.upload(fixture, "--http1.1")
+        #expect(result.status == 0, "\(result.standardError)")
+        #expect(fixture.server.uploads().first?.complete == true)
+        #expect(fixture.proxy.neverFired == ["cancel"])
+        #expect(
+            fixture.proxy.neverFiredReasons["cancel"]
+                == "reset-stream resets an HTTP/2 stream: POST /upload came over HTTP/1.1")
     }
 }

@@ -35,6 +35,9 @@ struct FaultRuleEncodingTests {
         #"{"name": "a", "action": "rewrite-header", "header": "Upload-Offset", "value": "0", "direction": "upstream"}"#,
         #"{"name": "a", "action": "rewrite-header", "header": "Location"}"#,
         #"{"name": "a", "action": "truncate-response", "after": "1KB"}"#,
+        #"{"name": "a", "action": "reset-stream"}"#,
+        #"{"name": "a", "action": "reset-stream", "code": "CANCEL", "trigger": {"at-offset": "40%"}}"#,
+        #"{"name": "a", "action": "reset-stream", "code": "0x42"}"#,
     ]
 
     /// One rule per trigger and match criterion, with the rule-level keys.
@@ -62,6 +65,19 @@ struct FaultRuleEncodingTests {
         let rule = try decodeRule(json)
         let encoded = try Self.encode(rule)
         #expect(try decodeRule(encoded) == rule, "\(encoded)")
+    }
+
+    @Test func aResetStreamsCodeIsWrittenByName() throws {
+        #expect(try decodeRule(#"{"name": "r", "action": "reset-stream", "code": 8}"#).action == .resetStream(code: 8))
+        #expect(
+            try Self.encode(decodeRule(#"{"name": "r", "action": "reset-stream", "code": "cancel"}"#))
+                == #"{"action":"reset-stream","code":"CANCEL","name":"r"}"#)
+        #expect(
+            try Self.encode(decodeRule(#"{"name": "r", "action": "reset-stream", "code": "INTERNAL_ERROR"}"#))
+                == #"{"action":"reset-stream","name":"r"}"#)
+        #expect(throws: (any Error).self) {
+            try decodeRule(#"{"name": "r", "action": "reset-stream", "code": "PLEASE_STOP"}"#)
+        }
     }
 
     @Test func defaultsAreLeftOut() throws {

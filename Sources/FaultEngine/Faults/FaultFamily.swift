@@ -11,6 +11,7 @@ import SquallCore
 /// | `InterimStripping` | `strip-interim` |
 /// | `Shaping` | `latency`, `bandwidth`, `slice`, `limit`, `slow-close` |
 /// | `Stalls` | `stall` |
+/// | `HTTP2Streams` | `reset-stream` |
 ///
 /// A family's file holds, for each of its actions: the keys it reads beside the rule's own and how (`read`), how it
 /// is written back (`encode`, the exact inverse), the values it refuses (`validate`), where it can fire (`timing`, and
@@ -82,6 +83,7 @@ enum FaultFamilies {
         InterimStripping.self,
         Shaping.self,
         Stalls.self,
+        HTTP2Streams.self,
     ]
 
     /// The family of the action named `name`, if one has it.

@@ -7,6 +7,9 @@ public enum FaultWire: Sendable, Hashable {
     /// End the connection, with RSTs (`reset`) or FINs: decided outside the byte stream, at once (a reset first
     /// writes the interim heads queued for the client); inside it, after the bytes its lane queued before it.
     case cut(reset: Bool)
+    /// Reset the exchange's HTTP/2 stream with `code` (`RST_STREAM`), where `cut(reset: true)` would end an
+    /// HTTP/1.1 connection: the flow cuts its client side as a reset does, and the stream's front sends the code.
+    case resetStream(code: UInt32)
     /// Close the client's side after the bytes queued for it, inside the byte stream (the response body so far;
     /// on a head, the head goes no further). Nothing happens outside the byte stream.
     case closeClient
