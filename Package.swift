@@ -139,8 +139,8 @@ let package = Package(
         .target(
             name: "TestSupport",
             dependencies: [
-                "SquallCore", "SquallNet", "TLSKit", "HTTPWire", "HTTPExchange", "ControlAPI", "FaultEngine", "CSystem",
-                "ResumableUpload", "ProxyFlow", "ProxyTranscript",
+                "SquallCore", "SquallNet", "TLSKit", "HTTPWire", "HTTP2Wire", "HTTPExchange", "ControlAPI", "FaultEngine",
+                "CSystem", "ResumableUpload", "ProxyFlow", "ProxyTranscript",
             ]
         ),
         .testTarget(name: "HTTPWireTests", dependencies: ["HTTPWire", "TestSupport"]),
@@ -179,9 +179,8 @@ let package = Package(
         .testTarget(
             name: "ChaosProxyTests",
             dependencies: [
-                "ChaosProxy", "ProxyFlow", "ControlAPI", "FaultEngine", "ProxyTranscript", "HTTPWire", "SquallNet",
-                "TLSKit",
-                "UploadServer", "TestSupport",
+                "ChaosProxy", "ProxyFlow", "ControlAPI", "FaultEngine", "ProxyTranscript", "HTTPWire", "HTTP2Wire",
+                "SquallNet", "TLSKit", "UploadServer", "TestSupport",
             ]
         ),
         .testTarget(

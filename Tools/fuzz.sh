@@ -123,6 +123,7 @@ for name in "${targets[@]}"; do
         -module-name "Fuzz_${name//-/_}" -I "$release/Modules" \
         -Xcc -fmodule-map-file="$PWD/Sources/CSystem/module.modulemap" \
         -Xcc -fmodule-map-file="$PWD/Sources/COpenSSL/module.modulemap" \
+        -Xcc -fmodule-map-file="$PWD/Sources/CNghttp2/module.modulemap" \
         "$targets_dir/$name.swift" "${support[@]}" "${objects[@]}" -o "$binary"
 done
 $build_only && exit 0

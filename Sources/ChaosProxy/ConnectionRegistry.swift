@@ -1,8 +1,7 @@
-import CSystem
 import ControlAPI
 import FaultEngine
-import Glibc
 import ProxyFlow
+import SquallNet
 import Synchronization
 
 /// A live connection as other threads see it: its inbox, the eventfd that wakes its poll loop, and counters.
@@ -12,39 +11,39 @@ final class ConnectionHandle: Sendable {
     let client: String
     let opened: ContinuousClock.Instant
     let mode: String
-    let wakeDescriptor: Int32
+    /// Wakes the connection's poll loop when a message is queued (nil when no eventfd could be made).
+    private let wake: WakeSignal?
+    var wakeDescriptor: Int32 { wake?.fileDescriptor ?? -1 }
     let bytesUpstream = Atomic<Int64>(0)
     let bytesDownstream = Atomic<Int64>(0)
     let requests = Atomic<Int>(0)
     /// For an HTTP/2 stream's connection: the code its flow's `reset-stream` chose (`UInt32.max` while none did),
     /// set before its client side is cut, read by the front that resets the stream.
     let streamResetCode = Atomic<UInt32>(.max)
+    /// For an HTTP/2 stream's connection: what its fired HTTP/2 faults ask of the front, and the front's wake-up.
+    let http2Signals = Mutex<[HTTP2Signal]>([])
+    let frontWake: WakeSignal?
     private let inbox = Mutex<[ConnectionMessage]>([])
 
-    init(id: Int, listener: String, client: String, mode: String) {
+    init(id: Int, listener: String, client: String, mode: String, frontWake: WakeSignal? = nil) {
+        self.frontWake = frontWake
         self.id = id
         self.listener = listener
         self.client = client
         self.mode = mode
         self.opened = .now
-        self.wakeDescriptor = eventfd(0, Int32(EFD_CLOEXEC) | Int32(EFD_NONBLOCK))
-    }
-
-    deinit {
-        if wakeDescriptor >= 0 { Glibc.close(wakeDescriptor) }
+        self.wake = try? WakeSignal()
     }
 
     /// Queues a message and wakes the connection's loop.
     func send(_ message: ConnectionMessage) {
         inbox.withLock { $0.append(message) }
-        var one: UInt64 = 1
-        _ = Glibc.write(wakeDescriptor, &one, MemoryLayout<UInt64>.size)
+        wake?.signal()
     }
 
     /// Takes the queued messages (the connection's own thread).
     func receive() -> [ConnectionMessage] {
-        var count: UInt64 = 0
-        _ = Glibc.read(wakeDescriptor, &count, MemoryLayout<UInt64>.size)
+        wake?.drain()
         return inbox.withLock { messages in
             defer { messages = [] }
             return messages

@@ -1,4 +1,5 @@
 import CSystem
+import FaultEngine
 import Glibc
 import HTTP2Wire
 import HTTPWire
@@ -33,9 +34,21 @@ final class HTTP2Front {
         var finalSent = false
         var responseEnded = false
         var requestEnded = false
-        /// The stream's connection as other threads see it (the code of a `reset-stream` its flow fired).
+        /// The stream's connection as other threads see it (the code of a `reset-stream` its flow fired, the signals
+        /// of its HTTP/2 faults).
         let handle: ConnectionHandle
+        /// Content written into the pair and not yet consumed from the client's windows (held by a window stall).
+        var unconsumed = 0
+        /// Until when the stream's windows stay shut (`window-stall`); nil: not stalled.
+        var stalledUntil: ContinuousClock.Instant?
     }
+
+    /// Until when every stream's windows stay shut (`window-stall` with `scope: connection`).
+    private var connectionStalledUntil: ContinuousClock.Instant?
+    /// Set once a `goaway` fault said the connection goes away: gracefully (it ends once its streams have), or at
+    /// once.
+    private var goingAway: (graceful: Bool, sent: Bool)?
+    private let wake: WakeSignal
 
     private let client: any ByteStream
     /// The decrypted capture of the client leg (the connection's): the HTTP/2 frames as they went, which tshark
@@ -55,10 +68,11 @@ final class HTTP2Front {
     /// A front over `client` (after its TLS handshake chose `h2`, or a cleartext connection that began with the
     /// preface); `start` runs a stream's `ProxyConnection` over its end of a pair, on a thread of its own.
     init(
-        client: any ByteStream, idleTimeout: Duration, capture: ConnectionCapture?,
+        client: any ByteStream, idleTimeout: Duration, capture: ConnectionCapture?, wake: WakeSignal,
         start: @escaping (Socket, Int32) -> (ConnectionThread, ConnectionHandle)
     ) throws {
         self.client = client
+        self.wake = wake
         self.capture = capture
         self.idleTimeout = idleTimeout
         self.start = start
@@ -83,9 +97,11 @@ final class HTTP2Front {
     private func serve() throws {
         var idleSince = ContinuousClock.now
         while true {
+            takeSignals()
             writePairs()
             try readPairs()
             try flushClient()
+            if let goingAway, outputWritten == output.count, !goingAway.graceful || links.isEmpty { return }
             if !links.isEmpty { idleSince = .now }
             if session.isFinished && outputWritten == output.count { return }
             var clientInterest: IOInterest = .read
@@ -170,7 +186,8 @@ final class HTTP2Front {
     private func endRequest(_ stream: Int32) {
         guard var link = links[stream], !link.requestEnded else { return }
         link.requestEnded = true
-        if link.chunked { link.outgoing.append((HTTP1Serializer.chunkHeader(size: 0) + [13, 10], 0)) }
+        // The last chunk with no trailer fields (which cannot fail).
+        if link.chunked, let last = try? HTTP1Serializer.lastChunk() { link.outgoing.append((last, 0)) }
         links[stream] = link
     }
 
@@ -213,8 +230,13 @@ final class HTTP2Front {
                 if link.written == first.bytes.count {
                     link.outgoing.removeFirst()
                     link.written = 0
-                    session.consume(first.content, on: stream)
+                    link.unconsumed += first.content
                 }
+            }
+            // The windows reopen by what was forwarded, unless a window stall holds them shut.
+            if link.unconsumed > 0 && !isStalled(link) {
+                session.consume(link.unconsumed, on: stream)
+                link.unconsumed = 0
             }
             links[stream] = link
         }
@@ -276,10 +298,70 @@ final class HTTP2Front {
         }
     }
 
+    /// Applies what the streams' fired HTTP/2 faults ask (`HTTP2Signal`).
+    private func takeSignals() {
+        wake.drain()
+        for stream in Array(links.keys) {
+            guard let link = links[stream] else { continue }
+            for signal in link.handle.http2Signals.withLock({ signals in
+                defer { signals = [] }
+                return signals
+            }) {
+                switch signal {
+                case .goaway(let code, let last, let graceful):
+                    goAway(code: HTTP2ErrorCode(rawValue: code), last: last, firedOn: stream, graceful: graceful)
+                case .windowStall(let duration, let connection):
+                    let until = duration.map { ContinuousClock.now + $0 } ?? .now + .seconds(100 * 365 * 86_400)
+                    if connection {
+                        connectionStalledUntil = max(connectionStalledUntil ?? until, until)
+                    } else {
+                        links[stream]?.stalledUntil = until
+                    }
+                }
+            }
+        }
+    }
+
+    /// Sends `GOAWAY` (once): the streams above the last one it names are refused, their exchanges cut.
+    private func goAway(code: HTTP2ErrorCode, last: GoawayLastStream, firedOn stream: Int32, graceful: Bool) {
+        guard goingAway == nil else { return }
+        let lastID: Int32
+        switch last {
+        case .this: lastID = stream
+        case .before: lastID = max(0, stream - 2)
+        case .id(let id): lastID = id
+        }
+        session.goAway(lastStream: lastID, code: code)
+        for (id, link) in links where id > lastID {
+            session.reset(id, code: .refusedStream)
+            link.pair.abort()
+            links[id] = nil
+        }
+        goingAway = (graceful, true)
+    }
+
+    private func isStalled(_ link: Link) -> Bool {
+        let now = ContinuousClock.now
+        return (link.stalledUntil.map { $0 > now } ?? false) || (connectionStalledUntil.map { $0 > now } ?? false)
+    }
+
+    /// The next moment a window stall ends, when one holds content back.
+    private var stallEnds: ContinuousClock.Instant? {
+        links.values.filter { $0.unconsumed > 0 && isStalled($0) }
+            .compactMap { link in
+                [link.stalledUntil, connectionStalledUntil].compactMap { $0 }.filter { $0 > .now }.min()
+            }
+            .min()
+    }
+
     /// Polls the client for `interest` and every pair that has something to read or write, until one is ready or
     /// `deadline` (nil: no deadline).
     private func wait(client interest: IOInterest, until deadline: ContinuousClock.Instant?) throws {
-        var entries = [pollfd(fd: client.fileDescriptor, events: Self.events(interest), revents: 0)]
+        var entries = [
+            pollfd(fd: client.fileDescriptor, events: Self.events(interest), revents: 0),
+            pollfd(fd: wake.fileDescriptor, events: Int16(POLLIN), revents: 0),
+        ]
+        let deadline = [deadline, stallEnds].compactMap { $0 }.min()
         for (stream, link) in links {
             var wanted: IOInterest = []
             if !link.outgoing.isEmpty { wanted.insert(.write) }

@@ -15,12 +15,14 @@ extension ProxyConnection {
         let (shared, engine, parent, nth, listener) = (shared, engine, handle, nth, listenerName)
         let front: HTTP2Front
         do {
-            front = try HTTP2Front(client: client, idleTimeout: settings.limits.idleTimeout, capture: capture) {
-                end, stream in
+            let wake = try WakeSignal()
+            front = try HTTP2Front(
+                client: client, idleTimeout: settings.limits.idleTimeout, capture: capture, wake: wake
+            ) { end, stream in
                 let id = shared.registry.nextID()
                 let handle = ConnectionHandle(
                     id: id, listener: streamSettings.name, client: "\(parent.client) h2 stream \(stream)",
-                    mode: streamSettings.mode.rawValue)
+                    mode: streamSettings.mode.rawValue, frontWake: wake)
                 let thread = ConnectionThread(name: "squall-proxy-h2-stream") {
                     shared.registry.insert(handle)
                     defer { shared.registry.remove(id) }

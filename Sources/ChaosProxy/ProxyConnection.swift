@@ -91,6 +91,11 @@ final class ProxyConnection {
     private func drive(_ body: (inout FlowDriver, inout ProxyConnection) -> Void) {
         var legs = self
         body(&driver, &legs)
+        let signals = driver.takeHTTP2Signals()
+        if !signals.isEmpty {
+            handle.http2Signals.withLock { $0 += signals }
+            handle.frontWake?.signal()
+        }
         let requests = driver.flow.requests
         if requests > countedRequests {
             handle.requests.add(requests - countedRequests, ordering: .relaxed)

@@ -44,6 +44,14 @@ public enum FaultAction: Sendable, Hashable {
     /// Reset the HTTP/2 stream of the exchange (`RST_STREAM` with `code`, an RFC 9113 §7 error code); the
     /// connection's other streams go on. Fires only on an exchange that came over an HTTP/2 stream.
     case resetStream(code: UInt32)
+    /// Stop reopening the HTTP/2 flow-control windows of the exchange's stream (or, with `connection`, of every
+    /// stream of its connection): no `WINDOW_UPDATE` for `duration` (nil: never), so the client's sending stops once
+    /// its windows are spent while TCP flows on. Fires only on an exchange that came over an HTTP/2 stream.
+    case windowStall(duration: Duration?, connection: Bool)
+    /// Say the connection goes away (`GOAWAY` with `code`): streams above `lastStream` are refused (the client
+    /// retries them on a new connection); gracefully, the others finish first, else the connection ends at once.
+    /// Fires only on an exchange that came over an HTTP/2 stream.
+    case goaway(code: UInt32, lastStream: GoawayLastStream, graceful: Bool)
 
     /// When, relative to the exchange, the action can happen.
     public enum Timing: Sendable, Hashable {

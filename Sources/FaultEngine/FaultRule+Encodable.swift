@@ -145,6 +145,14 @@ struct KeyWriter {
         try container.encode(value, forKey: AnyKey(key))
     }
 
+    mutating func integer(_ key: String, _ value: Int64) throws {
+        try container.encode(value, forKey: AnyKey(key))
+    }
+
+    mutating func bool(_ key: String, _ value: Bool) throws {
+        try container.encode(value, forKey: AnyKey(key))
+    }
+
     mutating func duration(_ key: String, _ value: Duration?) throws {
         guard let value else { return }
         try container.encode(try DurationText.exactText(value), forKey: AnyKey(key))

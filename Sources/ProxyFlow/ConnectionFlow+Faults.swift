@@ -10,6 +10,7 @@ import HTTPWire
 /// |---|---|---|---|
 /// | `cut` | the connection ends at once (a reset first writes the client's interim heads) | after the lane's queued bytes | — |
 /// | `resetStream` | as a reset `cut`, the stream's code kept for its front | the same | — |
+/// | `http2` | the signal kept for the stream's front (`takeHTTP2Signals`) | the same | — |
 /// | `closeClient` | nothing | the client's side closes after its queued bytes | the same (the head goes no further) |
 /// | `dropFinalHead` | nothing | nothing | the final head is not forwarded: the client's side closes |
 /// | `answer` | answers a request awaiting its response, else closes | the same | the request is answered, not forwarded |
@@ -29,6 +30,9 @@ extension ConnectionFlow {
             streamResetCode = code
             immediateEnd = .reset
             record(decision, at: now, wire: .atEnd)
+        case .http2(let signal):
+            http2Signals.append(signal)
+            record(decision, at: now, wire: .now)
         case .shape(let shape, let clientOnly):
             record(decision, at: now, wire: .now)
             startEffect(shape, clientOnly: clientOnly, of: decision, at: now)
@@ -49,6 +53,9 @@ extension ConnectionFlow {
             streamResetCode = code
             toClientLane ? toClient.pushMarker(.reset, at: now) : toUpstream.pushMarker(.reset, at: now)
             record(decision, at: now, wire: .atEnd)
+        case .http2(let signal):
+            http2Signals.append(signal)
+            record(decision, at: now, wire: .now)
         case .closeClient:
             closeClient(decision, at: now)
         case .answer(let response):

@@ -60,6 +60,14 @@ public struct ConnectionFlow: Sendable {
     /// The code a fired `reset-stream` resets the stream with, once one did: the front sends it when the flow has
     /// cut its client side.
     public internal(set) var streamResetCode: UInt32?
+    /// What fired HTTP/2 faults ask of the stream's front, not yet taken (`takeHTTP2Signals`).
+    public internal(set) var http2Signals: [HTTP2Signal] = []
+
+    /// Takes the HTTP/2 signals of the faults fired so far.
+    public mutating func takeHTTP2Signals() -> [HTTP2Signal] {
+        defer { http2Signals = [] }
+        return http2Signals
+    }
     /// The `Host` of the last request, for a rewritten `Location`.
     var clientHost: String?
     /// Set when a fault ends the connection at once (not after queued bytes): the driver does it first.

@@ -30,6 +30,11 @@ public struct FlowDriver: Sendable {
     public var hasPending: Bool { !pending.isEmpty }
 
     /// Takes the oldest action the flow asked for.
+    /// Takes what fired HTTP/2 faults ask of the stream's front (`ConnectionFlow.takeHTTP2Signals`).
+    public mutating func takeHTTP2Signals() -> [HTTP2Signal] {
+        flow.http2Signals.isEmpty ? [] : flow.takeHTTP2Signals()
+    }
+
     public mutating func nextAction() -> ConnectionAction? {
         pending.isEmpty ? nil : pending.removeFirst()
     }

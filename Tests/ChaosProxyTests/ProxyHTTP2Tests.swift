@@ -228,3 +228,95 @@ import Testing
                 == "reset-stream resets an HTTP/2 stream: POST /upload came over HTTP/1.1")
     }
 }
+
+/// `window-stall`: no WINDOW_UPDATE for the stream from an upload offset on, so the client's sending stops once its
+/// window is spent while the connection stays up; released after its duration, the upload goes on.
+@Suite struct WindowStallTests {
+    private static func upload(_ fixture: ProxyFixture, _ extra: [String] = []) throws -> TLSFixtures.ToolResult {
+        let path = fixture.folder.file("photo.bin")
+        try Data(repeating: 3, count: 8 << 20).write(to: URL(fileURLWithPath: path))
+        return try TLSFixtures.runTool(
+            "curl",
+            [
+                "-sS", "-o", "/dev/null", "-w", "%{http_version} %{http_code}", "--max-time", "30", "--http2",
+                "--cacert", fixture.authority!.certificatePath, "-H", "Upload-Draft-Interop-Version: 8", "-H",
+                "Upload-Complete: ?1", "--data-binary", "@" + path, fixture.proxy.url + "/upload",
+            ] + extra)
+    }
+
+    private static func rule(_ duration: String?) throws -> FaultRule {
+        let held = duration.map { #", "duration": "\#($0)""# } ?? ""
+        return try FaultRule.parse(
+            #"{"name": "shut", "match": {"method": "POST"}, "trigger": {"at-offset": "1MiB"}, "action": "window-stall"\#(held)}"#
+        )
+    }
+
+    /// Shut for good: the client's own low-speed limit ends the upload (its read timeout, as a phone's would), with
+    /// the server holding what came before the window closed: at least the offset, at most a window (1 MiB) more.
+    @Test func aWindowNeverReopenedStopsTheClientWhileTheConnectionStaysUp() throws {
+        let fixture = try ProxyFixture(rules: [try Self.rule(nil)], tls: true) { $0.http2 = true }
+        let result = try Self.upload(fixture, ["--speed-limit", "1000", "--speed-time", "2"])
+        #expect(result.status == 28, "\(result.standardOutput) \(result.standardError)")  // CURLE_OPERATION_TIMEDOUT
+        #expect(ProxyFaultTests.fired(fixture.proxy.transcript).map(\.rule) == ["shut"])
+        ProxyFaultTests.waitForCloses(fixture.proxy, count: 1)
+        let id = try #require(fixture.server.uploads().first?.id)
+        let offset = try #require(try ProxyFaultTests.offset(of: id, on: fixture))
+        #expect(offset >= 1 << 20 && offset <= (2 << 20) + (256 << 10), "\(offset)")
+    }
+
+    /// Negative control: released after its duration, the same upload completes.
+    @Test func aWindowReopenedLetsTheUploadFinish() throws {
+        let fixture = try ProxyFixture(rules: [try Self.rule("300ms")], tls: true) { $0.http2 = true }
+        let result = try Self.upload(fixture)
+        #expect(result.standardOutput == "2 200", "\(result.standardOutput) \(result.standardError)")
+        #expect(ProxyFaultTests.fired(fixture.proxy.transcript).map(\.rule) == ["shut"])
+        #expect(fixture.server.uploads().first?.complete == true)
+    }
+}
+
+/// `goaway`: the connection goes away mid-batch; the streams above the last one it names are refused, the others
+/// finish, and a refused upload succeeds when retried on a new connection (as URLSession and Go's net/http retry;
+/// curl 7.88 fails the transfer instead, "Error in the HTTP2 framing layer").
+@Suite struct GoawayTests {
+    private static let fields = [("Upload-Draft-Interop-Version", "8"), ("Upload-Complete", "?1")]
+
+    @Test(arguments: [true, false])
+    func streamsAboveTheLastAreRefusedAndSucceedOnANewConnection(graceful: Bool) throws {
+        let rule = try FaultRule.parse(
+            #"{"name": "drain", "match": {"header": {"name": "X-Batch", "value": "2"}}, "action": "goaway", "graceful": \#(graceful)}"#
+        )
+        let fixture = try ProxyFixture(rules: [rule], tls: true) { $0.http2 = true }
+        let client = try HTTP2Client(url: fixture.proxy.url, authority: fixture.authority)
+        let body = [UInt8](repeating: 4, count: 256 << 10)
+        // Stream 1 opens and sends half its body; stream 3 (X-Batch: 2) brings the GOAWAY naming it (last-stream
+        // this, the default); stream 5, opened meanwhile, is above it.
+        let first = try client.open(.post, "/upload", Self.fields + [("X-Batch", "1")])
+        client.send(Array(body[..<(128 << 10)]), on: first)
+        let second = try client.open(.post, "/upload", Self.fields + [("X-Batch", "2")])
+        client.send(body, on: second, end: true)
+        let third = try client.open(.post, "/upload", Self.fields + [("X-Batch", "3")])
+        try client.run { $0.goaway != nil }
+        #expect(client.goaway == second)
+        client.send(Array(body[(128 << 10)...]), on: first, end: true)
+        client.send(body, on: third, end: true)
+        if graceful {
+            // The streams up to the last one finish; the one above it is refused.
+            #expect(try client.finish(first).final?.status == 200)
+            #expect(try client.finish(second).final?.status == 200)
+            #expect(try client.finish(third).closed == .refusedStream)
+        } else {
+            // At once: the connection closes; the refused stream never had a chance either way.
+            #expect(throws: (any Error).self) { try client.run { $0.streams[first]?.final != nil } }
+        }
+        // The refused upload, retried on a new connection, succeeds.
+        let retry = try HTTP2Client(url: fixture.proxy.url, authority: fixture.authority)
+        let again = try retry.open(.post, "/upload", Self.fields)
+        retry.send(body, on: again, end: true)
+        #expect(try retry.finish(again).final?.status == 200)
+        #expect(ProxyFaultTests.fired(fixture.proxy.transcript).map(\.rule) == ["drain"])
+        // Gracefully, streams 1 and 3 finished too; at once, stream 1 (half sent) never did, and stream 3, whose whole
+        // body was sent with its head, may have reached the server before the connection closed.
+        let complete = fixture.server.uploads().filter(\.complete).count
+        #expect(graceful ? complete == 3 : (1...2).contains(complete), "\(complete)")
+    }
+}

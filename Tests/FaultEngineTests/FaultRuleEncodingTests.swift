@@ -38,6 +38,11 @@ struct FaultRuleEncodingTests {
         #"{"name": "a", "action": "reset-stream"}"#,
         #"{"name": "a", "action": "reset-stream", "code": "CANCEL", "trigger": {"at-offset": "40%"}}"#,
         #"{"name": "a", "action": "reset-stream", "code": "0x42"}"#,
+        #"{"name": "a", "action": "window-stall"}"#,
+        #"{"name": "a", "action": "window-stall", "duration": "2s", "scope": "connection"}"#,
+        #"{"name": "a", "action": "goaway"}"#,
+        #"{"name": "a", "action": "goaway", "code": "ENHANCE_YOUR_CALM", "last-stream": "before", "graceful": false}"#,
+        #"{"name": "a", "action": "goaway", "last-stream": 7}"#,
     ]
 
     /// One rule per trigger and match criterion, with the rule-level keys.

@@ -30,7 +30,7 @@ struct HTTP2ServerTests {
     @Test(arguments: ServerFixture.Transport.allCases)
     func uploadsSideBySideOnOneConnectionComplete(_ transport: ServerFixture.Transport) throws {
         let fixture = try Self.fixture(transport)
-        let client = try HTTP2Client(fixture)
+        let client = try HTTP2Client(url: fixture.server.url, authority: fixture.authority)
         let bodies = (0..<3).map { Self.content((2 << 20) + $0 * 1000, seed: UInt8($0)) }
         var streams: [Int32] = []
         for _ in bodies {
@@ -48,7 +48,7 @@ struct HTTP2ServerTests {
         var ids: [String] = []
         for stream in streams {
             let result = try client.finish(stream)
-            #expect(result.reset == nil)
+            #expect(result.reset == nil && result.closed == .noError)
             #expect(result.final.map { (200..<300).contains($0.status) } == true, "stream \(stream): \(result)")
             ids.append(ServerFixture.id(of: result.interims.first?.fields["Location"]))
         }
@@ -62,7 +62,7 @@ struct HTTP2ServerTests {
     @Test func progressResponsesAreHeadersFramesBeforeTheFinalOne() throws {
         let fixture = try Self.fixture(
             .http, UploadProtocolConfiguration(progressInterval: 1 << 20, progressLimit: nil, progressSpacing: .zero))
-        let client = try HTTP2Client(fixture)
+        let client = try HTTP2Client(url: fixture.server.url, authority: fixture.authority)
         let stream = try client.open(.post, "/upload", ServerFixture.creationFields(Self.version))
         client.send(Self.content(4 << 20, seed: 9), on: stream, end: true)
         let result = try client.finish(stream)
@@ -75,7 +75,7 @@ struct HTTP2ServerTests {
 
     @Test func aResetStreamKeepsWhatArrivedAndTheUploadResumes() throws {
         let fixture = try Self.fixture(.https)
-        let client = try HTTP2Client(fixture)
+        let client = try HTTP2Client(url: fixture.server.url, authority: fixture.authority)
         let body = Self.content(3 << 20, seed: 3)
         let creation = try client.open(.post, "/upload", ServerFixture.creationFields(Self.version, complete: false))
         client.send(Array(body[..<(1 << 20)]), on: creation)
@@ -98,8 +98,12 @@ struct HTTP2ServerTests {
 
     /// Negative control: without `http2` the server offers only HTTP/1.1, and an HTTP/2 client cannot use it.
     @Test func withoutHTTP2TheServerSpeaksOnlyHTTP11() throws {
-        #expect(throws: TestFailure.self) { _ = try HTTP2Client(try Self.fixture(.https, http2: false)) }
-        let plain = try HTTP2Client(try Self.fixture(.http, http2: false))
+        let secure = try Self.fixture(.https, http2: false)
+        #expect(throws: HTTP2Client.Failure.self) {
+            _ = try HTTP2Client(url: secure.server.url, authority: secure.authority)
+        }
+        let cleartext = try Self.fixture(.http, http2: false)
+        let plain = try HTTP2Client(url: cleartext.server.url, authority: nil)
         _ = try plain.open(.get, "/_squall/uploads", [], end: true)
         #expect(throws: (any Error).self) { try plain.run { _ in false } }
     }

@@ -10,6 +10,9 @@ public enum FaultWire: Sendable, Hashable {
     /// Reset the exchange's HTTP/2 stream with `code` (`RST_STREAM`), where `cut(reset: true)` would end an
     /// HTTP/1.1 connection: the flow cuts its client side as a reset does, and the stream's front sends the code.
     case resetStream(code: UInt32)
+    /// Tell the HTTP/2 front of the exchange's stream to do something only it can (its windows, its connection);
+    /// nothing else happens in the flow.
+    case http2(HTTP2Signal)
     /// Close the client's side after the bytes queued for it, inside the byte stream (the response body so far;
     /// on a head, the head goes no further). Nothing happens outside the byte stream.
     case closeClient
@@ -24,6 +27,25 @@ public enum FaultWire: Sendable, Hashable {
     case stripInterim
     /// Set field `name` to `value` (nil removes it) on the head it fires on.
     case rewrite(name: String, value: String?)
+}
+
+/// What an HTTP/2 fault asks of the front of the stream it fired on (`HTTP2Front`).
+public enum HTTP2Signal: Sendable, Hashable {
+    /// Reopen no window of the stream (or, with `connection`, of any stream) for `duration` (nil: never).
+    case windowStall(Duration?, connection: Bool)
+    /// Send `GOAWAY` with `code` and the last stream `lastStream` names; end the connection at once unless
+    /// `graceful`.
+    case goaway(code: UInt32, lastStream: GoawayLastStream, graceful: Bool)
+}
+
+/// Which stream a `goaway` names as the last one processed.
+public enum GoawayLastStream: Sendable, Hashable {
+    /// The stream the fault fired on: it finishes, later ones are refused.
+    case this
+    /// The stream before it on the connection: it is refused too.
+    case before
+    /// This stream id.
+    case id(Int32)
 }
 
 /// How a shaping action changes a lane while it lasts.

@@ -1,56 +1,121 @@
 import HTTP2Wire
 import SquallCore
 
-/// The faults of HTTP/2 itself: `reset-stream` resets the stream the rule matched (`RST_STREAM` with `code`, by
-/// name or number, default `INTERNAL_ERROR`) at whatever moment the trigger picks, an upload offset included, while
-/// the connection's other streams go on. A rule of this family fires only on an exchange that came over an HTTP/2
-/// stream; over HTTP/1.1 it never fires, and says why.
+/// The faults of HTTP/2 itself, at whatever moment the trigger picks, an upload offset included:
+/// - `reset-stream` resets the stream the rule matched (`RST_STREAM` with `code`, by name or number, default
+///   `INTERNAL_ERROR`) while the connection's other streams go on;
+/// - `window-stall` reopens no flow-control window of the stream (`scope: "connection"`: of every stream of the
+///   connection) for `duration` (absent: never): no `WINDOW_UPDATE`, so the client's sending stops once its windows
+///   are spent while TCP flows on, a stall no TCP-level tool can make;
+/// - `goaway` says the connection goes away (`GOAWAY` with `code`, default `NO_ERROR`): `last-stream` is `this` (the
+///   stream it fired on, the default), `before` (the one before it: this one is refused too) or a stream id; streams
+///   above it are refused, and the client retries them on a new connection. `graceful` (default true) lets the
+///   others finish; `false` ends the connection at once.
+///
+/// A rule of this family fires only on an exchange that came over an HTTP/2 stream; over HTTP/1.1 it never fires,
+/// and says why.
 ///
 /// ```json
 /// {"name": "cancel-mid-upload", "match": {"method": "POST"}, "trigger": {"at-offset": "40%"}, "action": "reset-stream", "code": "CANCEL"}
+/// {"name": "closed-window", "trigger": {"at-offset": "1MiB"}, "action": "window-stall", "scope": "connection"}
+/// {"name": "drain", "match": {"nth-request": 2}, "action": "goaway", "last-stream": "before"}
 /// ```
 enum HTTP2Streams: FaultFamily {
     static func owns(_ action: FaultAction) -> Bool {
-        if case .resetStream = action { true } else { false }
+        switch action {
+        case .resetStream, .windowStall, .goaway: true
+        default: false
+        }
     }
 
-    static let keys: [String: Set<String>] = ["reset-stream": ["code"]]
+    static let keys: [String: Set<String>] = [
+        "reset-stream": ["code"], "window-stall": ["duration", "scope"], "goaway": ["code", "last-stream", "graceful"],
+    ]
 
     static func read(_ name: String, _ reader: JSONFieldReader) throws -> FaultAction {
+        if name == "goaway" {
+            let last = try reader.read("last-stream") { value, _ throws(FaultError) -> GoawayLastStream in
+                if let text = try? value.string(at: "last-stream"), text == "this" || text == "before" {
+                    return text == "this" ? .this : .before
+                }
+                if let id = try? value.integer(at: "last-stream", in: 0...Int64(Int32.max)) { return .id(Int32(id)) }
+                throw FaultError(.invalidValue, path: "last-stream", "expected this, before or a stream id")
+            }
+            return .goaway(
+                code: try code(reader, default: .noError), lastStream: last ?? .this,
+                graceful: try reader.bool("graceful") ?? true)
+        }
+        if name == "window-stall" {
+            let scope = try reader.string("scope") ?? "stream"
+            guard scope == "stream" || scope == "connection" else {
+                throw FaultError(.invalidValue, path: "scope", "scope must be stream or connection, not '\(scope)'")
+            }
+            return .windowStall(duration: try reader.duration("duration"), connection: scope == "connection")
+        }
+        return .resetStream(code: try code(reader, default: .internalError))
+    }
+
+    /// The `code` key: an RFC 9113 §7 error code by name or number, `fallback` when absent.
+    private static func code(_ reader: JSONFieldReader, default fallback: HTTP2ErrorCode) throws -> UInt32 {
         let read = try reader.read("code") { value, _ throws(FaultError) -> String in
             if let name = try? value.string(at: "code") { return name }
             if let number = try? value.integer(at: "code", in: 0...Int64(UInt32.max)) { return String(number) }
             throw FaultError(
                 .wrongType, path: "code", "expected an HTTP/2 error code: a name such as CANCEL, or a number")
         }
-        guard let text = read else { return .resetStream(code: HTTP2ErrorCode.internalError.rawValue) }
+        guard let text = read else { return fallback.rawValue }
         guard let code = HTTP2ErrorCode(name: text) else {
             throw FaultError(
                 .invalidValue, path: "code",
                 "'\(text)' is no HTTP/2 error code; use a name of RFC 9113 §7 (CANCEL, INTERNAL_ERROR, REFUSED_STREAM,"
                     + " …) or a number such as 0x8")
         }
-        return .resetStream(code: code.rawValue)
+        return code.rawValue
     }
 
     static func encode(_ action: FaultAction, _ writer: inout KeyWriter) throws {
+        if case .goaway(let code, let last, let graceful) = action {
+            if code != HTTP2ErrorCode.noError.rawValue {
+                try writer.string("code", HTTP2ErrorCode(rawValue: code).description)
+            }
+            switch last {
+            case .this: break
+            case .before: try writer.string("last-stream", "before")
+            case .id(let id): try writer.integer("last-stream", Int64(id))
+            }
+            if !graceful { try writer.bool("graceful", false) }
+        }
+        if case .windowStall(let duration, let connection) = action {
+            try writer.duration("duration", duration)
+            if connection { try writer.string("scope", "connection") }
+        }
         if case .resetStream(let code) = action, code != HTTP2ErrorCode.internalError.rawValue {
             try writer.string("code", HTTP2ErrorCode(rawValue: code).description)
         }
     }
 
     static func name(_ action: FaultAction) -> String {
-        "reset-stream"
+        switch action {
+        case .windowStall: "window-stall"
+        case .goaway: "goaway"
+        default: "reset-stream"
+        }
     }
 
     static func timing(_ action: FaultAction, direction: FaultDirection) -> FaultAction.Timing {
         .anytime
     }
 
-    static let interrupting: Set<String> = ["reset-stream"]
+    static let interrupting: Set<String> = ["reset-stream", "window-stall", "goaway"]
 
     static func wire(_ action: FaultAction) -> FaultWire {
-        if case .resetStream(let code) = action { .resetStream(code: code) } else { .cut(reset: true) }
+        switch action {
+        case .windowStall(let duration, let connection): .http2(.windowStall(duration, connection: connection))
+        case .resetStream(let code): .resetStream(code: code)
+        case .goaway(let code, let last, let graceful):
+            .http2(.goaway(code: code, lastStream: last, graceful: graceful))
+        default: preconditionFailure("\(action) is no HTTP/2 fault")
+        }
     }
 
     /// Whether `action` can fire only on an exchange that came over an HTTP/2 stream.

@@ -2,37 +2,39 @@ import HTTP2Wire
 import HTTPWire
 import SquallNet
 import TLSKit
-import TestSupport
-import UploadServer
 
-/// A small HTTP/2 client for the server's tests: one connection (TLS with ALPN `h2`, or cleartext with prior
-/// knowledge), requests on streams side by side, and what came back on each.
-final class HTTP2Client {
-    static let patience: Duration = .seconds(10)
+/// A small HTTP/2 client for tests (the server's, the proxy's): one connection (TLS with ALPN `h2`, or cleartext with
+/// prior knowledge), requests on streams side by side, and what came back on each.
+public final class HTTP2Client {
+    public static let patience: Duration = .seconds(10)
 
     /// What one stream got back.
-    struct Stream {
-        var interims: [ResponseHead] = []
-        var final: ResponseHead?
-        var body: [UInt8] = []
-        var reset: HTTP2ErrorCode?
-        var closed = false
+    public struct Stream: Sendable {
+        public var interims: [ResponseHead] = []
+        public var final: ResponseHead?
+        public var body: [UInt8] = []
+        public var reset: HTTP2ErrorCode?
+        /// The stream closed, and with which code (`NO_ERROR`, or a reset's, `REFUSED_STREAM` for a stream a
+        /// `GOAWAY` refused).
+        public var closed: HTTP2ErrorCode?
     }
 
-    let connection: any ByteStream
-    let session: HTTP2Session
-    private(set) var streams: [Int32: Stream] = [:]
-    private(set) var goaway: Int32?
+    public let connection: any ByteStream
+    public let session: HTTP2Session
+    public private(set) var streams: [Int32: Stream] = [:]
+    /// The last stream a `GOAWAY` named, once one came.
+    public private(set) var goaway: Int32?
     private var buffer = [UInt8](repeating: 0, count: 64 * 1024)
 
-    /// Connects to `fixture`'s server: over TLS it must choose `h2` in ALPN (else `TestFailure`).
-    init(_ fixture: ServerFixture) throws {
-        let address = try SocketAddress(parsing: String(fixture.server.url.split(separator: "/").last!))
-        if let authority = fixture.authority {
+    /// Connects to `url` (`http://…` with prior knowledge, `https://…` trusting `authority`): over TLS the server
+    /// must choose `h2` in ALPN (else `HTTP2Client.Failure`).
+    public init(url: String, authority: CertificateAuthority?) throws {
+        let address = try SocketAddress(parsing: String(url.split(separator: "/").last!))
+        if let authority, url.hasPrefix("https://") {
             let tls = try TLSFixtures.clientContext(authority: authority) { $0.alpn = ["h2"] }
             let secure = try TLSStream.connect(to: address, context: tls)
             guard secure.session?.alpn == "h2" else {
-                throw TestFailure("ALPN chose \(secure.session?.alpn ?? "nothing"), not h2")
+                throw Failure("ALPN chose \(secure.session?.alpn ?? "nothing"), not h2")
             }
             connection = secure
         } else {
@@ -45,8 +47,16 @@ final class HTTP2Client {
         connection.close()
     }
 
+    /// Why the client gave up.
+    public struct Failure: Error, CustomStringConvertible {
+        public let description: String
+        init(_ description: String) { self.description = description }
+    }
+
     /// Opens a stream with a request head; content follows with `send`, unless `end`.
-    func open(_ method: HTTPMethod, _ path: String, _ fields: [(String, String)], end: Bool = false) throws -> Int32 {
+    public func open(_ method: HTTPMethod, _ path: String, _ fields: [(String, String)], end: Bool = false) throws
+        -> Int32
+    {
         var head = RequestHead(method: method, target: path, fields: ["Host": "127.0.0.1"])
         for (name, value) in fields { head.fields.append(name: name, value: value) }
         let id = try session.submitRequest(HTTP2Heads.fields(of: head, scheme: "http"), endStream: end)
@@ -55,26 +65,26 @@ final class HTTP2Client {
     }
 
     /// Queues content on `stream`, ending it when `end`.
-    func send(_ bytes: [UInt8], on stream: Int32, end: Bool = false) {
+    public func send(_ bytes: [UInt8], on stream: Int32, end: Bool = false) {
         session.send(bytes, on: stream)
         if end { session.end(stream) }
     }
 
-    /// Writes and reads until `done` holds (else `TestFailure` after `patience`).
-    func run(until done: (HTTP2Client) -> Bool) throws {
+    /// Writes and reads until `done` holds (else a timeout after `patience`).
+    public func run(until done: (HTTP2Client) -> Bool) throws {
         let deadline = ContinuousClock.now + Self.patience
         while true {
             try flush(deadline)
             if done(self) { return }
             let count = try buffer.withUnsafeMutableBytes { try connection.readSome(into: $0, deadline: deadline) }
-            if count == 0 { throw TestFailure("the server closed the connection") }
+            if count == 0 { throw Failure("the server closed the connection") }
             for event in try session.receive(Array(buffer[..<count])) { take(event) }
         }
     }
 
     /// Runs until `stream` has its final response and content, or was reset.
-    func finish(_ stream: Int32) throws -> Stream {
-        try run { $0.streams[stream]?.closed == true }
+    public func finish(_ stream: Int32) throws -> Stream {
+        try run { $0.streams[stream]?.closed != nil }
         return streams[stream]!
     }
 
@@ -99,8 +109,8 @@ final class HTTP2Client {
             streams[id, default: Stream()].body += bytes
         case .reset(let id, let code):
             streams[id, default: Stream()].reset = code
-        case .closed(let id, _):
-            streams[id, default: Stream()].closed = true
+        case .closed(let id, let code):
+            streams[id, default: Stream()].closed = code
         case .goaway(let last, _):
             goaway = last
         case .endStream, .settings, .pingAcknowledged, .windowUpdate:
