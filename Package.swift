@@ -139,7 +139,8 @@ let package = Package(
         .target(
             name: "TestSupport",
             dependencies: [
-                "SquallCore", "SquallNet", "TLSKit", "HTTPWire", "HTTP2Wire", "HTTPExchange", "ControlAPI", "FaultEngine",
+                "SquallCore", "SquallNet", "TLSKit", "HTTPWire", "HTTP2Wire", "HTTPExchange", "ControlAPI",
+                "FaultEngine",
                 "CSystem", "ResumableUpload", "ProxyFlow", "ProxyTranscript",
             ]
         ),
