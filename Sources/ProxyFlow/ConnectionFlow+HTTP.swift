@@ -80,7 +80,10 @@ extension ConnectionFlow {
     private mutating func requestHead(_ head: RequestHead, at now: Duration, budget: some FaultBudgetAccess) {
         requests += 1
         let exchange = requests
-        emit(.requestHead(exchange: exchange, head), at: now)
+        // An HTTP/2 stream's request is recorded as the client sent it: over HTTP/2 (its front wrote it as HTTP/1.1).
+        var received = head
+        if isHTTP2Stream { received.version = .http2 }
+        emit(.requestHead(exchange: exchange, received), at: now)
         clientHost = head.fields["Host"]
         var forwarded = head
         if let proto = forwardedProto, !head.fields.contains("Forwarded") {

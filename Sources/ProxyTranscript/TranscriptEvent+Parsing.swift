@@ -159,14 +159,15 @@ extension TranscriptEvent.Kind {
             decided: try Self.optionalCount("decided_us", reader).map { .microseconds($0) })
     }
 
-    /// `HTTP/D.D` (RFC 9112 §2.3).
+    /// `HTTP/D.D` (RFC 9112 §2.3), or `HTTP/2` (a request that came over an HTTP/2 stream).
     private static func version(_ reader: JSONObjectReader) throws(TranscriptParseError) -> HTTPVersion {
         let text = try reader.string("version")
+        if text == HTTPVersion.http2.description { return .http2 }
         let bytes = Array(text.utf8)
         let digits = UInt8(ascii: "0")...UInt8(ascii: "9")
         guard bytes.count == 8, text.hasPrefix("HTTP/"), bytes[6] == UInt8(ascii: "."), digits.contains(bytes[5]),
             digits.contains(bytes[7])
-        else { throw TranscriptParseError(.invalidValue, key: "version", "'\(text)' is not HTTP/D.D") }
+        else { throw TranscriptParseError(.invalidValue, key: "version", "'\(text)' is not HTTP/D.D or HTTP/2") }
         let major = Int(bytes[5] - UInt8(ascii: "0"))
         let minor = Int(bytes[7] - UInt8(ascii: "0"))
         return HTTPVersion(major: major, minor: minor)

@@ -72,6 +72,15 @@ import Testing
         ProxyFaultTests.waitForCloses(fixture.proxy, count: 2)
         let transcript = fixture.proxy.transcript
         #expect(Self.streamClients(transcript).count == 1)
+        // The request is recorded as the client sent it, over HTTP/2, and its line reads back.
+        let requests = transcript.events.filter { if case .requestHead = $0.kind { true } else { false } }
+        #expect(requests.count == 1)
+        for event in requests {
+            guard case .requestHead(_, let head) = event.kind else { continue }
+            #expect(head.version == .http2)
+            #expect(event.jsonLine().contains(#""version":"HTTP/2""#))
+            #expect(try TranscriptEvent(jsonLine: event.jsonLine()).kind == event.kind)
+        }
         if tls {
             #expect(
                 transcript.events.contains { event in
