@@ -1,6 +1,4 @@
-import CSystem
 import FaultEngine
-import Glibc
 import HTTP2Wire
 import HTTPWire
 import ProxyFlow
@@ -23,7 +21,8 @@ import SquallNet
 final class HTTP2Front {
     /// One stream and its exchange.
     private struct Link {
-        let pair: Socket
+        /// The front's end of the stream's socket pair.
+        let pair: PlainStream
         let method: HTTPMethod
         let chunked: Bool
         /// HTTP/1.1 bytes to write into the pair, each with how many of them are the client's content (consumed from
@@ -170,8 +169,9 @@ final class HTTP2Front {
         } catch {
             return session.reset(stream, code: .protocolError)
         }
-        let (mine, theirs) = try Socket.pair()
-        try mine.setNonBlocking(true)
+        let (socket, theirs) = try Socket.pair()
+        try socket.setNonBlocking(true)
+        let mine = PlainStream(socket: socket)
         let (thread, handle) = start(theirs, stream)
         threads.append(thread)
         var link = Link(pair: mine, method: head.method, chunked: chunked, handle: handle)
@@ -215,15 +215,12 @@ final class HTTP2Front {
         for stream in Array(links.keys) {
             guard var link = links[stream] else { continue }
             while let first = link.outgoing.first {
-                let count = first.bytes.withUnsafeBytes { raw in
-                    Glibc.send(
-                        link.pair.fd, raw.baseAddress! + link.written, raw.count - link.written, Int32(MSG_NOSIGNAL))
+                let outcome = try? first.bytes.withUnsafeBytes { raw in
+                    try link.pair.write(UnsafeRawBufferPointer(rebasing: raw[link.written...]))
                 }
-                guard count > 0 else {
+                guard case .done(let count)? = outcome, count > 0 else {
                     // Full for now, or the exchange's connection is gone (its end shows when the pair is read).
-                    if count < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR {
-                        link.outgoing.removeAll()
-                    }
+                    if outcome == nil { link.outgoing.removeAll() }
                     break
                 }
                 link.written += count
@@ -247,9 +244,9 @@ final class HTTP2Front {
         for stream in Array(links.keys) {
             guard var link = links[stream], !link.responseEnded, session.queuedCount(on: stream) < Self.queueLimit
             else { continue }
-            let count = buffer.withUnsafeMutableBytes { Glibc.recv(link.pair.fd, $0.baseAddress, $0.count, 0) }
-            if count < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR) { continue }
-            if count <= 0 {
+            let outcome = try? buffer.withUnsafeMutableBytes { try link.pair.read(into: $0) }
+            if case .wouldBlock? = outcome { continue }
+            guard case .done(let count)? = outcome else {
                 // The exchange's connection closed or was cut before its response ended: so is the stream, with
                 // the code of the `reset-stream` that cut it, if one did.
                 let chosen = link.handle.streamResetCode.load(ordering: .acquiring)
@@ -354,35 +351,16 @@ final class HTTP2Front {
             .min()
     }
 
-    /// Polls the client for `interest` and every pair that has something to read or write, until one is ready or
-    /// `deadline` (nil: no deadline).
+    /// Polls the client for `interest`, the wake signal and every pair that has something to read or write, until one
+    /// is ready or `deadline` (nil: no deadline) or a window stall's end.
     private func wait(client interest: IOInterest, until deadline: ContinuousClock.Instant?) throws {
-        var entries = [
-            pollfd(fd: client.fileDescriptor, events: Self.events(interest), revents: 0),
-            pollfd(fd: wake.fileDescriptor, events: Int16(POLLIN), revents: 0),
-        ]
-        let deadline = [deadline, stallEnds].compactMap { $0 }.min()
+        var descriptors = [(descriptor: client.fileDescriptor, interest: interest)]
         for (stream, link) in links {
             var wanted: IOInterest = []
             if !link.outgoing.isEmpty { wanted.insert(.write) }
             if !link.responseEnded && session.queuedCount(on: stream) < Self.queueLimit { wanted.insert(.read) }
-            if !wanted.isEmpty { entries.append(pollfd(fd: link.pair.fd, events: Self.events(wanted), revents: 0)) }
+            if !wanted.isEmpty { descriptors.append((link.pair.fileDescriptor, wanted)) }
         }
-        var timeout = deadline.map { deadline -> timespec in
-            let left = max(.zero, deadline - .now)
-            let (seconds, attoseconds) = left.components
-            return timespec(tv_sec: Int(seconds), tv_nsec: Int(attoseconds / 1_000_000_000))
-        }
-        let ready: Int32
-        if timeout != nil {
-            ready = ppoll(&entries, nfds_t(entries.count), &timeout!, nil)
-        } else {
-            ready = ppoll(&entries, nfds_t(entries.count), nil, nil)
-        }
-        if ready < 0 && errno != EINTR { throw NetError(.closed, errno: errno, "ppoll") }
-    }
-
-    private static func events(_ interest: IOInterest) -> Int16 {
-        (interest.contains(.read) ? Int16(POLLIN) : 0) | (interest.contains(.write) ? Int16(POLLOUT) : 0)
+        try wake.wait(for: descriptors, until: [deadline, stallEnds].compactMap { $0 }.min())
     }
 }

@@ -1,7 +1,6 @@
 import CSystem
 import FaultEngine
 import Glibc
-import HTTPExchange
 import ProxyFlow
 import ProxyTranscript
 import SquallNet
@@ -24,9 +23,10 @@ final class ProxyConnection {
     let shared: ProxyShared
     let laneCapacity: Int
     /// The accepted socket, until the client leg is set up.
-    private let socket: Socket
-    private var client: (any ByteStream)?
-    private var upstream: (any ByteStream)?
+    let socket: Socket
+    // Set up in ProxyConnection+Setup.swift.
+    var client: (any ByteStream)?
+    var upstream: (any ByteStream)?
     /// The decrypted capture of both legs; nil when the proxy captures nothing.
     let capture: ConnectionCapture?
     private var readInterest = BothSides<IOInterest>(.read)
@@ -83,7 +83,7 @@ final class ProxyConnection {
     }
 
     /// Feeds one input into the flow; its capture marks are written at once, the other actions queued.
-    private func feed(_ input: ConnectionInput) {
+    func feed(_ input: ConnectionInput) {
         drive { driver, legs in driver.feed(input, budget: engine, legs: &legs) }
     }
 
@@ -143,56 +143,6 @@ final class ProxyConnection {
             shared.counters.closed(handle)
             feed(.released)
         }
-    }
-
-    /// Completes the client leg; a TLS handshake gets until `deadline` (the head deadline, on the flow's clock), or
-    /// 10 s without one.
-    private func acceptClient(by deadline: Duration?) {
-        guard let context = settings.clientTLS else {
-            client = PlainStream(socket: socket)
-            let wait = ContinuousClock.now + (deadline.map { max(.milliseconds(1), $0 - now) } ?? .seconds(10))
-            speaksHTTP2 = settings.http2 && HTTP2Preface.comes(on: socket, before: wait)
-            return feed(.legReady(.client, tls: nil))
-        }
-        do {
-            let timeout = deadline.map { max(.milliseconds(1), $0 - now) } ?? .seconds(10)
-            let stream = try TLSStream.accept(socket: socket, context: context, timeout: timeout)
-            client = stream
-            speaksHTTP2 = settings.http2 && stream.session?.alpn == "h2"
-            feed(.legReady(.client, tls: Self.session(stream.session)))
-        } catch {
-            feed(.tlsFailed(.client, reason: "\(error)"))
-        }
-    }
-
-    private func connectUpstream() {
-        let target = settings.upstream
-        let socket: Socket
-        do {
-            socket = try TCPConnector.connect(to: SocketAddress(host: target.host, port: target.port))
-        } catch {
-            return feed(.upstreamUnreachable(reason: "\(error)"))
-        }
-        capture?.upstreamConnected(socket)
-        guard target.tls, let context = settings.upstreamTLS else {
-            upstream = PlainStream(socket: socket)
-            return feed(.legReady(.upstream, tls: nil))
-        }
-        do {
-            let stream = try TLSStream(socket: socket, context: context, serverName: target.host)
-            try stream.handshake(timeout: .seconds(10))
-            upstream = stream
-            feed(.legReady(.upstream, tls: Self.session(stream.session)))
-        } catch {
-            socket.abort()
-            feed(.tlsFailed(.upstream, reason: "\(error)"))
-        }
-    }
-
-    private static func session(_ info: TLSSessionInfo?) -> TLSSession {
-        TLSSession(
-            serverName: info?.serverName, alpn: info?.alpn, version: info?.protocolVersion ?? "unknown",
-            cipher: info?.cipher ?? "unknown")
     }
 
     /// Before a fault's RST, waits (at most a second) until the peers acknowledged what was written, so that the

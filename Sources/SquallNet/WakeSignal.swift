@@ -31,11 +31,19 @@ public final class WakeSignal: Sendable {
     /// Waits until `descriptor` is ready for `interest`, this signal is sent, or `deadline`; clears the signal when it
     /// was sent.
     public func wait(for interest: IOInterest, on descriptor: Int32, until deadline: ContinuousClock.Instant?) throws {
-        var entries = [
-            pollfd(fd: descriptor, events: Poller.events(for: interest), revents: 0),
-            pollfd(fd: fileDescriptor, events: Int16(POLLIN), revents: 0),
-        ]
+        try wait(for: [(descriptor, interest)], until: deadline)
+    }
+
+    /// Waits until one of `descriptors` is ready for its interest, this signal is sent, or `deadline` (nil: no
+    /// deadline); clears the signal when it was sent.
+    public func wait(
+        for descriptors: [(descriptor: Int32, interest: IOInterest)], until deadline: ContinuousClock.Instant?
+    ) throws {
+        var entries = [pollfd(fd: fileDescriptor, events: Int16(POLLIN), revents: 0)]
+        for (descriptor, interest) in descriptors {
+            entries.append(pollfd(fd: descriptor, events: Poller.events(for: interest), revents: 0))
+        }
         _ = try Poller.poll(&entries, timeout: Poller.timeout(until: deadline))
-        if entries[1].revents != 0 { drain() }
+        if entries[0].revents != 0 { drain() }
     }
 }
