@@ -197,8 +197,8 @@ let package = Package(
         .testTarget(
             name: "UploadClientTests",
             dependencies: [
-                "UploadClient", "UploadServer", "ResumableUpload", "HTTPWire", "HTTPExchange", "SquallNet", "TLSKit",
-                "UploadJobs", "JobJournal", "TestSupport", "SquallCore",
+                "UploadClient", "UploadServer", "ResumableUpload", "HTTPWire", "HTTP2Wire", "HTTPExchange", "SquallNet",
+                "TLSKit", "UploadJobs", "JobJournal", "TestSupport", "SquallCore",
             ]
         ),
         .testTarget(name: "UploadStoreTests", dependencies: ["UploadStore", "TLSKit", "TestSupport"]),

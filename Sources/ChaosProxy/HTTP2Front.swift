@@ -55,6 +55,9 @@ final class HTTP2Front {
     private let capture: ConnectionCapture?
     private let session: HTTP2Session
     private let start: (Socket, Int32) -> (ConnectionThread, ConnectionHandle)
+    /// The connection's own handle: a reset sent to it (a network switch resetting every connection, `POST
+    /// /squall/connections/N/reset`) resets the client's TCP connection, every stream with it.
+    private let parent: ConnectionHandle
     private var links: [Int32: Link] = [:]
     private var threads: [ConnectionThread] = []
     private var output: [UInt8] = []
@@ -67,10 +70,11 @@ final class HTTP2Front {
     /// A front over `client` (after its TLS handshake chose `h2`, or a cleartext connection that began with the
     /// preface); `start` runs a stream's `ProxyConnection` over its end of a pair, on a thread of its own.
     init(
-        client: any ByteStream, idleTimeout: Duration, capture: ConnectionCapture?, wake: WakeSignal,
-        start: @escaping (Socket, Int32) -> (ConnectionThread, ConnectionHandle)
+        client: any ByteStream, parent: ConnectionHandle, idleTimeout: Duration, capture: ConnectionCapture?,
+        wake: WakeSignal, start: @escaping (Socket, Int32) -> (ConnectionThread, ConnectionHandle)
     ) throws {
         self.client = client
+        self.parent = parent
         self.wake = wake
         self.capture = capture
         self.idleTimeout = idleTimeout
@@ -96,6 +100,10 @@ final class HTTP2Front {
     private func serve() throws {
         var idleSince = ContinuousClock.now
         while true {
+            if parentWantsReset() {
+                client.abort()
+                return
+            }
             takeSignals()
             writePairs()
             try readPairs()
@@ -296,6 +304,21 @@ final class HTTP2Front {
     }
 
     /// Applies what the streams' fired HTTP/2 faults ask (`HTTP2Signal`).
+    /// Whether the connection's own handle was told to reset or stop (its other messages are for a flow it has not).
+    private func parentWantsReset() -> Bool {
+        parent.receive().contains { message in
+            switch message {
+            case .reset, .stop: true
+            case .fire(let decision):
+                switch decision.action {
+                case .reset, .close: true
+                default: false
+                }
+            case .rulesChanged: false
+            }
+        }
+    }
+
     private func takeSignals() {
         wake.drain()
         for stream in Array(links.keys) {
@@ -355,6 +378,7 @@ final class HTTP2Front {
     /// is ready or `deadline` (nil: no deadline) or a window stall's end.
     private func wait(client interest: IOInterest, until deadline: ContinuousClock.Instant?) throws {
         var descriptors = [(descriptor: client.fileDescriptor, interest: interest)]
+        if parent.wakeDescriptor >= 0 { descriptors.append((parent.wakeDescriptor, .read)) }
         for (stream, link) in links {
             var wanted: IOInterest = []
             if !link.outgoing.isEmpty { wanted.insert(.write) }

@@ -17,7 +17,8 @@ extension ProxyConnection {
         do {
             let wake = try WakeSignal()
             front = try HTTP2Front(
-                client: client, idleTimeout: settings.limits.idleTimeout, capture: capture, wake: wake
+                client: client, parent: handle, idleTimeout: settings.limits.idleTimeout, capture: capture,
+                wake: wake
             ) { end, stream in
                 let id = shared.registry.nextID()
                 let handle = ConnectionHandle(

@@ -126,26 +126,12 @@ extension HTTPClientStream {
                 final = head
                 sending = false
             case .body(let bytes):
-                try keep(bytes)
+                onContent?(bytes)
+                try bodyLimit.keep(bytes, in: &responseBody)
             case .end:
                 ended = final != nil
             case .upgrade, .opaque, .requestHead:
                 throw HTTPExchangeError(.notHTTP1, "the server left HTTP/1.1")
-            }
-        }
-
-        /// Appends what `bodyLimit` lets through of `bytes` to the response's content.
-        mutating func keep(_ bytes: ArraySlice<UInt8>) throws(HTTPExchangeError) {
-            onContent?(bytes)
-            switch bodyLimit {
-            case .keepFirst(let limit):
-                let room = limit - responseBody.count
-                if room > 0 { responseBody.append(contentsOf: bytes.prefix(room)) }
-            case .refuseOver(let limit):
-                guard responseBody.count + bytes.count <= limit else {
-                    throw HTTPExchangeError(.bodyTooLarge, "the response body is over \(limit) bytes")
-                }
-                responseBody.append(contentsOf: bytes)
             }
         }
 

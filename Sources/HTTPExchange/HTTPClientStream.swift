@@ -70,6 +70,20 @@ public enum ResponseBodyLimit: Sendable, Hashable {
     case keepFirst(Int)
     /// Keep up to `n` bytes; more is `HTTPExchangeError.Code.bodyTooLarge`.
     case refuseOver(Int)
+
+    /// Appends what the limit lets through of `bytes` to `body`, the content kept so far.
+    func keep(_ bytes: ArraySlice<UInt8>, in body: inout [UInt8]) throws(HTTPExchangeError) {
+        switch self {
+        case .keepFirst(let limit):
+            let room = limit - body.count
+            if room > 0 { body.append(contentsOf: bytes.prefix(room)) }
+        case .refuseOver(let limit):
+            guard body.count + bytes.count <= limit else {
+                throw HTTPExchangeError(.bodyTooLarge, "the response body is over \(limit) bytes")
+            }
+            body.append(contentsOf: bytes)
+        }
+    }
 }
 
 /// A request's content, read in chunks as the socket takes them: `length` bytes of a file from `offset` (with

@@ -24,6 +24,9 @@ public struct HTTPExchangeError: Error, CustomStringConvertible {
         case invalidRequest
         /// A callback asked to stop.
         case cancelled
+        /// The peer did not process the request (an HTTP/2 stream above a `GOAWAY`'s last stream, or reset with
+        /// `REFUSED_STREAM`; a connection that takes no new stream): it may be sent again, on another connection.
+        case refused
         /// Another read or write failure (`underlying` is the stream's error).
         case failed
     }

@@ -92,7 +92,8 @@ public struct ServerSpec: Sendable, Hashable {
 
 /// The reference client's set-up (`client` key). JSON keys: `interop` (3…10 or `"none"` for plain uploads),
 /// `retry-limit`, `inflight-limit`, `append-size` (size), `resume-attempts`, `developer-mode` (bool),
-/// `refresh-auth` (bool), `permanent-errors` ([error codes]), `read-timeout` (duration).
+/// `refresh-auth` (bool), `permanent-errors` ([error codes]), `read-timeout` (duration), `http` (`"h2"`,
+/// `"http/1.1"` or `"auto"`).
 public struct ClientSpec: Sendable, Hashable {
     /// The interop version sent; nil sends plain uploads. Default 8, or against an outside server the newest its
     /// profile lists.
@@ -116,6 +117,11 @@ public struct ClientSpec: Sendable, Hashable {
     /// How long a transfer waits for the server before it counts as timed out. Default 5 s (scenarios scale
     /// their stalls to hundreds of milliseconds).
     public var readTimeout: Duration = .seconds(5)
+    /// The HTTP the client speaks to the proxy: `h2` (uploads multiplexed on one connection; the proxy then offers
+    /// h2 in ALPN), `http/1.1`, or `auto` (h2 when the proxy chooses it). Default `http/1.1`.
+    public var http = "http/1.1"
+    /// The values `http` takes.
+    public static let httpChoices = ["h2", "http/1.1", "auto"]
 
     public init() {}
 }

@@ -11,7 +11,7 @@ extension ScenarioLoader {
     ]
     static let clientKeys = [
         "interop", "retry-limit", "inflight-limit", "append-size", "resume-attempts", "developer-mode", "refresh-auth",
-        "permanent-errors", "read-timeout",
+        "permanent-errors", "read-timeout", "http",
     ]
     static let assetKeys = ["name", "size", "count"]
     /// The client's job error codes (`permanent-errors`, `job-errors`).
@@ -72,6 +72,7 @@ extension ScenarioLoader {
         client.permanentErrors =
             object.read("permanent-errors", into: &diagnostics, permanentErrors) ?? client.permanentErrors
         client.readTimeout = object.read("read-timeout", into: &diagnostics, JSONValue.duration) ?? client.readTimeout
+        client.http = object.read("http", into: &diagnostics, httpChoice) ?? client.http
         return client
     }
 
@@ -185,6 +186,11 @@ extension ScenarioLoader {
         if case .string("final") = value { return InteropVersion.finalRawValue }
         guard case .integer = value else { throw JSONValue.wrongType(value, path, expected) }
         return Int(try JSONValue.integer(value, path, in: Self.interopRange))
+    }
+
+    /// `client.http`: `"h2"`, `"http/1.1"` or `"auto"`.
+    private static func httpChoice(_ value: JSONValue, _ path: String) throws(ScenarioError) -> String {
+        try JSONValue.name(value, path, in: ClientSpec.httpChoices, what: "HTTP choice")
     }
 
     private static func permanentErrors(_ value: JSONValue, _ path: String) throws(ScenarioError) -> [String] {

@@ -19,7 +19,8 @@ enum UploadCommand: Subcommand {
             + "[--token T | --token-url URL [--token-method M] [--token-body B] [--token-content-type T] "
             + "[--token-header 'NAME: VALUE'] [--token-path PATH] | --token-command CMD] [--server-profile FILE] "
             + "[--journal DIR] [--production] [--resume-attempts N] [--backoff D] "
-            + "[--backoff-limit D] [--connect-timeout D] [--read-timeout D] [--permanent-errors LIST] "
+            + "[--backoff-limit D] [--connect-timeout D] [--read-timeout D] [--http h2|http/1.1|auto] "
+            + "[--permanent-errors LIST] "
             + "[--no-refresh-auth] [--events] FILE|DIR...",
         options: [
             .value("--to", "URL", help: "The creation URL, e.g. http://127.0.0.1:8080/upload (required)."),
@@ -66,6 +67,10 @@ enum UploadCommand: Subcommand {
             .value(
                 "--read-timeout", "D",
                 help: "A request with no byte from the server for D times out (a token endpoint's too). Default 60s."),
+            .value(
+                "--http", "h2|http/1.1|auto",
+                help: "HTTP/2 (uploads multiplexed on one connection), HTTP/1.1, or auto: h2 when the server chooses "
+                    + "it in ALPN. Default http/1.1."),
             .value(
                 "--permanent-errors", "LIST",
                 help: "Job errors acknowledged, not retried: comma-separated names, or 'none'. "
@@ -310,6 +315,13 @@ struct UploadOptions {
         transfer.backoffLimit = try duration(arguments, "--backoff-limit") ?? transfer.backoffLimit
         transfer.connectTimeout = try duration(arguments, "--connect-timeout") ?? transfer.connectTimeout
         transfer.readTimeout = try duration(arguments, "--read-timeout") ?? transfer.readTimeout
+        if let text = arguments["--http"] {
+            guard let choice = HTTPChoice(rawValue: text) else {
+                throw UsageError(
+                    "--http must be h2, http/1.1 or auto, not '\(text)'", command: UploadCommand.spec.path)
+            }
+            transfer.http = choice
+        }
     }
 
     private static func duration(_ arguments: ParsedArguments, _ option: String) throws(UsageError) -> Duration? {

@@ -46,6 +46,9 @@ public struct TransferConfiguration: Sendable {
     /// so that the server can check the whole upload (the reference server fails an upload that does not match).
     /// The file is read once more, when that request is about to go. Default true.
     public var statesRepresentationDigest = true
+    /// Which HTTP the transfer speaks: HTTP/1.1, HTTP/2 (its requests streams of a connection the transfers of an
+    /// `UploadSystem` share), or HTTP/2 when the server chooses it in ALPN. Default HTTP/1.1.
+    public var http = HTTPChoice.http1
 
     public init(
         method: HTTPMethod = .post, headerFields: HTTPFields = [:],

@@ -34,6 +34,9 @@ public struct TransferError: Error, Sendable, Hashable, CustomStringConvertible 
 
     public var code: Code
     public var detail: String
+    /// Whether the server is known not to have processed the request (an HTTP/2 stream a `GOAWAY` or
+    /// `REFUSED_STREAM` refused): it is sent again on a new connection, and does not count as a failure.
+    public var unprocessed = false
 
     public init(_ code: Code, _ detail: String) {
         self.code = code
@@ -96,6 +99,10 @@ public struct TransferError: Error, Sendable, Hashable, CustomStringConvertible 
             case .bodySourceFailed: return TransferError(.fileUnreadable, error.detail)
             case .notHTTP1, .bodyTooLarge, .malformed: return TransferError(.badServerResponse, error.detail)
             case .closed, .reset, .failed: return TransferError(.networkConnectionLost, error.detail)
+            case .refused:
+                var refused = TransferError(.networkConnectionLost, error.detail)
+                refused.unprocessed = true
+                return refused
             }
         case let error as HTTPWireError where error.code == .truncated:
             return TransferError(.networkConnectionLost, "the response was cut short: \(error)")

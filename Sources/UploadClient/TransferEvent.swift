@@ -29,6 +29,9 @@ public enum TransferEvent: Sendable, Hashable {
     case finalising
     /// The final response to a request arrived, with its status.
     case finalResponse(method: String, status: Int)
+    /// The server did not process a request (its HTTP/2 stream was above a `GOAWAY`'s last stream, or refused): it is
+    /// sent again on a new connection, and is not an interruption.
+    case requestRetried(method: String, reason: String)
     /// The upload resource was cancelled with DELETE (the upload failed and cannot go on).
     case deleteSent(location: String)
     /// An answer of the server departs from the draft at the request's interop version (`ServerConformance`):

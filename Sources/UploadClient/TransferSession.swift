@@ -13,6 +13,8 @@ struct TransferSession {
     var tls: TLSContext?
     /// The file's SHA-256, once a completing request needed it.
     var representationDigest: [UInt8]?
+    /// Requests sent again in a row because the server did not process them.
+    var refusedRetries = 0
 
     init(transfer: UploadTransfer, fileDescriptor: Int32) {
         self.transfer = transfer
@@ -115,17 +117,29 @@ struct TransferSession {
         let connection = try connection(to: endpoint)
         do {
             let response = try connection.exchange(
-                head, body: body, readTimeout: configuration.readTimeout, onInterim: onInterim, onBodySent: onBodySent)
+                head, body: body, readTimeout: configuration.readTimeout, onInterim: onInterim,
+                onBodySent: onBodySent, willStart: { transfer.register(interrupt: $0) })
             report(
                 ServerExchange(
                     request: head, interims: response.interims, response: response.head,
                     bodyBytes: response.bodyBytesSent))
+            refusedRetries = 0
             return response
+        } catch  where error.unprocessed && refusedRetries < Self.refusedRetryLimit {
+            // The server did not process it (a GOAWAY, REFUSED_STREAM): sent again on a new connection, not a failure.
+            refusedRetries += 1
+            close()
+            transfer.observer(.requestRetried(method: head.method.rawValue, reason: error.detail))
+            return try exchange(
+                head, on: endpoint, body: body, retryStale: retryStale, onInterim: onInterim, onBodySent: onBodySent)
         } catch  where retryStale && connection.requestCount > 1 && error.isTransient {
             close()
             return try exchange(head, on: endpoint, body: body, retryStale: false, onInterim: onInterim)
         }
     }
+
+    /// How many times in a row a request the server did not process is sent again.
+    static let refusedRetryLimit = 3
 
     /// Reports each way the server's answer to `exchange` departs from the draft (the client goes on: a
     /// deviation it can live with is still worth saying).
@@ -138,20 +152,30 @@ struct TransferSession {
         }
     }
 
-    /// The kept-alive connection when it goes to `endpoint` and may be reused, else a new one.
+    /// The kept-alive connection when it goes to `endpoint` and may be reused, else a new one (over HTTP/2, a stream
+    /// of the connection the system's transfers share).
     mutating func connection(to endpoint: HTTPEndpoint) throws(TransferError) -> HTTPClientConnection {
         if let connection, connection.endpoint == endpoint, connection.isReusable { return connection }
         close()
-        if endpoint.secure && tls == nil {
-            let trust: TLSTrust = configuration.trustedCAFile.map { .caFile($0) } ?? .systemDefault
-            do {
-                tls = try TLSContext(client: TLSClientConfiguration(trust: trust))
-            } catch {
-                throw TransferError(.secureConnectionFailed, "cannot set up TLS: \(error)")
+        let opened: HTTPClientConnection
+        if configuration.http == .http1 {
+            if endpoint.secure && tls == nil {
+                let trust: TLSTrust = configuration.trustedCAFile.map { .caFile($0) } ?? .systemDefault
+                do {
+                    tls = try TLSContext(client: TLSClientConfiguration(trust: trust))
+                } catch {
+                    throw TransferError(.secureConnectionFailed, "cannot set up TLS: \(error)")
+                }
             }
+            opened = try HTTPClientConnection.open(
+                to: endpoint, tls: tls, timeout: configuration.connectTimeout, willConnect: transfer.register)
+        } else {
+            opened = try transfer.connections.connection(
+                to: endpoint, choice: configuration.http, trustedCAFile: configuration.trustedCAFile,
+                timeout: configuration.connectTimeout, willConnect: transfer.register)
+            // A shared connection's socket is not this transfer's to shut down: its streams are.
+            if opened.http2 != nil { transfer.register(interrupt: nil) }
         }
-        let opened = try HTTPClientConnection.open(
-            to: endpoint, tls: tls, timeout: configuration.connectTimeout, willConnect: transfer.register)
         connection = opened
         return opened
     }

@@ -75,6 +75,7 @@ extension UploadSystem {
         do {
             transfer = try UploadTransfer(
                 file: job.assetID, to: destination.url, configuration: settings, preflightCache: preflightCache,
+                connections: connections,
                 sleeper: sleeper, observer: recorder.handle)
         } catch {
             try settle(job.localID, TransferOutcome(result: .failed(error)))

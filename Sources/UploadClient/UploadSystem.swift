@@ -109,6 +109,8 @@ public final class UploadSystem: Sendable {
     let sleeper: UploadTransfer.Sleeper
     let observer: @Sendable (UploadSystemEvent) -> Void
     let preflightCache = PreflightCache()
+    /// The HTTP/2 connections the transfers share (`TransferConfiguration.http`).
+    let connections = HTTP2Connections()
     let transfers = Mutex<[JobID: UploadTransfer]>([:])
     /// Signalled whenever a transfer ends or the system is terminated.
     let wake = DispatchSemaphore(value: 0)
@@ -201,6 +203,8 @@ public final class UploadSystem: Sendable {
 
     /// Runs until the extension completes with no job held (see the type's comment).
     public func run() throws -> UploadSystemSummary {
+        // Transfers have ended when `schedule` returns: their shared connections go with them.
+        defer { connections.close() }
         do {
             let summary = try schedule()
             if let error = failure.withLock({ $0 }) { throw error }

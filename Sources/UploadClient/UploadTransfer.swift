@@ -26,6 +26,10 @@ public final class UploadTransfer: Sendable {
     public let url: HTTPURL
     public let configuration: TransferConfiguration
     let preflightCache: PreflightCache
+    /// The HTTP/2 connections shared with other transfers (`configuration.http`).
+    let connections: HTTP2Connections
+    /// Whether `connections` is this transfer's own, closed when it ends.
+    private let ownsConnections: Bool
     let sleeper: Sleeper
     let observer: @Sendable (TransferEvent) -> Void
     private let control = Mutex(Control())
@@ -35,20 +39,25 @@ public final class UploadTransfer: Sendable {
         var aborted = false
         var cancelRequested = false
         var cancelDelivered = false
-        var socket: Socket?
+        /// Cuts the request in flight: shuts its socket down, or resets its HTTP/2 stream.
+        var interrupt: (@Sendable () -> Void)?
     }
 
     /// A transfer of the file at `path` to the creation URL `url`; `observer` gets every event, in order, on the
-    /// thread that calls `run()`.
+    /// thread that calls `run()`. Its HTTP/2 connections are `connections`' (shared with other transfers), or its
+    /// own.
     public init(
         file path: String, to url: String, configuration: TransferConfiguration = TransferConfiguration(),
-        preflightCache: PreflightCache = PreflightCache(), sleeper: @escaping Sleeper = UploadTransfer.sleep,
+        preflightCache: PreflightCache = PreflightCache(), connections: HTTP2Connections? = nil,
+        sleeper: @escaping Sleeper = UploadTransfer.sleep,
         observer: @escaping @Sendable (TransferEvent) -> Void = { _ in }
     ) throws(TransferError) {
         self.path = path
         self.url = try HTTPURL(url)
         self.configuration = configuration
         self.preflightCache = preflightCache
+        self.connections = connections ?? HTTP2Connections()
+        self.ownsConnections = connections == nil
         self.sleeper = sleeper
         self.observer = observer
     }
@@ -59,7 +68,7 @@ public final class UploadTransfer: Sendable {
         control.withLock { control in
             guard !control.cancelRequested else { return }
             control.cancelRequested = true
-            control.socket?.shutdown(reading: true, writing: true)
+            control.interrupt?()
         }
     }
 
@@ -69,7 +78,7 @@ public final class UploadTransfer: Sendable {
         control.withLock { control in
             control.aborted = true
             control.cancelRequested = true
-            control.socket?.shutdown(reading: true, writing: true)
+            control.interrupt?()
         }
     }
 
@@ -90,7 +99,10 @@ public final class UploadTransfer: Sendable {
             return TransferOutcome(result: .failed(TransferError(.fileUnreadable, "cannot stat \(path)")))
         }
         var session = TransferSession(transfer: self, fileDescriptor: descriptor)
-        defer { session.close() }
+        defer {
+            session.close()
+            if ownsConnections { connections.close() }
+        }
         let preflight =
             configuration.resumeLocation == nil
             ? configuration.interopVersion.map { session.preflight(version: $0) } : nil
@@ -127,11 +139,15 @@ public final class UploadTransfer: Sendable {
 
     /// Remembers the socket of a new connection, shutting it down at once when a cancellation is pending.
     func register(_ socket: Socket) {
+        register(interrupt: { socket.shutdown(reading: true, writing: true) })
+    }
+
+    /// Remembers what cuts the request in flight (nil: nothing of this transfer's own to cut), calling it at once
+    /// when a cancellation is pending.
+    func register(interrupt: (@Sendable () -> Void)?) {
         control.withLock { control in
-            control.socket = socket
-            if control.aborted || control.cancelRequested && !control.cancelDelivered {
-                socket.shutdown(reading: true, writing: true)
-            }
+            control.interrupt = interrupt
+            if control.aborted || control.cancelRequested && !control.cancelDelivered { interrupt?() }
         }
     }
 

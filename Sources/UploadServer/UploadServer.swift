@@ -40,6 +40,8 @@ public final class UploadServer: Sendable {
     let log: ServerLog?
     /// The number of connections accepted so far: the last connection's id in the log.
     private let connectionCount = Atomic<Int>(0)
+    /// How many connections the server accepted so far (an HTTP/2 connection counts once, whatever its streams).
+    public var connectionsAccepted: Int { connectionCount.load(ordering: .relaxed) }
     /// When the retention sweep last ran (seconds since 1970).
     private let lastSweep = Mutex<Int64>(0)
     /// The open connections' sockets, shut down by `stop()`; nil once stopping (a late connection closes at once).

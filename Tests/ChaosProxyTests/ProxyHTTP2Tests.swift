@@ -261,7 +261,9 @@ import Testing
     }
 
     /// Shut for good: the client's own low-speed limit ends the upload (its read timeout, as a phone's would), with
-    /// the server holding what came before the window closed: at least the offset, at most a window (1 MiB) more.
+    /// the server holding what came before the window closed: at least the offset, at most a window (1 MiB) more and
+    /// what was between the front and the stream's flow when it fired (the socket pair's buffer, the flow's reads:
+    /// under load up to a few hundred KiB; 1 MiB allowed), far below the 8 MiB sent.
     @Test func aWindowNeverReopenedStopsTheClientWhileTheConnectionStaysUp() throws {
         let fixture = try ProxyFixture(rules: [try Self.rule(nil)], tls: true) { $0.http2 = true }
         let result = try Self.upload(fixture, ["--speed-limit", "1000", "--speed-time", "2"])
@@ -270,7 +272,7 @@ import Testing
         ProxyFaultTests.waitForCloses(fixture.proxy, count: 1)
         let id = try #require(fixture.server.uploads().first?.id)
         let offset = try #require(try ProxyFaultTests.offset(of: id, on: fixture))
-        #expect(offset >= 1 << 20 && offset <= (2 << 20) + (256 << 10), "\(offset)")
+        #expect(offset >= 1 << 20 && offset <= 3 << 20, "\(offset)")
     }
 
     /// Negative control: released after its duration, the same upload completes.

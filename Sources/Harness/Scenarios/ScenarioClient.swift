@@ -275,6 +275,7 @@ final class ScenarioClient: @unchecked Sendable {
             backoffLimit: .milliseconds(500), developerMode: spec.developerMode, connectTimeout: .seconds(5),
             readTimeout: spec.readTimeout, trustedCAFile: target.caFile)
         transfer.resumesFromZero = resumesFromZero
+        transfer.http = HTTPChoice(rawValue: spec.http) ?? .http1
         var configuration = UploadSystemConfiguration(
             jobs: jobStoreConfiguration, transfer: transfer, developerMode: spec.developerMode,
             invocationRuntimeLimit: .seconds(5), invocationBackoff: .milliseconds(20),
@@ -353,7 +354,8 @@ final class ScenarioClient: @unchecked Sendable {
         // The same transfer and policy settings as an in-process session (`makeSystem`, `init`).
         arguments += [
             "--resume-attempts", String(spec.resumeAttempts), "--backoff", "50ms", "--backoff-limit", "500ms",
-            "--connect-timeout", "5s", "--read-timeout", Self.durationText(spec.readTimeout), "--permanent-errors",
+            "--connect-timeout", "5s", "--read-timeout", Self.durationText(spec.readTimeout), "--http", spec.http,
+            "--permanent-errors",
             spec.permanentErrors.isEmpty ? "none" : spec.permanentErrors.joined(separator: ","),
         ]
         if !spec.refreshAuth { arguments.append("--no-refresh-auth") }

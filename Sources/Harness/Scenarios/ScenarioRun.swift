@@ -80,6 +80,8 @@ struct ScenarioRun {
         configuration.rules = scenario.faults + (try Self.holds(for: scenario.events))
         configuration.seed = scenario.seed
         configuration.upstreamInterop = Self.servedInterop(scenario, outside: outside)
+        // The client's leg speaks what the scenario's client does: h2 offered in ALPN unless it is HTTP/1.1 only.
+        configuration.http2 = scenario.client.http != "http/1.1"
         // A verdict reads the whole transcript: a scenario is bounded by its own limits, so keep every event.
         configuration.transcriptMemory = nil
         if options.keepFolder != nil {
