@@ -44,7 +44,7 @@ let package = Package(
         .target(
             name: "FaultEngine",
             dependencies: ["SquallCore", "HTTPWire", "HTTP2Wire", "StructuredFields", "ResumableUpload"]),
-        .target(name: "ProxyTranscript", dependencies: ["SquallCore", "HTTPWire", "FaultEngine"]),
+        .target(name: "ProxyTranscript", dependencies: ["SquallCore", "HTTPWire", "HTTP2Wire", "FaultEngine"]),
         .target(
             name: "ProxyFlow",
             dependencies: ["SquallCore", "HTTPWire", "FaultEngine", "ProxyTranscript", "ResumableUpload"]),
@@ -54,7 +54,8 @@ let package = Package(
         .target(
             name: "ScenarioOracle",
             dependencies: [
-                "Scenario", "FaultEngine", "UploadJobs", "ProxyTranscript", "HTTPWire", "ResumableUpload", "SquallCore",
+                "Scenario", "FaultEngine", "UploadJobs", "ProxyTranscript", "HTTPWire", "HTTP2Wire", "ResumableUpload",
+                "SquallCore",
             ]),
         .target(name: "ScenarioReports", dependencies: ["Scenario", "SquallCore"]),
         .target(name: "PacketSynthesis"),
@@ -190,7 +191,9 @@ let package = Package(
             exclude: ["Fixtures"]),
         .testTarget(
             name: "ScenarioOracleTests",
-            dependencies: ["ScenarioOracle", "Scenario", "FaultEngine", "UploadJobs", "ProxyTranscript", "HTTPWire"]),
+            dependencies: [
+                "ScenarioOracle", "Scenario", "FaultEngine", "UploadJobs", "ProxyTranscript", "HTTPWire", "HTTP2Wire",
+            ]),
         .testTarget(
             name: "ScenarioReportsTests", dependencies: ["ScenarioReports", "Scenario", "SquallCore", "TestSupport"]),
         .testTarget(name: "JobJournalTests", dependencies: ["JobJournal", "UploadJobs", "TestSupport"]),

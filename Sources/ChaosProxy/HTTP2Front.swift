@@ -2,6 +2,7 @@ import FaultEngine
 import HTTP2Wire
 import HTTPWire
 import ProxyFlow
+import ProxyTranscript
 import SquallNet
 
 /// The client leg of a connection that chose HTTP/2: one session with the client, and each stream proxied as an
@@ -20,7 +21,7 @@ import SquallNet
 /// its pair; a pair is read only while less than `queueLimit` of its response waits for the client's windows.
 final class HTTP2Front {
     /// One stream and its exchange.
-    private struct Link {
+    struct Link {
         /// The front's end of the stream's socket pair.
         let pair: PlainStream
         let method: HTTPMethod
@@ -43,22 +44,25 @@ final class HTTP2Front {
     }
 
     /// Until when every stream's windows stay shut (`window-stall` with `scope: connection`).
-    private var connectionStalledUntil: ContinuousClock.Instant?
+    var connectionStalledUntil: ContinuousClock.Instant?
     /// Set once a `goaway` fault said the connection goes away: gracefully (it ends once its streams have), or at
     /// once.
-    private var goingAway: (graceful: Bool, sent: Bool)?
-    private let wake: WakeSignal
+    var goingAway: (graceful: Bool, sent: Bool)?
+    let wake: WakeSignal
 
     private let client: any ByteStream
     /// The decrypted capture of the client leg (the connection's): the HTTP/2 frames as they went, which tshark
     /// decodes.
     private let capture: ConnectionCapture?
-    private let session: HTTP2Session
+    let session: HTTP2Session
     private let start: (Socket, Int32) -> (ConnectionThread, ConnectionHandle)
     /// The connection's own handle: a reset sent to it (a network switch resetting every connection, `POST
     /// /squall/connections/N/reset`) resets the client's TCP connection, every stream with it.
-    private let parent: ConnectionHandle
-    private var links: [Int32: Link] = [:]
+    let parent: ConnectionHandle
+    /// Appends an event of connection `id` (a stream's, or `parent`'s) to the transcript: the resets and the `GOAWAY`
+    /// only the front sees.
+    let record: (_ id: Int, TranscriptEvent.Kind) -> Void
+    var links: [Int32: Link] = [:]
     private var threads: [ConnectionThread] = []
     private var output: [UInt8] = []
     private var outputWritten = 0
@@ -71,10 +75,12 @@ final class HTTP2Front {
     /// preface); `start` runs a stream's `ProxyConnection` over its end of a pair, on a thread of its own.
     init(
         client: any ByteStream, parent: ConnectionHandle, idleTimeout: Duration, capture: ConnectionCapture?,
-        wake: WakeSignal, start: @escaping (Socket, Int32) -> (ConnectionThread, ConnectionHandle)
+        wake: WakeSignal, record: @escaping (_ id: Int, TranscriptEvent.Kind) -> Void,
+        start: @escaping (Socket, Int32) -> (ConnectionThread, ConnectionHandle)
     ) throws {
         self.client = client
         self.parent = parent
+        self.record = record
         self.wake = wake
         self.capture = capture
         self.idleTimeout = idleTimeout
@@ -153,9 +159,12 @@ final class HTTP2Front {
             links[stream] = link
         case .endStream(let stream):
             endRequest(stream)
-        case .reset(let stream, _):
+        case .reset(let stream, let code):
             // The client gave up on the stream: its exchange is cut as a client's RST cuts a connection.
-            links.removeValue(forKey: stream)?.pair.abort()
+            if let link = links.removeValue(forKey: stream) {
+                record(link.handle.id, .streamReset(side: .client, code: code.rawValue))
+                link.pair.abort()
+            }
         case .closed(let stream, _):
             if let link = links.removeValue(forKey: stream) {
                 if link.responseEnded { link.pair.close() } else { link.pair.abort() }
@@ -258,7 +267,7 @@ final class HTTP2Front {
                 // The exchange's connection closed or was cut before its response ended: so is the stream, with
                 // the code of the `reset-stream` that cut it, if one did.
                 let chosen = link.handle.streamResetCode.load(ordering: .acquiring)
-                session.reset(stream, code: chosen == .max ? .internalError : HTTP2ErrorCode(rawValue: chosen))
+                resetStream(stream, link, code: chosen == .max ? .internalError : HTTP2ErrorCode(rawValue: chosen))
                 links[stream] = nil
                 link.pair.close()
                 continue
@@ -267,7 +276,7 @@ final class HTTP2Front {
             do {
                 events = try link.parser.feed(Array(buffer[..<count])[...])
             } catch {
-                session.reset(stream, code: .internalError)
+                resetStream(stream, link, code: .internalError)
                 links[stream] = nil
                 link.pair.abort()
                 continue
@@ -301,63 +310,6 @@ final class HTTP2Front {
             session.reset(stream, code: .internalError)
             link.responseEnded = true
         }
-    }
-
-    /// Applies what the streams' fired HTTP/2 faults ask (`HTTP2Signal`).
-    /// Whether the connection's own handle was told to reset or stop (its other messages are for a flow it has not).
-    private func parentWantsReset() -> Bool {
-        parent.receive().contains { message in
-            switch message {
-            case .reset, .stop: true
-            case .fire(let decision):
-                switch decision.action {
-                case .reset, .close: true
-                default: false
-                }
-            case .rulesChanged: false
-            }
-        }
-    }
-
-    private func takeSignals() {
-        wake.drain()
-        for stream in Array(links.keys) {
-            guard let link = links[stream] else { continue }
-            for signal in link.handle.http2Signals.withLock({ signals in
-                defer { signals = [] }
-                return signals
-            }) {
-                switch signal {
-                case .goaway(let code, let last, let graceful):
-                    goAway(code: HTTP2ErrorCode(rawValue: code), last: last, firedOn: stream, graceful: graceful)
-                case .windowStall(let duration, let connection):
-                    let until = duration.map { ContinuousClock.now + $0 } ?? .now + .seconds(100 * 365 * 86_400)
-                    if connection {
-                        connectionStalledUntil = max(connectionStalledUntil ?? until, until)
-                    } else {
-                        links[stream]?.stalledUntil = until
-                    }
-                }
-            }
-        }
-    }
-
-    /// Sends `GOAWAY` (once): the streams above the last one it names are refused, their exchanges cut.
-    private func goAway(code: HTTP2ErrorCode, last: GoawayLastStream, firedOn stream: Int32, graceful: Bool) {
-        guard goingAway == nil else { return }
-        let lastID: Int32
-        switch last {
-        case .this: lastID = stream
-        case .before: lastID = max(0, stream - 2)
-        case .id(let id): lastID = id
-        }
-        session.goAway(lastStream: lastID, code: code)
-        for (id, link) in links where id > lastID {
-            session.reset(id, code: .refusedStream)
-            link.pair.abort()
-            links[id] = nil
-        }
-        goingAway = (graceful, true)
     }
 
     private func isStalled(_ link: Link) -> Bool {

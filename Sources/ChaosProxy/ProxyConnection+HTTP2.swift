@@ -1,4 +1,5 @@
 import HTTPExchange
+import ProxyTranscript
 import SquallNet
 
 extension ProxyConnection {
@@ -16,9 +17,12 @@ extension ProxyConnection {
         let front: HTTP2Front
         do {
             let wake = try WakeSignal()
+            let record = { (id: Int, kind: TranscriptEvent.Kind) in
+                shared.transcript.append(TranscriptEvent(time: shared.now, connection: id, kind: kind))
+            }
             front = try HTTP2Front(
                 client: client, parent: handle, idleTimeout: settings.limits.idleTimeout, capture: capture,
-                wake: wake
+                wake: wake, record: record
             ) { end, stream in
                 let id = shared.registry.nextID()
                 let handle = ConnectionHandle(

@@ -92,6 +92,7 @@ extension ConnectionFlow {
         }
         var local: (response: FaultResponse, decision: FaultDecision)?
         var rewrites: [FaultDecision] = []
+        var refused = false
         let outcome = faults.outcome(.requestHead(connection: id, head: head, time: now), budget: budget)
         faultsWatchBody = outcome.watchesBody ?? true
         for decision in outcome.decisions {
@@ -101,6 +102,11 @@ extension ConnectionFlow {
             case .rewrite(let name, let value):
                 rewrites.append(decision)
                 Self.rewrite(&forwarded.fields, name: name, value: value)
+            case .http2(.goaway(_, .before, _)):
+                // A GOAWAY naming the stream before this one refuses this one: it was not processed, so nothing of
+                // it goes upstream (the client may send it again, and the server must not have seen it).
+                applyInStream(decision, toClientLane: false, at: now)
+                refused = true
             default:
                 applyInStream(decision, toClientLane: false, at: now)
             }
@@ -115,6 +121,10 @@ extension ConnectionFlow {
         if let local {
             let through = answer(local.response, at: now, close: false)
             record(local.decision, at: now, wire: .after(.client, through: through))
+            return
+        }
+        if refused {
+            toUpstream.pushMarker(.reset, at: now)
             return
         }
         if !rewrites.isEmpty { emit(.requestForwarded(exchange: exchange, forwarded), at: now) }

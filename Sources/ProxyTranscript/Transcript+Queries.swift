@@ -87,7 +87,7 @@ extension TranscriptEvent.Kind {
             .announcementAwaited(let exchange, _, _), .announcementWaitEnded(let exchange, _),
             .announcementWithheld(let exchange, _), .clientAnnouncement(let exchange, _, _):
             exchange
-        case .started, .opened, .tlsEstablished, .tlsFailed, .closed, .faultFired: nil
+        case .started, .opened, .tlsEstablished, .tlsFailed, .closed, .faultFired, .streamReset, .goaway: nil
         }
     }
 }

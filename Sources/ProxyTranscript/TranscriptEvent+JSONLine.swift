@@ -1,3 +1,4 @@
+import HTTP2Wire
 import HTTPWire
 
 extension TranscriptEvent {
@@ -80,6 +81,8 @@ extension TranscriptEvent.Kind {
         case .announcementWaitEnded: "announcement_wait_end"
         case .announcementWithheld: "announcement_withheld"
         case .clientAnnouncement: "client_announcement"
+        case .streamReset: "stream_reset"
+        case .goaway: "goaway"
         }
     }
 
@@ -159,6 +162,12 @@ extension TranscriptEvent.Kind {
             writer.add("location", location)
             writer.add("outcome", outcome.name)
             writer.add("rule", outcome.rule)
+        case .streamReset(let side, let code):
+            writer.add("side", side.rawValue)
+            writer.add("code", HTTP2ErrorCode(rawValue: code).description)
+        case .goaway(let lastStream, let code):
+            writer.add("last_stream", Int(lastStream))
+            writer.add("code", HTTP2ErrorCode(rawValue: code).description)
         }
     }
 }

@@ -1,4 +1,5 @@
 import FaultEngine
+import HTTP2Wire
 import HTTPWire
 
 extension TranscriptEvent {
@@ -39,6 +40,8 @@ extension TranscriptEvent {
         "announcement_wait_end": ["exchange", "outcome"],
         "announcement_withheld": ["exchange", "rule"],
         "client_announcement": ["exchange", "location", "outcome", "rule"],
+        "stream_reset": ["side", "code"],
+        "goaway": ["last_stream", "code"],
     ]
 }
 
@@ -89,6 +92,12 @@ extension TranscriptEvent.Kind {
         case "close":
             self = .closed(
                 side: try reader.name("side", as: CloseSide.self), kind: try reader.name("kind", as: CloseKind.self))
+        case "stream_reset":
+            self = .streamReset(
+                side: try reader.name("side", as: CloseSide.self), code: try Self.http2Code(reader))
+        case "goaway":
+            self = .goaway(
+                lastStream: Int32(try reader.int("last_stream", minimum: 0)), code: try Self.http2Code(reader))
         case "fault_unresolved":
             self = .faultUnresolved(
                 rule: try reader.string("rule"), exchange: try reader.int("exchange", minimum: 1),
@@ -175,6 +184,15 @@ extension TranscriptEvent.Kind {
 
     private static func fields(_ reader: JSONObjectReader) throws(TranscriptParseError) -> HTTPFields {
         HTTPFields(try reader.pairs("fields").map { HTTPField(name: $0.0, value: $0.1) })
+    }
+
+    /// An HTTP/2 error code, by name (`REFUSED_STREAM`) or number (`0x7`), at `code`.
+    private static func http2Code(_ reader: JSONObjectReader) throws(TranscriptParseError) -> UInt32 {
+        let text = try reader.string("code")
+        guard let code = HTTP2ErrorCode(name: text) else {
+            throw TranscriptParseError(.invalidValue, key: "code", "'\(text)' is no HTTP/2 error code")
+        }
+        return code.rawValue
     }
 
     private static func optionalCount(_ key: String, _ reader: JSONObjectReader) throws(TranscriptParseError) -> Int64?

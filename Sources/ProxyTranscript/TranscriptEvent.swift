@@ -87,6 +87,13 @@ public struct TranscriptEvent: Sendable, Hashable {
         /// exchange by the proxy, when the first such 104 reached the client (`written`), or at the connection's
         /// end when none did, saying why. The oracle and the harness read it; they never infer it.
         case clientAnnouncement(exchange: Int, location: String, outcome: ClientAnnouncementOutcome)
+        /// This connection is an HTTP/2 stream, and it was reset (`RST_STREAM` with `code`, RFC 9113 §7): by the proxy
+        /// toward the client (`.proxy`: a cut, a `reset-stream`, a stream a `GOAWAY` refused with `REFUSED_STREAM`) or
+        /// by the client (`.client`).
+        case streamReset(side: CloseSide, code: UInt32)
+        /// The proxy said `GOAWAY` to this HTTP/2 connection's client (`code`): the streams above `lastStream` were
+        /// not processed, and each is recorded as reset `REFUSED_STREAM` on its own connection.
+        case goaway(lastStream: Int32, code: UInt32)
     }
 }
 

@@ -24,6 +24,7 @@
 ///   "job-errors": {"networkConnectionLost": {"min": 1}},
 ///   "process-jobs-results": {"failure": 0},
 ///   "wall-time": {"max": "10s"},
+///   "refused-streams-retried": true,                // each HTTP/2 request refused by GOAWAY sent again, answered
 ///   "server-conformance": true                      // every answer of the server follows the draft (or
 ///                                                   // {"allow": ["completion-field"]}: those rules tolerated)
 /// }
@@ -43,6 +44,8 @@ public enum Expectation: Sendable, Hashable {
     /// After every `reset` fired at an upload offset, the first HEAD on that upload resource reports exactly that
     /// offset: the server kept every byte the proxy delivered before the cut, no more, no fewer.
     case serverOffsetAtCut(Bool)
+    /// Every request of an HTTP/2 stream the proxy refused (`REFUSED_STREAM`) was sent again and answered.
+    case refusedStreamsRetried(Bool)
     case retransmittedBytes(Count)
     case restartsFromZero(Count)
     case peakInFlight(Count)
@@ -72,6 +75,7 @@ public enum Expectation: Sendable, Hashable {
         case .resumptions: "resumptions"
         case .appendsAtServerOffset: "appends-at-server-offset"
         case .serverOffsetAtCut: "server-offset-at-cut"
+        case .refusedStreamsRetried: "refused-streams-retried"
         case .retransmittedBytes: "retransmitted-bytes"
         case .restartsFromZero: "restarts-from-zero"
         case .peakInFlight: "peak-in-flight"
@@ -93,7 +97,7 @@ public enum Expectation: Sendable, Hashable {
         "peak-in-flight", "auth-refreshes",
         "requests", "server-objects-intact", "server-resource-ids-recorded", "job-errors", "process-jobs-results",
         "wall-time", "server-conformance", "acknowledged-at-most-once", "no-job-lost", "acknowledged-bytes-kept",
-        "no-avoidable-duplicates",
+        "no-avoidable-duplicates", "refused-streams-retried",
     ]
 
     /// Whether judging it needs the reference server's state (skipped against `--upstream`).

@@ -51,6 +51,7 @@ extension ScenarioLoader {
         case "resumptions": return [.resumptions(try count(value, path))]
         case "appends-at-server-offset": return [.appendsAtServerOffset(try JSONValue.bool(value, path))]
         case "server-offset-at-cut": return [.serverOffsetAtCut(try JSONValue.bool(value, path))]
+        case "refused-streams-retried": return [.refusedStreamsRetried(try JSONValue.bool(value, path))]
         case "retransmitted-bytes": return [.retransmittedBytes(try count(value, path))]
         case "restarts-from-zero": return [.restartsFromZero(try count(value, path))]
         case "peak-in-flight": return [.peakInFlight(try count(value, path))]

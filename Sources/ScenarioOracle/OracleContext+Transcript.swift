@@ -31,6 +31,14 @@ extension OracleContext {
         return holds(key, wanted, problems: check.problems, judged: "\(check.cuts) cuts at an offset")
     }
 
+    /// `refused-streams-retried`: every request of an HTTP/2 stream the proxy refused was sent again and answered.
+    func refusedStreamsRetried(_ key: String, _ wanted: Bool) -> Verdict {
+        let check = RefusedStreamsCheck(observation.transcript)
+        var verdict = holds(key, wanted, problems: check.problems, judged: "\(check.refused) refused requests")
+        if verdict.status == .failed { verdict.evidence += faultEvidence }
+        return verdict
+    }
+
     /// `server-conformance`: every answer of the server follows the draft (deviations of `allowed` rules are
     /// tolerated and listed as evidence).
     func serverConformance(_ key: String, _ wanted: Bool, allowed: [String]) -> Verdict {

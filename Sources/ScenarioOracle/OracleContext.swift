@@ -40,6 +40,7 @@ struct OracleContext {
         case .resumptions(let count): return resumptions(key, count)
         case .appendsAtServerOffset(let wanted): return appendsAtServerOffset(key, wanted)
         case .serverOffsetAtCut(let wanted): return serverOffsetAtCut(key, wanted)
+        case .refusedStreamsRetried(let wanted): return refusedStreamsRetried(key, wanted)
         case .retransmittedBytes(let count): return retransmittedBytes(key, count)
         case .restartsFromZero(let count): return restartsFromZero(key, count)
         case .peakInFlight(let count):

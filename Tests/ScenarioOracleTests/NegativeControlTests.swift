@@ -31,7 +31,7 @@ struct NegativeControlTests {
     static let kinds = ScenarioExpectation.keys + ["fault", "event", "timeout", "requests-through-proxy"]
 
     @Test func everyExpectationKindAndRunVerdictHasANegativeControl() throws {
-        #expect(Self.kinds.count == 27)
+        #expect(Self.kinds.count == 28)
         for kind in Self.kinds {
             #expect(try Self.control(kind) != nil, "no negative control for \(kind)")
         }
@@ -259,6 +259,14 @@ struct NegativeControlTests {
                 clean: Fixture.observation(transcript: cutAndResumed(reported: 400, resumeAt: 400)),
                 observed: "false (1 of 1 cuts at an offset not)",
                 evidence: "cut at 400 (conn 1 #1 POST /upload): conn 2 #1 HEAD /uploads/7 reported 256: 144 bytes lost")
+        case "refused-streams-retried":
+            return control(
+                kind, .refusedStreamsRetried(true), count: 1,
+                defective: Fixture.observation(transcript: RefusedStreamsCheckTests.refusedAppend(sentAgain: false)),
+                clean: Fixture.observation(transcript: RefusedStreamsCheckTests.refusedAppend(sentAgain: true)),
+                observed: "false (1 of 1 refused requests not)",
+                evidence:
+                    "conn 3 #1 PATCH /uploads/7 Upload-Offset: 512 was refused (REFUSED_STREAM) and never sent again")
         case "auth-refreshes":
             return control(
                 kind, .authRefreshes(.exactly(0)), count: 1,

@@ -1,0 +1,71 @@
+import FaultEngine
+import HTTP2Wire
+import ProxyTranscript
+
+/// What reaches the front from outside its session: the resets and stops sent to the connection itself, and the
+/// HTTP/2 faults its streams' flows fired (`window-stall`, `goaway`), with the resets they cause.
+extension HTTP2Front {
+    /// Applies what the streams' fired HTTP/2 faults ask (`HTTP2Signal`).
+    /// Whether the connection's own handle was told to reset or stop (its other messages are for a flow it has not).
+    func parentWantsReset() -> Bool {
+        parent.receive().contains { message in
+            switch message {
+            case .reset, .stop: true
+            case .fire(let decision):
+                switch decision.action {
+                case .reset, .close: true
+                default: false
+                }
+            case .rulesChanged: false
+            }
+        }
+    }
+
+    func takeSignals() {
+        wake.drain()
+        for stream in Array(links.keys) {
+            guard let link = links[stream] else { continue }
+            for signal in link.handle.http2Signals.withLock({ signals in
+                defer { signals = [] }
+                return signals
+            }) {
+                switch signal {
+                case .goaway(let code, let last, let graceful):
+                    goAway(code: HTTP2ErrorCode(rawValue: code), last: last, firedOn: stream, graceful: graceful)
+                case .windowStall(let duration, let connection):
+                    let until = duration.map { ContinuousClock.now + $0 } ?? .now + .seconds(100 * 365 * 86_400)
+                    if connection {
+                        connectionStalledUntil = max(connectionStalledUntil ?? until, until)
+                    } else {
+                        links[stream]?.stalledUntil = until
+                    }
+                }
+            }
+        }
+    }
+
+    /// Sends `GOAWAY` (once): the streams above the last one it names are refused, their exchanges cut.
+    func goAway(code: HTTP2ErrorCode, last: GoawayLastStream, firedOn stream: Int32, graceful: Bool) {
+        guard goingAway == nil else { return }
+        let lastID: Int32
+        switch last {
+        case .this: lastID = stream
+        case .before: lastID = max(0, stream - 2)
+        case .id(let id): lastID = id
+        }
+        session.goAway(lastStream: lastID, code: code)
+        record(parent.id, .goaway(lastStream: lastID, code: code.rawValue))
+        for (id, link) in links where id > lastID {
+            resetStream(id, link, code: .refusedStream)
+            link.pair.abort()
+            links[id] = nil
+        }
+        goingAway = (graceful, true)
+    }
+
+    /// Resets `stream` toward the client, and records it on the stream's connection.
+    func resetStream(_ stream: Int32, _ link: Link, code: HTTP2ErrorCode) {
+        session.reset(stream, code: code)
+        record(link.handle.id, .streamReset(side: .proxy, code: code.rawValue))
+    }
+}
