@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The catalog under load (issue 13): the whole scenario catalog must pass every scenario
+# The catalog under load (issue 13): the whole scenario catalog, at both protocols (`--http-matrix`: HTTP/1.1 and
+# HTTP/2, issue 41), must pass every scenario
 #   1. with two busy CPU hogs, one per core of this 2-core machine (one per core wherever it runs), and
 #   2. pinned to one core (taskset -c 0).
 # Each run's report must validate against Scenarios/report.schema.json. Exit 1 on the first failing run, with its
@@ -23,7 +24,7 @@ trap 'stop_hogs; rm -rf "$load_work"' EXIT
 catalog() {
     local label="$1"
     shift
-    run_under "load check" "$label" "$catalog" "$@"
+    run_under "load check" "$label" "$catalog" "$@" --http-matrix
     python3 Tools/report-check.py --schema Scenarios/report.schema.json "$load_work/$label.json" >/dev/null
 }
 

@@ -39,13 +39,19 @@ stop_hogs() {
     hogs=()
 }
 
-# run_under NAME LABEL FOLDER COMMAND...: `COMMAND run FOLDER --json` into $load_work/LABEL.json, printing
-# "NAME, LABEL: <the run's last line>"; on a failing scenario, the failures on stderr and exit 1.
+# run_under NAME LABEL FOLDER COMMAND... [-- RUN FLAGS...]: `COMMAND run FOLDER --json` into $load_work/LABEL.json,
+# printing "NAME, LABEL: <the run's last line>"; on a failing scenario, the failures on stderr and exit 1. Flags after
+# the command that start with `--` go to `squall run` (`--http-matrix`).
 run_under() {
     local name="$1" label="$2" folder="$3"
     shift 3
+    local command=() flags=()
+    for word in "$@"; do
+        if [[ "$word" == --* ]]; then flags+=("$word"); else command+=("$word"); fi
+    done
     local status=0
-    "$@" run "$folder" --json "$load_work/$label.json" >"$load_work/$label.out" 2>&1 || status=$?
+    "${command[@]}" run "$folder" --json "$load_work/$label.json" "${flags[@]}" >"$load_work/$label.out" 2>&1 \
+        || status=$?
     echo "$name, $label: $(tail -n 1 "$load_work/$label.out")"
     if ((status != 0)); then
         echo "${0##*/}: $name failed $label (exit $status):" >&2

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The whole test suite: set-up, format lint, module boundaries (Tools/check-imports.py), warnings-as-errors build,
 # every test, 9 s of every fuzz target (Tools/fuzz.sh: fails on any crash), then the scenario catalog: 5 runs in
-# which every scenario must pass and the runs must agree (Tools/determinism.sh), and once under two CPU hogs and once
-# on one core (Tools/load-check.sh), the version matrix (Tools/interop-matrix.sh: every scenario at every interop
+# which every scenario must pass and the runs must agree (Tools/determinism.sh), once over HTTP/1.1 and HTTP/2 (squall
+# run --http-matrix), and at both protocols once under two CPU hogs and once on one core (Tools/load-check.sh), the
+# version matrix (Tools/interop-matrix.sh: every scenario at every interop
 # version it applies to, `final` included), the cut sweep (Tools/cut-sweep.sh: cuts at 10 to 90 % of creations resumed in the
 # same three conditions, and its negative control), a newcomer's scenarios judged as they predicted
 # (Tools/newcomer-check.py), the docs checked against the binary (Tools/docs-check.py: README.md and docs/ links and
@@ -55,7 +56,10 @@ Tools/fuzz.sh --seconds 9
 stage "the scenario catalog, run 5 times: every scenario passes, reports follow their schema, the runs agree"
 Tools/determinism.sh .build/debug/squall
 
-stage "the scenario catalog under load: two CPU hogs, then one core"
+stage "the scenario catalog over HTTP/1.1 and HTTP/2: every scenario at both (squall run --http-matrix), all passing or skipped with why"
+.build/debug/squall run --http-matrix
+
+stage "the scenario catalog under load, at both protocols: two CPU hogs, then one core"
 Tools/load-check.sh .build/debug/squall
 
 stage "the version matrix: every scenario at every interop version it applies to (3 to 10, final), all passing"

@@ -23,22 +23,26 @@ extension HTTP2Front {
 
     func takeSignals() {
         wake.drain()
-        for stream in Array(links.keys) {
-            guard let link = links[stream] else { continue }
-            for signal in link.handle.http2Signals.withLock({ signals in
-                defer { signals = [] }
-                return signals
-            }) {
-                switch signal {
-                case .goaway(let code, let last, let graceful):
-                    goAway(code: HTTP2ErrorCode(rawValue: code), last: last, firedOn: stream, graceful: graceful)
-                case .windowStall(let duration, let connection):
-                    let until = duration.map { ContinuousClock.now + $0 } ?? .now + .seconds(100 * 365 * 86_400)
-                    if connection {
-                        connectionStalledUntil = max(connectionStalledUntil ?? until, until)
-                    } else {
-                        links[stream]?.stalledUntil = until
-                    }
+        for stream in Array(links.keys) { takeSignals(of: stream) }
+    }
+
+    /// Carries out what `stream`'s flow asked of the front. Also called when its exchange ends, before the stream
+    /// is let go: a flow publishes its signals before it closes its end of the pair.
+    func takeSignals(of stream: Int32) {
+        guard let link = links[stream] else { return }
+        for signal in link.handle.http2Signals.withLock({ signals in
+            defer { signals = [] }
+            return signals
+        }) {
+            switch signal {
+            case .goaway(let code, let last, let graceful):
+                goAway(code: HTTP2ErrorCode(rawValue: code), last: last, firedOn: stream, graceful: graceful)
+            case .windowStall(let duration, let connection):
+                let until = duration.map { ContinuousClock.now + $0 } ?? .now + .seconds(100 * 365 * 86_400)
+                if connection {
+                    connectionStalledUntil = max(connectionStalledUntil ?? until, until)
+                } else {
+                    links[stream]?.stalledUntil = until
                 }
             }
         }

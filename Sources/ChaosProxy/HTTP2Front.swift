@@ -265,7 +265,9 @@ final class HTTP2Front {
             if case .wouldBlock? = outcome { continue }
             guard case .done(let count)? = outcome else {
                 // The exchange's connection closed or was cut before its response ended: so is the stream, with
-                // the code of the `reset-stream` that cut it, if one did.
+                // the code of the `reset-stream` that cut it, if one did; unless a `goaway` it fired refused it.
+                takeSignals(of: stream)
+                guard links[stream] != nil else { continue }
                 let chosen = link.handle.streamResetCode.load(ordering: .acquiring)
                 resetStream(stream, link, code: chosen == .max ? .internalError : HTTP2ErrorCode(rawValue: chosen))
                 links[stream] = nil

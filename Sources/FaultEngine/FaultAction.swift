@@ -74,6 +74,10 @@ public enum FaultAction: Sendable, Hashable {
         family.timing(self, direction: direction)
     }
 
+    /// Whether the action acts on an HTTP/2 stream (`reset-stream`, `window-stall`, `goaway`): over HTTP/1.1 it never
+    /// fires.
+    public var needsHTTP2Stream: Bool { HTTP2Streams.needsHTTP2Stream(self) }
+
     /// Whether the action shapes a whole connection (and so can arm on a connection before any request).
     public var isConnectionAction: Bool { family.isConnectionAction(self) }
 

@@ -106,8 +106,7 @@ public final class HTTP2ClientConnection: @unchecked Sendable {
 
     /// What the loop carries from one turn to the next.
     private struct Loop {
-        var output: [UInt8] = []
-        var written = 0
+        var output = HTTP2SessionOutput()
         var buffer = [UInt8](repeating: 0, count: 64 * 1024)
         var idleSince = ContinuousClock.now
         /// Set once this side said `GOAWAY`: only what is left to write.
@@ -130,25 +129,24 @@ public final class HTTP2ClientConnection: @unchecked Sendable {
         stream.close()
     }
 
+    /// The session's next output; the callers waiting for their content to be framed are told.
+    private func takeOutput() throws -> [UInt8] {
+        try locked {
+            let output = try session.takeOutput()
+            if !output.isEmpty { condition.broadcast() }
+            return output
+        }
+    }
+
     private func serve(_ loop: inout Loop) throws {
         while true {
-            if loop.written == loop.output.count {
-                loop.output = try locked { try session.takeOutput() }
-                loop.written = 0
-                if !loop.output.isEmpty { locked { condition.broadcast() } }
+            var interest: IOInterest
+            switch try loop.output.write(to: stream, take: { try takeOutput() }) {
+            case .again: continue
+            case .proceed(let wanted): interest = wanted
+            case .ended: return
             }
-            var interest: IOInterest = []
-            if loop.written < loop.output.count {
-                switch try loop.output.withUnsafeBytes({
-                    try stream.write(UnsafeRawBufferPointer(rebasing: $0[loop.written...]))
-                }) {
-                case .done(let count): loop.written += count
-                case .wouldBlock(let wanted): interest.formUnion(wanted)
-                case .endOfStream: return
-                }
-                if loop.written < loop.output.count && interest.isEmpty { continue }
-            }
-            let flushed = loop.written == loop.output.count
+            let flushed = loop.output.flushed
             let (finished, open, leave, stop) = locked {
                 (session.isFinished, !streams.isEmpty || waitingForSlot > 0, retired && streams.isEmpty, closing)
             }

@@ -80,8 +80,7 @@ public final class HTTP2ServerConnection: @unchecked Sendable {
     private struct Loop {
         /// When the connection ends unless a stream is open (the first head's deadline, then the idle timeout).
         var deadline: ContinuousClock.Instant
-        var output: [UInt8] = []
-        var written = 0
+        var output = HTTP2SessionOutput()
         var buffer = [UInt8](repeating: 0, count: 64 * 1024)
         /// Set once this side said GOAWAY for idleness: no more reading, only what is left to write.
         var leaving = false
@@ -89,24 +88,15 @@ public final class HTTP2ServerConnection: @unchecked Sendable {
 
     private func serve(_ loop: inout Loop, handler: @escaping Handler) throws {
         while true {
-            if loop.written == loop.output.count {
-                loop.output = try locked { try session.takeOutput() }
-                loop.written = 0
-            }
-            var interest: IOInterest = []
-            if loop.written < loop.output.count {
-                switch try loop.output.withUnsafeBytes({
-                    try stream.write(UnsafeRawBufferPointer(rebasing: $0[loop.written...]))
-                }) {
-                case .done(let count): loop.written += count
-                case .wouldBlock(let wanted): interest.formUnion(wanted)
-                case .endOfStream: return
-                }
-                if loop.written < loop.output.count && interest.isEmpty { continue }
+            var interest: IOInterest
+            switch try loop.output.write(to: stream, take: { try locked { try session.takeOutput() } }) {
+            case .again: continue
+            case .proceed(let wanted): interest = wanted
+            case .ended: return
             }
             let (finished, open) = locked { (session.isFinished, !exchanges.isEmpty) }
-            if finished && loop.written == loop.output.count { return }
-            if loop.leaving && !open && loop.written == loop.output.count { return }
+            if finished && loop.output.flushed { return }
+            if loop.leaving && !open && loop.output.flushed { return }
             if open { loop.deadline = .now + limits.idleTimeout }
             if !loop.leaving {
                 switch try readSome(&loop) {
@@ -124,7 +114,11 @@ public final class HTTP2ServerConnection: @unchecked Sendable {
                 // Idle (or no request in time): say so and go.
                 locked { session.goAway() }
                 loop.leaving = true
-                if loop.written == loop.output.count, try locked({ try session.takeOutput() }).isEmpty { return }
+                if loop.output.flushed {
+                    // The GOAWAY (kept: the write step sends it next), or nothing left to say.
+                    loop.output = HTTP2SessionOutput(bytes: try locked { try session.takeOutput() })
+                    if loop.output.flushed { return }
+                }
                 continue
             }
             try waitFor(interest, until: loop.deadline)

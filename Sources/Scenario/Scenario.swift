@@ -120,6 +120,8 @@ public struct ClientSpec: Sendable, Hashable {
     /// The HTTP the client speaks to the proxy: `h2` (uploads multiplexed on one connection; the proxy then offers
     /// h2 in ALPN), `http/1.1`, or `auto` (h2 when the proxy chooses it). Default `http/1.1`.
     public var http = "http/1.1"
+    /// Whether the scenario chose `http` (else the default applies, and `squall run --http-matrix` varies it).
+    public var httpGiven = false
     /// The values `http` takes.
     public static let httpChoices = ["h2", "http/1.1", "auto"]
 

@@ -72,7 +72,10 @@ extension ScenarioLoader {
         client.permanentErrors =
             object.read("permanent-errors", into: &diagnostics, permanentErrors) ?? client.permanentErrors
         client.readTimeout = object.read("read-timeout", into: &diagnostics, JSONValue.duration) ?? client.readTimeout
-        client.http = object.read("http", into: &diagnostics, httpChoice) ?? client.http
+        if let http = object.read("http", into: &diagnostics, httpChoice) {
+            client.http = http
+            client.httpGiven = true
+        }
         return client
     }
 

@@ -46,6 +46,15 @@ public enum ScenarioNeeds {
         return unmet
     }
 
+    /// What the scenario needs of its client's protocol and the client does not speak: faults of HTTP/2 streams with
+    /// a client speaking HTTP/1.1 (`client.http`). Such a scenario is skipped, not run (its faults could never fire).
+    public static func unmetProtocol(_ scenario: Scenario) -> [String] {
+        guard scenario.client.http == "http/1.1" else { return [] }
+        let names = scenario.faults.filter(\.action.needsHTTP2Stream).map { "\($0.name) (\($0.action.name))" }
+        guard !names.isEmpty else { return [] }
+        return ["a client speaking HTTP/2 (client.http h2): \(names.joined(separator: ", ")) act on HTTP/2 streams"]
+    }
+
     /// The interop version the client sends against `profile`: the scenario's own, else the newest the profile
     /// lists, else none known.
     public static func clientInterop(_ scenario: Scenario, profile: ServerProfile) -> Int? {

@@ -21,37 +21,40 @@ struct RefusedStreamsCheck {
         var head: RequestHead
         var connection: Int
         var exchange: Int
-        var index: Int
+        var time: Duration
         var answered = false
     }
 
+    /// The front records a stream's reset as it happens, and the stream's own events (its request) as its relay
+    /// writes them, so a reset line may come before its request's: a refusal is matched to its connection's request
+    /// after the pass, and "sent again" is judged by time.
     init(_ transcript: Transcript) {
         var requests: [Request] = []
         var latest: [Int: Int] = [:]
-        var refusals: [(request: Int, index: Int)] = []
-        for (index, event) in transcript.events.enumerated() {
+        var refusals: [(connection: Int, time: Duration)] = []
+        for event in transcript.events {
             switch event.kind {
             case .requestHead(let exchange, let head):
                 latest[event.connection] = requests.count
-                requests.append(Request(head: head, connection: event.connection, exchange: exchange, index: index))
+                requests.append(
+                    Request(head: head, connection: event.connection, exchange: exchange, time: event.time))
             case .finalResponse:
                 if let position = latest[event.connection] { requests[position].answered = true }
             case .streamReset(.proxy, let code) where code == HTTP2ErrorCode.refusedStream.rawValue:
-                if let position = latest[event.connection] { refusals.append((position, index)) }
+                refusals.append((event.connection, event.time))
             default:
                 continue
             }
         }
-        refused = refusals.count
-        guard !refusals.isEmpty else {
+        let judged = refusals.compactMap { refusal in latest[refusal.connection].map { (requests[$0], refusal.time) } }
+        refused = judged.count
+        guard !judged.isEmpty else {
             problems = ["no HTTP/2 stream was refused (REFUSED_STREAM): nothing showed a refused request sent again"]
             return
         }
-        for refusal in refusals {
-            let original = requests[refusal.request]
+        for (original, time) in judged {
             let again = requests.first { later in
-                later.index > refusal.index && later.connection != original.connection
-                    && Self.same(later.head, original.head)
+                later.time > time && later.connection != original.connection && Self.same(later.head, original.head)
             }
             let what = Evidence.request(original.head, connection: original.connection, exchange: original.exchange)
             guard let again else {

@@ -10,13 +10,16 @@ enum RunCommand: Subcommand {
         path: ["run"],
         summary: "Run scenario files (default Scenarios/) through the chaos proxy and judge what happened.",
         usage:
-            "[PATH...] [--filter TEXT] [--seed N] [--repeat N] [--shard I/N] [--upstream URL] [--server-profile FILE] "
+            "[PATH...] [--filter TEXT] [--http-matrix] [--seed N] [--repeat N] [--shard I/N] [--upstream URL] [--server-profile FILE] "
             + "[--junit FILE] ...",
         options: [
             .value("--filter", "TEXT", help: "Run only scenarios whose name contains TEXT."),
             .flag(
                 "--interop-matrix",
                 help: "Run each scenario at every interop version it applies to; end with a table of verdicts."),
+            .flag(
+                "--http-matrix",
+                help: "Run each scenario over HTTP/1.1 and over HTTP/2 (name@h2), unless it names its client.http."),
             .value("--seed", "N", help: "Replace every scenario's seed."),
             .value("--repeat", "N", help: "Run each scenario N times; report scenarios whose verdict varies."),
             .value("--shard", "I/N", help: "Run the I-th of N deterministic parts of the catalog (1 ≤ I ≤ N)."),
@@ -35,6 +38,8 @@ enum RunCommand: Subcommand {
         ] + ScenarioLimitOptions.options,
         maxPositionals: Int.max,
         discussion: """
+            With --http-matrix each scenario runs as it is and at the other protocol (name@h2, or name@http1.1
+            for a scenario that names client.http h2); one that cannot apply there is skipped with its reason.
             With --interop-matrix each scenario runs at every interop version it applies to (the versions its
             server serves, 'final' included when listed; a scenario that names its client.interop keeps it) as
             name@version, and a table of verdicts, a row per scenario and a column per version, closes the run.
@@ -74,6 +79,7 @@ enum RunCommand: Subcommand {
         if options.interopMatrix {
             scenarios = InteropMatrix.expand(scenarios, profile: options.catalog.runner.profile)
         }
+        if options.httpMatrix { scenarios = HTTPMatrix.expand(scenarios) }
         guard !scenarios.isEmpty else {
             context.console.printError("squall run: no scenario matches")
             return 1
@@ -139,12 +145,15 @@ struct RunOptions {
     var limits: ScenarioLimits
     /// `--interop-matrix`: every scenario at every version it applies to (`InteropMatrix`).
     var interopMatrix = false
+    /// `--http-matrix`: every scenario over HTTP/1.1 and HTTP/2 (`HTTPMatrix`).
+    var httpMatrix = false
 
     init(_ arguments: ParsedArguments) throws(UsageError) {
         let path = RunCommand.spec.path
         limits = try ScenarioLimitOptions.parse(arguments, command: path)
         catalog.filter = arguments["--filter"]
         interopMatrix = arguments.has("--interop-matrix")
+        httpMatrix = arguments.has("--http-matrix")
         catalog.runner.seed = try arguments["--seed"].map(Self.seed)
         if let text = arguments["--repeat"] {
             guard let count = Int(text), (1...100).contains(count) else {

@@ -52,6 +52,25 @@ struct RefusedStreamsCheckTests {
         #expect(verdict.evidence.first?.contains("which got no final response") == true, "\(verdict)")
     }
 
+    /// The front records a refusal as it happens, the stream's request as its relay writes it: the reset's line may
+    /// come first, with a later time than the request's. It is matched to the request all the same.
+    @Test func aRefusalRecordedBeforeItsRequestsLineIsMatchedToIt() {
+        let fields: HTTPFields = ["Upload-Offset": "512", "Content-Length": "256"]
+        var transcript = Transcript()
+        let events: [(Int, Int, TranscriptEvent.Kind)] = [
+            (3, 20, .streamReset(side: .proxy, code: HTTP2ErrorCode.refusedStream.rawValue)),
+            (3, 10, .requestHead(exchange: 1, RequestHead(method: .patch, target: "/uploads/7", fields: fields))),
+            (5, 30, .requestHead(exchange: 1, RequestHead(method: .patch, target: "/uploads/7", fields: fields))),
+            (5, 40, .finalResponse(exchange: 1, ResponseHead(status: 204))),
+        ]
+        for (connection, milliseconds, kind) in events {
+            transcript.append(TranscriptEvent(time: .milliseconds(milliseconds), connection: connection, kind: kind))
+        }
+        let verdict = judge(transcript)
+        #expect(verdict.status == .passed, "\(verdict)")
+        #expect(verdict.observed == "true (1 refused requests)")
+    }
+
     /// A run where the GOAWAY refused nothing (or none came) has nothing to show: the verdict fails, saying so.
     @Test func nothingRefusedFails() {
         var builder = OracleFixtures.TranscriptBuilder()

@@ -5,7 +5,8 @@ import Scenario
 ///
 /// ```
 ///  at-progress event ─▶ hold at the position (waits for the creation's 104: `Announcement`) ─▶ fired
-///     └─ stops the client? ─▶ … and the client journaled the announced upload (or the wait is over) ─▶ due
+///     └─ stops the client, or resets its connections? ─▶ … and the client journaled the announced upload (or the
+///        wait is over) ─▶ due
 /// ```
 extension EventScheduler {
     /// Whether the upload is held at the event's progress point until it plays: every progress event but a
@@ -24,8 +25,10 @@ extension EventScheduler {
     }
 
     /// Whether a held progress event is due at `now`: its hold fired, and then
-    /// - for an event that stops the client, the client journaled the upload resource the request's 104 had announced
-    ///   to it (it resumes only what its journal holds), or no 104 had;
+    /// - for an event that stops the client or resets its connections (`switch-network`, `network-down`), the client
+    ///   journaled the upload resource the request's 104 had announced to it (it resumes only what its journal holds;
+    ///   and a 104 written to a socket that is then reset may be dropped unread by the client's kernel, over HTTP/2
+    ///   while the client is busy writing), or no 104 had;
     /// - for a `restart-server` of the reference server reporting its progress every `progress-interval`, the
     ///   server reported (so stored) more than the position less one interval: it reports once it has an interval
     ///   more than its last report, so with every byte up to the position read, its last report is within an
@@ -36,7 +39,7 @@ extension EventScheduler {
         guard let firing = facts.firing(ofHold: index) else { return false }
         guard waitsAfterHold(event, firing) else { return true }
         if now >= firing.time + Self.announcementWait(event) { return true }
-        if let path = firing.announced, event.action.stopsClient {
+        if let path = firing.announced, Self.waitsForTheClientsRecord(event.action) {
             return facts.hasRecorded(uploadResource: path)
         }
         guard let step = storedStep, let offset = firing.offset else { return true }
@@ -58,9 +61,15 @@ extension EventScheduler {
         }.min()
     }
 
+    /// Whether the event waits for the client to have journaled the announced upload: it stops the client or resets
+    /// its connections.
+    static func waitsForTheClientsRecord(_ action: EventAction) -> Bool {
+        action.stopsClient || action == .switchNetwork || action == .networkDown
+    }
+
     /// Whether the event waits for more than its hold having fired (see `heldEventIsDue`).
     private func waitsAfterHold(_ event: ScenarioEvent, _ firing: UploadProgressIndex.Firing) -> Bool {
-        if event.action.stopsClient { return firing.announced != nil }
+        if Self.waitsForTheClientsRecord(event.action) { return firing.announced != nil }
         guard event.action == .restartServer, storedStep != nil, let version = firing.version else { return false }
         return version.sendsProgress
     }

@@ -71,6 +71,8 @@ public enum ScenarioRunner {
         let started = ContinuousClock.now
         var scenario = scenario
         if let seed = options.seed { scenario.seed = seed }
+        let protocolNeeds = ScenarioNeeds.unmetProtocol(scenario)
+        guard protocolNeeds.isEmpty else { return skipped(scenario, needs: protocolNeeds, since: started) }
         if options.clientExtension != nil {
             let unmet = ScenarioNeeds.builtInPolicy(scenario)
             guard unmet.isEmpty else { return skipped(scenario, needs: unmet, since: started) }

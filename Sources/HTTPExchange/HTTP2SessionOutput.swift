@@ -1,0 +1,40 @@
+import SquallNet
+
+/// The bytes an HTTP/2 session gave a connection's loop to write, and how far they went: the write step of
+/// `HTTP2ServerConnection` and `HTTP2ClientConnection`.
+struct HTTP2SessionOutput {
+    var bytes: [UInt8] = []
+    var written = 0
+
+    /// Whether everything taken went out.
+    var flushed: Bool { written == bytes.count }
+
+    /// What the loop does after a write step.
+    enum Step {
+        /// Loop at once: all of it went (the session may hold more than one take gives), or more can go now.
+        case again
+        /// Go on to read, then wait for `interest` too (empty: nothing is left to write).
+        case proceed(IOInterest)
+        /// The peer is gone.
+        case ended
+    }
+
+    /// Takes the session's next output once the last went whole (`take`, under the caller's lock), and writes as much
+    /// as the stream takes.
+    mutating func write(to stream: any ByteStream, take: () throws -> [UInt8]) throws -> Step {
+        if flushed {
+            bytes = try take()
+            written = 0
+        }
+        guard !flushed else { return .proceed([]) }
+        switch try bytes.withUnsafeBytes({ try stream.write(UnsafeRawBufferPointer(rebasing: $0[written...])) }) {
+        case .done(let count):
+            written += count
+            return .again
+        case .wouldBlock(let wanted):
+            return wanted.isEmpty ? .again : .proceed(wanted)
+        case .endOfStream:
+            return .ended
+        }
+    }
+}
