@@ -26,7 +26,8 @@ enum ProxyCommand: Subcommand {
             .value(
                 "--http2", "on|off",
                 help:
-                    "Let clients speak HTTP/2 (ALPN h2; prior knowledge with --plain), each stream proxied on its own."),
+                    "Let clients speak HTTP/2 (ALPN h2; prior knowledge with --plain), each stream proxied on its own. "
+                    + "Default on in http mode."),
             .value(
                 "--api", "ADDR",
                 help:
@@ -178,7 +179,8 @@ enum ProxyCommand: Subcommand {
             configuration.upstreamAtAccept = true
         }
         switch arguments["--http2"] {
-        case nil, "off": configuration.http2 = false
+        case nil: configuration.http2 = configuration.mode == .http
+        case "off": configuration.http2 = false
         case "on":
             guard configuration.mode == .http else {
                 throw UsageError("--http2 needs --mode http (tcp mode passes bytes, whatever they are)", command: path)

@@ -50,7 +50,7 @@ enum ServerCommand: Subcommand {
                 help: "How long completed and cancelled uploads stay answerable. Default 1d."),
             .value(
                 "--http2", "on|off",
-                help: "Serve HTTP/2 too: ALPN h2 over TLS, prior knowledge over cleartext. Default off."),
+                help: "Serve HTTP/2 too: ALPN h2 over TLS, prior knowledge over cleartext. Default on."),
         ] + ListenerLimitsOption.specs(defaults: UploadServerConfiguration.defaultLimits),
         discussion: """
             Prints the base URL (e.g. http://127.0.0.1:40123) on the first line of stdout and the store folder on
@@ -139,12 +139,11 @@ enum ServerCommand: Subcommand {
         let lifetime = try arguments["--token-ttl"].map { text throws(UsageError) in
             try seconds(text, option: "--token-ttl")
         }
-        if let http2 = arguments["--http2"] {
-            guard http2 == "on" || http2 == "off" else {
-                throw UsageError("--http2 must be on or off, not '\(http2)'", command: path)
-            }
-            configuration.http2 = http2 == "on"
+        let http2 = arguments["--http2"] ?? "on"
+        guard http2 == "on" || http2 == "off" else {
+            throw UsageError("--http2 must be on or off, not '\(http2)'", command: path)
         }
+        configuration.http2 = http2 == "on"
         if arguments.has("--auth") {
             configuration.authentication = AuthenticationConfiguration(tokenLifetime: lifetime ?? 3600)
         } else if lifetime != nil {

@@ -223,6 +223,28 @@ import Testing
         #expect(fired.map(\.rule) == ["cancel"])
         let id = try #require(fixture.server.uploads().first?.id)
         #expect(try ProxyFaultTests.offset(of: id, on: fixture) == 1 << 20)
+        // curl resumes it over HTTP/2 through the proxy, as a client of the draft does: HEAD on the 104's Location
+        // for the offset, then a PATCH of the rest.
+        let location = try #require(
+            cut.standardOutput.split(separator: "\r\n").first { $0.lowercased().hasPrefix("location: ") }?
+                .dropFirst("location: ".count))
+        let common = ["-sS", "--http2", "--max-time", "30", "--cacert", fixture.authority!.certificatePath]
+        let versionField = ["-H", "Upload-Draft-Interop-Version: 8"]
+        let head = try TLSFixtures.runTool("curl", common + ["-I"] + versionField + [String(location)])
+        #expect(head.standardOutput.hasPrefix("HTTP/2 204"), "\(head.standardOutput)")
+        #expect(head.standardOutput.lowercased().contains("upload-offset: 1048576"), "\(head.standardOutput)")
+        let rest = fixture.folder.file("rest.bin")
+        try Data(repeating: 7, count: (3 << 20) - (1 << 20)).write(to: URL(fileURLWithPath: rest))
+        let patch = try TLSFixtures.runTool(
+            "curl",
+            common + ["-D", "-", "-o", "/dev/null", "-X", "PATCH"] + versionField + [
+                "-H", "Upload-Offset: 1048576", "-H", "Upload-Complete: ?1", "-H",
+                "Content-Type: application/partial-upload", "--data-binary", "@" + rest, String(location),
+            ])
+        #expect(patch.status == 0, "\(patch.standardError)")
+        #expect(patch.standardOutput.contains("HTTP/2 200"), "\(patch.standardOutput)")
+        let record = try #require(fixture.server.uploads().first { $0.id == id })
+        #expect(record.complete && record.durableOffset == 3 << 20)
     }
 
     /// Negative control: the same rule over HTTP/1.1 never fires, the upload completes, and the proxy says why.

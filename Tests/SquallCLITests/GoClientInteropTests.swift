@@ -14,8 +14,9 @@ import Testing
 @Suite(.serialized)
 struct GoClientInteropTests {
     static let go = ExternalTool(path: "/usr/bin/go", package: "golang-go")
-    static let source = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .appendingPathComponent("Interop/go-upload").path
+    /// `Tests/Interop`, where the Go programs are (`go-upload`, `go-resume`).
+    static let interop = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("Interop").path
     /// How long one upload may take in all; go-upload's own request limit is 60 s.
     static let patience: Duration = .seconds(90)
 
@@ -29,9 +30,13 @@ struct GoClientInteropTests {
         return (parts[0], parts[1]) < (1, 24)
     }()
 
-    /// Builds go-upload into `folder` offline, with its build cache and GOPATH there too; returns the binary.
-    static func build(into folder: TLSFixtures.TemporaryDirectory) throws -> ExternalTool {
-        let binary = folder.file("go-upload")
+    /// Builds `program` (a folder of `Tests/Interop`) into `folder` offline, with its build cache and GOPATH there
+    /// too; returns the binary.
+    static func build(into folder: TLSFixtures.TemporaryDirectory, program: String = "go-upload") throws
+        -> ExternalTool
+    {
+        let source = interop + "/" + program
+        let binary = folder.file(program)
         let environment = [
             "GOCACHE": folder.file("go-cache"), "GOPATH": folder.file("go-path"), "GOPROXY": "off",
             "GOFLAGS": "", "GO111MODULE": "on", "GOTOOLCHAIN": "local",

@@ -317,6 +317,8 @@ extension TranscriptEvent.Kind {
         case .clientAnnouncement: 18
         case .requestWritten: 19
         case .started: 20
+        case .streamReset: 21
+        case .goaway: 22
         }
     }
 }

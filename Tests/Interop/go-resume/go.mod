@@ -1,0 +1,3 @@
+module squall/go-resume
+
+go 1.19
