@@ -24,6 +24,10 @@
 #      BENCH_RATE_SECONDS (default 2) at the set rate; achieved rate and error. Target: within ±10 %.
 #   5. BENCH_CONNECTIONS (default 1000) connections held through the proxy (TLS listener, http mode), one request
 #      answered on each: the proxy's VmRSS while they are open. Target: < 256 MiB.
+#   8. (after 2, with the same sink and file) HTTP/2 on the client leg: the upload of 1 sent by `curl --http2`, BENCH_ROUNDS
+#      rounds, interleaved: squall proxy (http mode, HTTP/2 offered by default, each stream proxied to the upstream
+#      over HTTP/1.1) against nginx `listen … ssl http2` with the same proxy_pass, to the same sink; curl's
+#      %{http_version} must say 2 for both. Target: squall/nginx >= 1.0 (issue 41).
 #   7. (after 2, with the same sink and file) The dashboard open while rules change: the upload of 1 through one
 #      `squall proxy --api`, alone and, interleaved, with Tools/bench-dashboard.py doing what an open page and a
 #      busy person do (the dashboard page itself open in headless Chromium, reading `/squall/events`, polling
@@ -74,6 +78,8 @@ max_held_rss_kib=$((256 * 1024))
 max_upload_hwm_kib=$((64 * 1024))
 # Issue 19: changing faults from the dashboard never blocks the data path.
 min_dashboard_ratio=0.9
+# Issue 41: an HTTP/2 upload through the proxy at least as fast as through nginx doing the same.
+min_h2_ratio=1.0
 
 Tools/setup.sh --bench
 # BENCH_BIN=DIR runs the squall and squall-bench in DIR instead of building them (to compare two builds).
@@ -117,9 +123,9 @@ sink=$(listening sink)
 clock_ticks=$(getconf CLK_TCK)
 
 # nginx cannot report a port 0 choice: ask the kernel for free ports, release them, hand them to nginx.
-read -r nginx_http_port nginx_stream_port < <(python3 -c '
+read -r nginx_http_port nginx_stream_port nginx_h2_port < <(python3 -c '
 import socket
-sockets = [socket.socket() for _ in range(2)]
+sockets = [socket.socket() for _ in range(3)]
 for s in sockets:
     s.bind(("127.0.0.1", 0))
 print(*(s.getsockname()[1] for s in sockets))
@@ -144,6 +150,23 @@ http {
     scgi_temp_path $work/nginx/scgi;
     server {
         listen 127.0.0.1:$nginx_http_port ssl;
+        ssl_certificate $work/nginx/leaf.pem;
+        ssl_certificate_key $work/nginx/leaf-key.pem;
+        ssl_protocols TLSv1.3;
+        client_max_body_size 0;
+        location / {
+            proxy_pass https://$sink;
+            proxy_http_version 1.1;
+            proxy_request_buffering off;
+            proxy_ssl_protocols TLSv1.3;
+            proxy_ssl_server_name on;
+            proxy_ssl_name localhost;
+            proxy_ssl_verify on;
+            proxy_ssl_trusted_certificate $ca_file;
+        }
+    }
+    server {
+        listen 127.0.0.1:$nginx_h2_port ssl http2;
         ssl_certificate $work/nginx/leaf.pem;
         ssl_certificate_key $work/nginx/leaf-key.pem;
         ssl_protocols TLSv1.3;
@@ -211,21 +234,26 @@ cpu_ticks() {
     sed 's/.*) //' "/proc/$1/stat" | awk '{ print $12 + $13 }'
 }
 
+# The HTTP curl speaks (8: --http2) and the version its %{http_version} must then report.
+curl_http=--http1.1
+curl_version=1.1
+
 # upload PORT PID: one curl upload of the file to https://localhost:PORT/upload; sets last_rate (MB/s) and
 # last_cpu (seconds of CPU that process PID, the proxy, spent per GiB uploaded). Fails unless the sink answered
-# 200 with the file's length.
+# 200 with the file's length, over the HTTP version asked for.
 upload() {
-    local port="$1" pid="$2" before after line status sent seconds
+    local port="$1" pid="$2" before after line status sent seconds version
     before=$(cpu_ticks "$pid")
-    step "$work/curl.out" curl -sS --http1.1 -T "$upload_file" -H 'Expect:' --cacert "$ca_file" \
+    step "$work/curl.out" curl -sS "$curl_http" -T "$upload_file" -H 'Expect:' --cacert "$ca_file" \
         --resolve "localhost:$port:127.0.0.1" -o "$work/curl-answer" \
-        -w '%{http_code} %{size_upload} %{time_total}\n' "https://localhost:$port/upload" ||
+        -w '%{http_code} %{size_upload} %{time_total} %{http_version}\n' "https://localhost:$port/upload" ||
         fail "curl through port $port failed: $(cat "$work/curl.out")"
     after=$(cpu_ticks "$pid")
-    read -r status sent seconds <"$work/curl.out"
+    read -r status sent seconds version <"$work/curl.out"
     [[ "$status" == 200 && "$sent" == "$upload_length" && "$(cat "$work/curl-answer")" == "$upload_length" ]] ||
         fail "upload through port $port: status $status, sent $sent, the sink counted '$(cat "$work/curl-answer")'" \
             "of $upload_length bytes"
+    [[ "$version" == "$curl_version" ]] || fail "upload through port $port went over HTTP/$version, not $curl_version"
     last_rate=$(awk -v b="$sent" -v s="$seconds" 'BEGIN { printf "%.1f", (s > 0 ? b / s / 1e6 : 0) }')
     last_cpu=$(awk -v t="$((after - before))" -v h="$clock_ticks" -v b="$sent" \
         'BEGIN { printf "%.2f", t / h * 1073741824 / b }')
@@ -303,6 +331,19 @@ start_squall squall-tcp --upstream "https://localhost:${sink##*:}" --mode tcp --
 compare tcp "$squall_port" "${pid_of[squall-tcp]}" "$nginx_stream_port"
 stop squall-tcp
 result "tcp-upload: squall/nginx $median_ratio (target >= $min_tcp_ratio): $(at_least "$median_ratio" "$min_tcp_ratio")"
+
+echo
+echo "== 8. HTTP/2: the same upload by curl --http2, $rounds round(s), interleaved: squall proxy (h2 client leg," \
+    "HTTP/1.1 upstream) vs nginx listen ssl http2 with the same proxy_pass, to the same https-sink"
+curl_http=--http2
+curl_version=2
+start_squall squall-h2 --upstream "https://localhost:${sink##*:}" --mode http --ca "$work/ca" \
+    --upstream-ca "$ca_file"
+compare h2 "$squall_port" "${pid_of[squall-h2]}" "$nginx_h2_port"
+stop squall-h2
+curl_http=--http1.1
+curl_version=1.1
+result "h2-upload: squall/nginx $median_ratio (target >= $min_h2_ratio): $(at_least "$median_ratio" "$min_h2_ratio")"
 stop nginx
 
 echo

@@ -33,7 +33,7 @@ extension ProxyConnection {
                     defer { shared.registry.remove(id) }
                     shared.counters.accepted.add(1, ordering: .relaxed)
                     var flow = streamSettings.flow(id: id, scheme: scheme)
-                    flow.isHTTP2Stream = true
+                    flow.http2Stream = (parent.id, stream)
                     ProxyConnection(
                         socket: end, handle: handle, flow: flow, settings: streamSettings, engine: engine,
                         shared: shared

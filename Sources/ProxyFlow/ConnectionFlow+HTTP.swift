@@ -271,9 +271,13 @@ extension ConnectionFlow {
 
     private mutating func responseHead(_ head: ResponseHead, at now: Duration, budget: some FaultBudgetAccess) {
         let pending = unanswered.first ?? (exchange: requests, method: .get)
+        // An HTTP/2 stream's response is recorded as its client got it, over HTTP/2 (as its request is).
+        var received = head
+        if isHTTP2Stream { received.version = .http2 }
         let kind: TranscriptEvent.Kind =
             head.isInformational
-            ? .interimResponse(exchange: pending.exchange, head) : .finalResponse(exchange: pending.exchange, head)
+            ? .interimResponse(exchange: pending.exchange, received)
+            : .finalResponse(exchange: pending.exchange, received)
         emit(kind, at: now)
         if !head.isInformational, !unanswered.isEmpty { unanswered.removeFirst() }
         var forwarded = head

@@ -66,6 +66,9 @@ extension ConnectionFlow {
             return [.capture(CaptureMark(side, .proxy, .fin))]
         case .opened(let client, let listener, let nth):
             emit(.opened(client: client, listener: listener), at: now)
+            if let http2Stream {
+                emit(.http2Stream(connection: http2Stream.connection, stream: http2Stream.stream), at: now)
+            }
             let opened = faults.outcome(.connectionOpened(connection: id, nth: nth, time: now), budget: budget)
             for decision in opened.decisions { apply(decision, at: now) }
             if let end = immediateEnd {

@@ -57,6 +57,11 @@ public struct ConnectionFlow: Sendable {
         get { faults.isHTTP2Stream }
         set { faults.isHTTP2Stream = newValue }
     }
+    /// For an HTTP/2 stream: the client's connection it came on (its connection id) and its stream id, recorded
+    /// after `open` (`TranscriptEvent.Kind.http2Stream`). Setting it makes the connection an HTTP/2 stream.
+    public var http2Stream: (connection: Int, stream: Int32)? {
+        didSet { if http2Stream != nil { isHTTP2Stream = true } }
+    }
     /// The code a fired `reset-stream` resets the stream with, once one did: the front sends it when the flow has
     /// cut its client side.
     public internal(set) var streamResetCode: UInt32?

@@ -87,7 +87,8 @@ extension TranscriptEvent.Kind {
             .announcementAwaited(let exchange, _, _), .announcementWaitEnded(let exchange, _),
             .announcementWithheld(let exchange, _), .clientAnnouncement(let exchange, _, _):
             exchange
-        case .started, .opened, .tlsEstablished, .tlsFailed, .closed, .faultFired, .streamReset, .goaway: nil
+        case .started, .opened, .tlsEstablished, .tlsFailed, .closed, .faultFired, .streamReset, .goaway, .http2Stream:
+            nil
         }
     }
 }

@@ -23,7 +23,7 @@ extension TranscriptEvent {
         case .clientAnnouncement(_, let location, let outcome):
             return inline + Self.text(location) + (outcome.rule.map(Self.text) ?? 0)
         case .started, .requestBody, .requestWritten, .requestBodyDropped, .proxyAnswered, .responseBody, .closed,
-            .announcementWaitEnded, .streamReset, .goaway:
+            .announcementWaitEnded, .streamReset, .goaway, .http2Stream:
             return inline
         }
     }

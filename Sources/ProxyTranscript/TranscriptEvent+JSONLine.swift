@@ -83,6 +83,7 @@ extension TranscriptEvent.Kind {
         case .clientAnnouncement: "client_announcement"
         case .streamReset: "stream_reset"
         case .goaway: "goaway"
+        case .http2Stream: "h2_stream"
         }
     }
 
@@ -168,6 +169,9 @@ extension TranscriptEvent.Kind {
         case .goaway(let lastStream, let code):
             writer.add("last_stream", Int(lastStream))
             writer.add("code", HTTP2ErrorCode(rawValue: code).description)
+        case .http2Stream(let connection, let stream):
+            writer.add("parent", connection)
+            writer.add("stream", Int(stream))
         }
     }
 }

@@ -42,6 +42,7 @@ extension TranscriptEvent {
         "client_announcement": ["exchange", "location", "outcome", "rule"],
         "stream_reset": ["side", "code"],
         "goaway": ["last_stream", "code"],
+        "h2_stream": ["parent", "stream"],
     ]
 }
 
@@ -95,6 +96,10 @@ extension TranscriptEvent.Kind {
         case "stream_reset":
             self = .streamReset(
                 side: try reader.name("side", as: CloseSide.self), code: try Self.http2Code(reader))
+        case "h2_stream":
+            self = .http2Stream(
+                connection: try reader.int("parent", minimum: 1),
+                stream: Int32(clamping: try reader.int("stream", minimum: 1)))
         case "goaway":
             self = .goaway(
                 lastStream: Int32(try reader.int("last_stream", minimum: 0)), code: try Self.http2Code(reader))

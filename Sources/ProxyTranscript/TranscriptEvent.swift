@@ -94,6 +94,9 @@ public struct TranscriptEvent: Sendable, Hashable {
         /// The proxy said `GOAWAY` to this HTTP/2 connection's client (`code`): the streams above `lastStream` were
         /// not processed, and each is recorded as reset `REFUSED_STREAM` on its own connection.
         case goaway(lastStream: Int32, code: UInt32)
+        /// This connection is stream `stream` of the HTTP/2 client connection `connection` (recorded after its `open`):
+        /// its exchange is recorded as any other, its request and responses as the client sent and got them (HTTP/2).
+        case http2Stream(connection: Int, stream: Int32)
     }
 }
 

@@ -1,6 +1,7 @@
 import ChaosProxy
 import FaultEngine
 import Foundation
+import HTTPWire
 import ProxyTranscript
 import TestSupport
 import Testing
@@ -81,6 +82,22 @@ import Testing
             #expect(event.jsonLine().contains(#""version":"HTTP/2""#))
             #expect(try TranscriptEvent(jsonLine: event.jsonLine()).kind == event.kind)
         }
+        // So are its responses (the 104s and the final one), and the stream says which connection it came on.
+        let responses = transcript.events.compactMap { event -> ResponseHead? in
+            switch event.kind {
+            case .interimResponse(_, let head), .finalResponse(_, let head): head
+            default: nil
+            }
+        }
+        #expect(!responses.isEmpty && responses.allSatisfy { $0.version == .http2 })
+        let stream = try #require(requests.first?.connection)
+        let parent = try #require(
+            transcript.events.first { if case .opened(_, _) = $0.kind { true } else { false } }?.connection)
+        let marks = transcript.events.filter { $0.connection == stream }.compactMap { event -> String? in
+            if case .http2Stream(let connection, let id) = event.kind { return "\(connection) \(id)" }
+            return nil
+        }
+        #expect(marks == ["\(parent) 1"], "\(marks)")
         if tls {
             #expect(
                 transcript.events.contains { event in

@@ -86,6 +86,7 @@ struct RefusedStreamsCheckTests {
             .streamReset(side: .proxy, code: HTTP2ErrorCode.refusedStream.rawValue),
             .streamReset(side: .client, code: HTTP2ErrorCode.cancel.rawValue),
             .goaway(lastStream: 13, code: HTTP2ErrorCode.noError.rawValue),
+            .http2Stream(connection: 1, stream: 13),
         ] {
             let event = TranscriptEvent(time: .milliseconds(5), connection: 3, kind: kind)
             #expect(try TranscriptEvent(jsonLine: event.jsonLine()) == event, "\(event.jsonLine())")

@@ -319,6 +319,7 @@ extension TranscriptEvent.Kind {
         case .started: 20
         case .streamReset: 21
         case .goaway: 22
+        case .http2Stream: 23
         }
     }
 }
