@@ -228,7 +228,7 @@ let package = Package(
             dependencies: [
                 "SquallCLI", "UploadServer", "SquallNet", "TLSKit", "ControlAPI", "ChaosProxy", "FaultEngine",
                 "TestSupport", "SquallCore", "UploadClient", "HTTPWire", "Scenario", "Exploration", "CSystem",
-                "UploadJobs", "ServerCheck", "QRCodes",
+                "UploadJobs", "ServerCheck", "QRCodes", "ProxyTranscript",
             ]),
     ]
 )

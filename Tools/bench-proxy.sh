@@ -132,6 +132,17 @@ print(*(s.getsockname()[1] for s in sockets))
 ')
 # One nginx for both modes, one worker (squall serves a connection on one thread), TLS 1.3 on both legs, the sink's
 # leaf verified against the CA as `localhost`.
+# The location of both http servers (1 over HTTP/1.1, 8 over HTTP/2): the same proxy_pass to the sink.
+http_location="        location / {
+            proxy_pass https://$sink;
+            proxy_http_version 1.1;
+            proxy_request_buffering off;
+            proxy_ssl_protocols TLSv1.3;
+            proxy_ssl_server_name on;
+            proxy_ssl_name localhost;
+            proxy_ssl_verify on;
+            proxy_ssl_trusted_certificate $ca_file;
+        }"
 cat >"$work/nginx/nginx.conf" <<NGINX
 load_module $stream_module;
 worker_processes 1;
@@ -154,16 +165,7 @@ http {
         ssl_certificate_key $work/nginx/leaf-key.pem;
         ssl_protocols TLSv1.3;
         client_max_body_size 0;
-        location / {
-            proxy_pass https://$sink;
-            proxy_http_version 1.1;
-            proxy_request_buffering off;
-            proxy_ssl_protocols TLSv1.3;
-            proxy_ssl_server_name on;
-            proxy_ssl_name localhost;
-            proxy_ssl_verify on;
-            proxy_ssl_trusted_certificate $ca_file;
-        }
+$http_location
     }
     server {
         listen 127.0.0.1:$nginx_h2_port ssl http2;
@@ -171,16 +173,7 @@ http {
         ssl_certificate_key $work/nginx/leaf-key.pem;
         ssl_protocols TLSv1.3;
         client_max_body_size 0;
-        location / {
-            proxy_pass https://$sink;
-            proxy_http_version 1.1;
-            proxy_request_buffering off;
-            proxy_ssl_protocols TLSv1.3;
-            proxy_ssl_server_name on;
-            proxy_ssl_name localhost;
-            proxy_ssl_verify on;
-            proxy_ssl_trusted_certificate $ca_file;
-        }
+$http_location
     }
 }
 stream {

@@ -22,6 +22,8 @@ final class ConnectionHandle: Sendable {
     let streamResetCode = Atomic<UInt32>(.max)
     /// For an HTTP/2 stream's connection: what its fired HTTP/2 faults ask of the front, and the front's wake-up.
     let http2Signals = Mutex<[HTTP2Signal]>([])
+    /// For an HTTP/2 stream's connection: whether a request head of it went to the upstream (it was processed).
+    let forwardedRequest = Atomic<Bool>(false)
     let frontWake: WakeSignal?
     private let inbox = Mutex<[ConnectionMessage]>([])
 

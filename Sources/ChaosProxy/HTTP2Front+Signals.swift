@@ -48,15 +48,19 @@ extension HTTP2Front {
         }
     }
 
-    /// Sends `GOAWAY` (once): the streams above the last one it names are refused, their exchanges cut.
+    /// Sends `GOAWAY` (once): the streams above the last one it names are refused, their exchanges cut. A refusal
+    /// promises the client that the server never saw the request, so the last stream is raised to cover every stream
+    /// whose request already went upstream, as a server's own `GOAWAY` would.
     func goAway(code: HTTP2ErrorCode, last: GoawayLastStream, firedOn stream: Int32, graceful: Bool) {
         guard goingAway == nil else { return }
-        let lastID: Int32
+        let named: Int32
         switch last {
-        case .this: lastID = stream
-        case .before: lastID = max(0, stream - 2)
-        case .id(let id): lastID = id
+        case .this: named = stream
+        case .before: named = max(0, stream - 2)
+        case .id(let id): named = id
         }
+        let processed = links.filter { $0.value.handle.forwardedRequest.load(ordering: .acquiring) }.keys.max() ?? 0
+        let lastID = max(named, processed)
         session.goAway(lastStream: lastID, code: code)
         record(parent.id, .goaway(lastStream: lastID, code: code.rawValue))
         for (id, link) in links where id > lastID {

@@ -91,6 +91,7 @@ final class ProxyConnection {
     private func drive(_ body: (inout FlowDriver, inout ProxyConnection) -> Void) {
         var legs = self
         body(&driver, &legs)
+        if driver.flow.forwardedHeads > 0 { handle.forwardedRequest.store(true, ordering: .releasing) }
         let signals = driver.takeHTTP2Signals()
         if !signals.isEmpty {
             handle.http2Signals.withLock { $0 += signals }

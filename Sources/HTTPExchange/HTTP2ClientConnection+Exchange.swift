@@ -47,8 +47,9 @@ extension HTTP2ClientConnection {
         } catch {
             locked {
                 if streams.removeValue(forKey: id) != nil { session.reset(id, code: .cancel) }
-                // A stream that timed out may have met a stalled connection: later requests take a new one.
-                if error.code == .timedOut { retired = true }
+                // A stream that timed out may have met a stalled connection, and one refused a server that wants
+                // fewer streams on it: later requests take a new one.
+                if error.code == .timedOut || error.code == .refused { retired = true }
             }
             poke()
             throw error
@@ -81,7 +82,10 @@ extension HTTP2ClientConnection {
         do {
             id = try session.submitRequest(HTTP2Heads.fields(of: head, scheme: scheme), endStream: empty)
         } catch {
-            throw HTTPExchangeError(.invalidRequest, "cannot send the request: \(error)")
+            // The session takes no new stream (a GOAWAY or a failure it met before this connection's thread said so),
+            // or no stream id is left: the request was not sent, and may go on another connection.
+            retired = true
+            throw HTTPExchangeError(.refused, "the connection takes no new stream: \(error)")
         }
         let state = StreamState()
         streams[id] = state
@@ -98,6 +102,7 @@ final class StreamState {
     var ended = false
     var failure: HTTPExchangeError?
     var closedClean = false
+    var resetByPeer = false
     var lastProgress = ContinuousClock.now
 
     func received(_ fields: [HTTPField], endStream: Bool) {
@@ -119,6 +124,8 @@ final class StreamState {
     }
 
     func reset(_ code: HTTP2ErrorCode) {
+        // Reset by the peer, the stream's queued content was dropped: its close says nothing of what was framed.
+        resetByPeer = true
         guard !ended, failure == nil else { return }
         failure =
             code == .refusedStream
@@ -127,8 +134,8 @@ final class StreamState {
     }
 
     func closed(_ code: HTTP2ErrorCode) {
-        // Closed without an error, the stream ended both ways: all its content was framed.
-        if code == .noError { closedClean = true }
+        // Closed without an error and without a reset, the stream ended both ways: all its content was framed.
+        if code == .noError && !resetByPeer { closedClean = true }
         guard !ended, failure == nil else { return }
         if code == .noError {
             failure = HTTPExchangeError(.closed, "the stream closed before its response ended")
@@ -138,7 +145,8 @@ final class StreamState {
     }
 
     func refused(_ why: String) {
-        guard !ended, failure == nil else { return }
+        // A stream the server answered (a final head) was processed, whatever its GOAWAY says.
+        guard !ended, failure == nil, final == nil else { return }
         failure = HTTPExchangeError(.refused, "the server did not process the stream: \(why)")
     }
 
@@ -205,7 +213,7 @@ private struct StreamRun {
             }
             if var failure = turn.failure, !turn.ended {
                 // A stream the server answered (a 104) was processed, whatever a GOAWAY says: it is interrupted.
-                if failure.code == .refused && !interims.isEmpty {
+                if failure.code == .refused && (!interims.isEmpty || turn.final != nil) {
                     failure = HTTPExchangeError(.closed, "\(failure.detail), after the server's interim response")
                 }
                 throw failure
@@ -213,8 +221,13 @@ private struct StreamRun {
             if turn.ended, let final = turn.final {
                 let everything = reported == (body?.length ?? 0)
                 if !everything {
-                    // The answer came before the content was all sent: the rest is not wanted.
-                    connection.locked { connection.session.reset(id, code: .cancel) }
+                    // The answer came before the content was all sent: the rest is not wanted. The stream is let go
+                    // now (its slot free), not when its close comes back.
+                    connection.locked {
+                        connection.session.reset(id, code: .cancel)
+                        connection.streams[id] = nil
+                        connection.condition.broadcast()
+                    }
                     connection.poke()
                 }
                 return HTTPResponse(
@@ -284,11 +297,13 @@ private struct StreamRun {
             if read < count { chunk.removeLast(count - read) }
         }
         let last = submitted + Int64(chunk.count) == body.length
-        connection.locked {
-            guard connection.streams[id] != nil else { return }
+        let queued = connection.locked { () -> Bool in
+            guard connection.streams[id] != nil else { return false }
             connection.session.send(chunk, on: id)
             if last { connection.session.end(id) }
+            return true
         }
+        guard queued else { return }
         submitted += Int64(chunk.count)
         connection.poke()
     }

@@ -65,6 +65,11 @@ public final class HTTP2ClientConnection: @unchecked Sendable {
         locked { !ended && !retired && goawayLastStream == nil }
     }
 
+    /// Whether the connection is over (its thread has ended or is ending).
+    public var isOver: Bool {
+        locked { ended }
+    }
+
     /// Streams open now.
     public var openStreams: Int {
         locked { streams.count }

@@ -130,6 +130,7 @@ extension ConnectionFlow {
         if !rewrites.isEmpty { emit(.requestForwarded(exchange: exchange, forwarded), at: now) }
         let bytes = (try? HTTP1Serializer.serialize(forwarded)) ?? (try? HTTP1Serializer.serialize(head)) ?? []
         toUpstream.push(bytes[...], at: now)
+        forwardedHeads += 1
         for decision in rewrites { record(decision, at: now, wire: afterQueued(toClientLane: false)) }
         responseParser.expectResponse(to: head.method)
         unanswered.append((exchange, head.method))

@@ -62,6 +62,9 @@ public struct ConnectionFlow: Sendable {
     public var http2Stream: (connection: Int, stream: Int32)? {
         didSet { if http2Stream != nil { isHTTP2Stream = true } }
     }
+    /// How many request heads went to the upstream: an HTTP/2 stream with one was processed, and a `GOAWAY` cannot
+    /// refuse it.
+    public internal(set) var forwardedHeads = 0
     /// The code a fired `reset-stream` resets the stream with, once one did: the front sends it when the flow has
     /// cut its client side.
     public internal(set) var streamResetCode: UInt32?

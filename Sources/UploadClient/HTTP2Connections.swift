@@ -32,6 +32,8 @@ public final class HTTP2Connections: Sendable {
 
     private struct State {
         var connections: [HTTPEndpoint: HTTP2ClientConnection] = [:]
+        /// Connections replaced by a newer one, still finishing their streams: `close()` ends them too.
+        var replaced: [HTTP2ClientConnection] = []
         var contexts: [String: TLSContext] = [:]
         var closed = false
     }
@@ -44,10 +46,10 @@ public final class HTTP2Connections: Sendable {
     /// when there is none that takes streams), or, when the server did not choose `h2` and `choice` allows it (or
     /// the endpoint is cleartext with `automatic`), an HTTP/1.1 connection of the caller's own. `willConnect`
     /// receives a new socket as `HTTPClientConnection.open`'s does (it is shared once HTTP/2 is chosen: the caller
-    /// must then stop shutting it down).
+    /// must then stop shutting it down: `willShare` is called before other transfers can reach the connection).
     func connection(
         to endpoint: HTTPEndpoint, choice: HTTPChoice, trustedCAFile: String?, timeout: Duration,
-        willConnect: (Socket) -> Void
+        willConnect: (Socket) -> Void, willShare: () -> Void
     ) throws(TransferError) -> HTTPClientConnection {
         if choice == .http1 || (choice == .automatic && !endpoint.secure) {
             let tls = endpoint.secure ? try context(choice: .http1, trustedCAFile: trustedCAFile) : nil
@@ -56,15 +58,17 @@ public final class HTTP2Connections: Sendable {
         let tls = endpoint.secure ? try context(choice: choice, trustedCAFile: trustedCAFile) : nil
         opening.lock()
         defer { opening.unlock() }
-        return try shared(endpoint, choice: choice, tls: tls, timeout: timeout, willConnect: willConnect)
+        return try shared(
+            endpoint, choice: choice, tls: tls, timeout: timeout, willConnect: willConnect, willShare: willShare)
     }
 
     /// The shared connection to `endpoint`, or a new one (under `opening`).
     private func shared(
         _ endpoint: HTTPEndpoint, choice: HTTPChoice, tls: TLSContext?, timeout: Duration,
-        willConnect: (Socket) -> Void
+        willConnect: (Socket) -> Void, willShare: () -> Void
     ) throws(TransferError) -> HTTPClientConnection {
         if let shared = state.withLock({ $0.connections[endpoint] }), shared.acceptsStreams {
+            willShare()
             return HTTPClientConnection(endpoint: endpoint, http2: shared)
         }
         let (stream, protocolName) = try HTTPClientConnection.openStream(
@@ -85,9 +89,13 @@ public final class HTTP2Connections: Sendable {
             stream.close()
             throw TransferError(.networkConnectionLost, "cannot start HTTP/2 on \(endpoint): \(error)")
         }
+        willShare()
         let replaced = state.withLock { state -> HTTP2ClientConnection? in
             defer { state.connections[endpoint] = connection }
-            return state.connections[endpoint]
+            let old = state.connections[endpoint]
+            state.replaced.removeAll(where: \.isOver)
+            if let old { state.replaced.append(old) }
+            return old
         }
         replaced?.retire()
         if state.withLock({ $0.closed }) { connection.close() }
@@ -118,8 +126,11 @@ public final class HTTP2Connections: Sendable {
     public func close() {
         let all = state.withLock { state in
             state.closed = true
-            defer { state.connections.removeAll() }
-            return Array(state.connections.values)
+            defer {
+                state.connections.removeAll()
+                state.replaced.removeAll()
+            }
+            return Array(state.connections.values) + state.replaced
         }
         for connection in all { connection.close() }
     }

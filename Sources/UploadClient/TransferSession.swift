@@ -50,6 +50,7 @@ struct TransferSession {
         _ request: TransferRequest, machine: inout TransferStateMachine
     ) -> [TransferStateMachine.Action] {
         if transfer.takeCancellation() { return machine.handle(.cancelled) }
+        refusedRetries = 0
         var request = request
         if request.completesResumableUpload, configuration.statesRepresentationDigest {
             do {
@@ -77,7 +78,8 @@ struct TransferSession {
                 request.head, on: request.url.endpoint, body: body,
                 retryStale: body == nil,
                 onInterim: { head in feed(machine.handle(.interim(head))) },
-                onBodySent: { count in feed(machine.handle(.bodySent(count))) })
+                onBodySent: { count in feed(machine.handle(.bodySent(count))) },
+                onResend: { _ = machine.handle(.resending) })
             return deferred + machine.handle(.response(response.head))
         } catch {
             close()
@@ -112,7 +114,7 @@ struct TransferSession {
     /// one.
     mutating func exchange(
         _ head: RequestHead, on endpoint: HTTPEndpoint, body: RequestBody?, retryStale: Bool,
-        onInterim: (ResponseHead) -> Bool, onBodySent: (Int) -> Bool = { _ in true }
+        onInterim: (ResponseHead) -> Bool, onBodySent: (Int) -> Bool = { _ in true }, onResend: () -> Void = {}
     ) throws(TransferError) -> HTTPResponse {
         let connection = try connection(to: endpoint)
         do {
@@ -130,8 +132,10 @@ struct TransferSession {
             refusedRetries += 1
             close()
             transfer.observer(.requestRetried(method: head.method.rawValue, reason: error.detail))
+            onResend()
             return try exchange(
-                head, on: endpoint, body: body, retryStale: retryStale, onInterim: onInterim, onBodySent: onBodySent)
+                head, on: endpoint, body: body, retryStale: retryStale, onInterim: onInterim, onBodySent: onBodySent,
+                onResend: onResend)
         } catch  where retryStale && connection.requestCount > 1 && error.isTransient {
             close()
             return try exchange(head, on: endpoint, body: body, retryStale: false, onInterim: onInterim)
@@ -170,11 +174,12 @@ struct TransferSession {
             opened = try HTTPClientConnection.open(
                 to: endpoint, tls: tls, timeout: configuration.connectTimeout, willConnect: transfer.register)
         } else {
+            // A shared connection's socket is not this transfer's to shut down (its streams are): it lets go of it
+            // before other transfers can reach the connection.
             opened = try transfer.connections.connection(
                 to: endpoint, choice: configuration.http, trustedCAFile: configuration.trustedCAFile,
-                timeout: configuration.connectTimeout, willConnect: transfer.register)
-            // A shared connection's socket is not this transfer's to shut down: its streams are.
-            if opened.http2 != nil { transfer.register(interrupt: nil) }
+                timeout: configuration.connectTimeout, willConnect: transfer.register,
+                willShare: { transfer.register(interrupt: nil) })
         }
         connection = opened
         return opened

@@ -44,6 +44,9 @@ public struct TransferStateMachine: Sendable {
         case response(ResponseHead)
         /// The request in flight failed before its final response.
         case failed(TransferError)
+        /// The request in flight was not processed by the server (an HTTP/2 stream refused) and is being sent again
+        /// as it was: its content is counted from its start once more.
+        case resending
         /// The backoff delay asked for has passed.
         case backoffElapsed
         /// The owner cancelled; the request in flight (if any) was aborted.
@@ -127,6 +130,9 @@ public struct TransferStateMachine: Sendable {
             return interim(head, request)
         case (.bodySent(let count), .sending(let request)):
             return bodySent(count, request)
+        case (.resending, _):
+            sentInRequest = 0
+            return []
         case (.response(let head), _):
             return response(head)
         case (.failed(let error), _):

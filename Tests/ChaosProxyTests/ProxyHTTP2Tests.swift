@@ -346,14 +346,21 @@ import Testing
         client.send(body, on: second, end: true)
         let third = try client.open(.post, "/upload", Self.fields + [("X-Batch", "3")])
         try client.run { $0.goaway != nil }
-        #expect(client.goaway == second)
+        // The GOAWAY names the stream it fired on, or stream 5 when that one's request had already gone to the
+        // server (as it may under load): a refusal promises the server never saw the request.
+        let last = try #require(client.goaway)
+        #expect(last == second || last == third, "\(last)")
         client.send(Array(body[(128 << 10)...]), on: first, end: true)
         client.send(body, on: third, end: true)
         if graceful {
             // The streams up to the last one finish; the one above it is refused.
             #expect(try client.finish(first).final?.status == 200)
             #expect(try client.finish(second).final?.status == 200)
-            #expect(try client.finish(third).closed == .refusedStream)
+            if last == second {
+                #expect(try client.finish(third).closed == .refusedStream)
+            } else {
+                #expect(try client.finish(third).final?.status == 200)
+            }
         } else {
             // At once: the connection closes; the refused stream never had a chance either way.
             #expect(throws: (any Error).self) { try client.run { $0.streams[first]?.final != nil } }
@@ -367,6 +374,7 @@ import Testing
         // Gracefully, streams 1 and 3 finished too; at once, stream 1 (half sent) never did, and stream 3, whose whole
         // body was sent with its head, may have reached the server before the connection closed.
         let complete = fixture.server.uploads().filter(\.complete).count
-        #expect(graceful ? complete == 3 : (1...2).contains(complete), "\(complete)")
+        let finishedOnTheFirst = last == second ? 2 : 3
+        #expect(graceful ? complete == finishedOnTheFirst + 1 : (1...3).contains(complete), "\(complete)")
     }
 }

@@ -1,6 +1,7 @@
 import ChaosProxy
 import FaultEngine
 import Foundation
+import ProxyTranscript
 import SquallNet
 import TLSKit
 import TestSupport
@@ -77,7 +78,17 @@ struct GoHTTP2InteropTests {
         let stopped = try cut.upload(["-attempts", "0"])
         #expect(stopped.status == 1)
         #expect(stopped.standardError.contains("not complete after 0 resumes"), "\(stopped.standardError)")
+        // Once the proxy has closed the stream and the client's connection, the server's own answer (HEAD, straight
+        // to it) says the upload stopped at the reset.
+        let closed = cut.proxy.waitForTranscript(timeout: .seconds(10)) { transcript in
+            transcript.events.filter { if case .closed = $0.kind { true } else { false } }.count >= 2
+        }
+        #expect(closed)
         let record = try #require(cut.server.uploads().first)
-        #expect(!record.complete && record.durableOffset == 1 << 20)
+        #expect(!record.complete)
+        let head = try ServerProcessTests().curl([
+            "-I", "-H", "Upload-Draft-Interop-Version: 8", cut.server.url + "/upload/" + record.id,
+        ])
+        #expect(head.output.contains { $0.lowercased() == "upload-offset: 1048576" }, "\(head.output)")
     }
 }
