@@ -63,7 +63,12 @@ extension HTTP2Front {
         let lastID = max(named, processed)
         session.goAway(lastStream: lastID, code: code)
         record(parent.id, .goaway(lastStream: lastID, code: code.rawValue))
-        for (id, link) in links where id > lastID {
+        // The stream it fired on with `before` is refused even below a raised last stream: its request was held back
+        // (`RST_STREAM` `REFUSED_STREAM` tells the client so for one stream).
+        let held = { (id: Int32, link: Link) in
+            id == stream && last == .before && !link.handle.forwardedRequest.load(ordering: .acquiring)
+        }
+        for (id, link) in links where id > lastID || held(id, link) {
             resetStream(id, link, code: .refusedStream)
             link.pair.abort()
             links[id] = nil
