@@ -60,6 +60,7 @@ public final class ChaosProxy: ProxyRuntime, Sendable {
         settings.upstreamAtAccept = configuration.upstreamAtAccept
         settings.upstreamInterop = configuration.upstreamInterop
         settings.http2 = configuration.http2 && configuration.mode == .http
+        settings.upstreamHTTP2 = configuration.upstreamHTTP2
         if let authority = configuration.authority {
             let fallbackName = configuration.listen.host
             var server = TLSServerConfiguration { serverName in try authority.leaf(for: serverName ?? fallbackName) }
@@ -71,6 +72,10 @@ public final class ChaosProxy: ProxyRuntime, Sendable {
             var client = TLSClientConfiguration(trust: configuration.upstreamTrust)
             client.keyLog = configuration.keyLog
             settings.upstreamTLS = try TLSContext(client: client)
+            if settings.http2 && configuration.upstreamHTTP2 != .off {
+                client.alpn = ["h2", "http/1.1"]
+                settings.upstreamTLSOfferingHTTP2 = try TLSContext(client: client)
+            }
         }
         let engine = EngineBox(
             rules: configuration.rules, seed: configuration.seed, metrics: shared.counters,

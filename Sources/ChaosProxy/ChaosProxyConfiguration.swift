@@ -98,8 +98,13 @@ public struct ChaosProxyConfiguration: Sendable {
     public var upstreamAtAccept = false
     /// Whether clients may speak HTTP/2 (`--http2 on`; http mode only): offered by ALPN (`h2` before `http/1.1`) over
     /// TLS, taken with prior knowledge over cleartext. Each stream is proxied as an exchange of its own, its faults,
-    /// gate and transcript those of a connection (`HTTP2Front`); the upstream leg stays HTTP/1.1. Default false.
+    /// gate and transcript those of a connection (`HTTP2Front`); `upstreamHTTP2` says how they go upstream. Default
+    /// false.
     public var http2 = false
+    /// Whether an HTTP/2 client's streams go upstream over one HTTP/2 connection (h2 to h2, `HTTP2Back`) or each as
+    /// an HTTP/1.1 exchange of its own (h2 to h1) (`--upstream-http2`). Default `auto`: HTTP/2 when an https upstream
+    /// chooses `h2` in ALPN.
+    public var upstreamHTTP2 = UpstreamHTTP2.auto
     /// The interop versions the upstream serves resumably, when known (a scenario's reference server, a server
     /// profile): a fault at an upload offset of a creation at another version fires at once instead of waiting for a
     /// 104 that will not come (`Announcement`). Default nil: every version may be announced.

@@ -28,6 +28,13 @@ final class ConnectionCapture {
         }
     }
 
+    /// A capture of an upstream leg only (an HTTP/2 upstream session its streams share, `HTTP2Back`), started by
+    /// `upstreamConnected`.
+    init(capture: DecryptedCapture) {
+        self.capture = capture
+        clientLeg = nil
+    }
+
     /// Starts the upstream leg once the proxy's connection to the server is up.
     func upstreamConnected(_ socket: Socket) {
         guard let local = try? IPv4Endpoint(parsing: socket.localAddress().description),

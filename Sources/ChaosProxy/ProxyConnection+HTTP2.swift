@@ -14,6 +14,11 @@ extension ProxyConnection {
         let streamSettings = plain
         let scheme = settings.clientTLS == nil ? "http" : "https"
         let (shared, engine, parent, nth, listener) = (shared, engine, handle, nth, listenerName)
+        let upstreamSpeaksHTTP2 =
+            settings.upstreamHTTP2 == .on || (settings.upstreamHTTP2 == .auto && settings.upstream.tls)
+        let sharedUpstream =
+            upstreamSpeaksHTTP2 ? HTTP2Upstream(settings: streamSettings, capture: shared.capture) : nil
+        defer { sharedUpstream?.close() }
         let front: HTTP2Front
         do {
             let wake = try WakeSignal()
@@ -34,11 +39,11 @@ extension ProxyConnection {
                     shared.counters.accepted.add(1, ordering: .relaxed)
                     var flow = streamSettings.flow(id: id, scheme: scheme)
                     flow.http2Stream = (parent.id, stream)
-                    ProxyConnection(
+                    let connection = ProxyConnection(
                         socket: end, handle: handle, flow: flow, settings: streamSettings, engine: engine,
-                        shared: shared
-                    )
-                    .run(nth: nth, listener: listener)
+                        shared: shared)
+                    connection.sharedUpstream = sharedUpstream
+                    connection.run(nth: nth, listener: listener)
                 }
                 return (thread, handle)
             }

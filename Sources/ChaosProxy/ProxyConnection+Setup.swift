@@ -26,27 +26,26 @@ extension ProxyConnection {
     }
 
     func connectUpstream() {
-        let target = settings.upstream
-        let socket: Socket
-        do {
-            socket = try TCPConnector.connect(to: SocketAddress(host: target.host, port: target.port))
-        } catch {
-            return feed(.upstreamUnreachable(reason: "\(error)"))
+        switch sharedUpstream?.leg(for: handle) ?? .dial {
+        case .stream(let pair, let tls):
+            upstream = pair
+            feed(.legReady(.upstream, tls: tls.map(Self.session)))
+        case .own(let dialed):
+            use(dialed)
+        case .dial:
+            switch settings.dialUpstream(offeringHTTP2: false) {
+            case .dialed(let dialed): use(dialed)
+            case .failed(let input): feed(input)
+            }
+        case .failed(let input):
+            feed(input)
         }
-        capture?.upstreamConnected(socket)
-        guard target.tls, let context = settings.upstreamTLS else {
-            upstream = PlainStream(socket: socket)
-            return feed(.legReady(.upstream, tls: nil))
-        }
-        do {
-            let stream = try TLSStream(socket: socket, context: context, serverName: target.host)
-            try stream.handshake(timeout: .seconds(10))
-            upstream = stream
-            feed(.legReady(.upstream, tls: Self.session(stream.session)))
-        } catch {
-            socket.abort()
-            feed(.tlsFailed(.upstream, reason: "\(error)"))
-        }
+    }
+
+    private func use(_ dialed: UpstreamDial) {
+        capture?.upstreamConnected(dialed.socket)
+        upstream = dialed.stream
+        feed(.legReady(.upstream, tls: dialed.tls.map(Self.session)))
     }
 
     private static func session(_ info: TLSSessionInfo?) -> TLSSession {

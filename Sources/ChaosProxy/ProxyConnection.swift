@@ -51,6 +51,8 @@ final class ProxyConnection {
     private var interactive = false
     /// Set when the client chose HTTP/2: the relay is then an `HTTP2Front`, its streams proxied one by one.
     var speaksHTTP2 = false
+    /// An HTTP/2 stream's connection: the upstream its connection's streams share (nil: it dials its own).
+    var sharedUpstream: HTTP2Upstream?
     /// The connection's place among its listener's and the listener's address (for its streams' flows).
     private(set) var nth = 0
     private(set) var listenerName = ""

@@ -29,6 +29,10 @@ struct ListenerSettings: Sendable {
     var clientTLS: TLSContext?
     /// The upstream TLS context, for https upstreams.
     var upstreamTLS: TLSContext?
+    /// The upstream TLS context offering `h2` before `http/1.1` (an HTTP/2 client's connection, `HTTP2Upstream`).
+    var upstreamTLSOfferingHTTP2: TLSContext?
+    /// Whether an HTTP/2 client's connection goes upstream as HTTP/2 (`ChaosProxyConfiguration.upstreamHTTP2`).
+    var upstreamHTTP2 = UpstreamHTTP2.off
     var seed: UInt64
     /// The head and idle timeouts and the connection limit (`ChaosProxyConfiguration.limits`).
     var limits: ListenerLimits

@@ -29,6 +29,12 @@ enum ProxyCommand: Subcommand {
                     "Let clients speak HTTP/2 (ALPN h2; prior knowledge with --plain), each stream proxied on its own. "
                     + "Default on in http mode."),
             .value(
+                "--upstream-http2", "auto|on|off",
+                help:
+                    "How an HTTP/2 client's streams go upstream: over one HTTP/2 connection when an https upstream "
+                    + "chooses h2 in ALPN (auto, the default), also with prior knowledge over http (on), or each as "
+                    + "an HTTP/1.1 exchange of its own (off)."),
+            .value(
                 "--api", "ADDR",
                 help:
                     "Serve the control API and dashboard here, e.g. 127.0.0.1:8474 (off loopback only with --api-token)."
@@ -187,6 +193,17 @@ enum ProxyCommand: Subcommand {
             }
             configuration.http2 = true
         case let other?: throw UsageError("--http2 must be on or off, not '\(other)'", command: path)
+        }
+        if let choice = arguments["--upstream-http2"] {
+            guard let chosen = UpstreamHTTP2(rawValue: choice) else {
+                throw UsageError("--upstream-http2 must be auto, on or off, not '\(choice)'", command: path)
+            }
+            guard configuration.http2 || chosen == .off else {
+                throw UsageError(
+                    "--upstream-http2 \(choice) needs clients that may speak HTTP/2 (--http2 on, --mode http)",
+                    command: path)
+            }
+            configuration.upstreamHTTP2 = chosen
         }
         if let file = arguments["--scenario"] {
             let scenario = try loadScenario(file)

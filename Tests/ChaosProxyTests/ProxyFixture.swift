@@ -16,14 +16,15 @@ final class ProxyFixture {
 
     init(
         rules: [FaultRule] = [], seed: UInt64 = 7, tls: Bool = false, upstreamTLS: Bool = false,
-        mode: ConnectionFlow.Mode = .http,
+        serverHTTP2: Bool = false, mode: ConnectionFlow.Mode = .http,
         transcriptPath: String? = nil, adjust: (inout ChaosProxyConfiguration) -> Void = { _ in }
     ) throws {
         folder = try TLSFixtures.TemporaryDirectory()
-        server = try UploadServer(
-            configuration: UploadServerConfiguration(
-                certificateAuthorityDirectory: upstreamTLS ? folder.file("upstream-ca") : nil,
-                storeDirectory: folder.file("store")))
+        var serverConfiguration = UploadServerConfiguration(
+            certificateAuthorityDirectory: upstreamTLS ? folder.file("upstream-ca") : nil,
+            storeDirectory: folder.file("store"))
+        serverConfiguration.http2 = serverHTTP2
+        server = try UploadServer(configuration: serverConfiguration)
         authority = tls ? try CertificateAuthority.loadOrCreate(directory: folder.file("ca")) : nil
         var configuration = ChaosProxyConfiguration(
             listen: try SocketAddress(parsing: "127.0.0.1:0"), upstream: try UpstreamTarget(parsing: server.url))

@@ -82,6 +82,9 @@ struct ScenarioRun {
         configuration.upstreamInterop = Self.servedInterop(scenario, outside: outside)
         // The client's leg speaks what the scenario's client does: h2 offered in ALPN unless it is HTTP/1.1 only.
         configuration.http2 = scenario.client.http != "http/1.1"
+        // The reference server speaks HTTP/2 with prior knowledge: the streams go to it over one HTTP/2 connection,
+        // as the phone's would. An outside server does when it chooses h2 in ALPN.
+        configuration.upstreamHTTP2 = upstreamURL == nil ? .on : .auto
         // A verdict reads the whole transcript: a scenario is bounded by its own limits, so keep every event.
         configuration.transcriptMemory = nil
         if options.keepFolder != nil {

@@ -101,6 +101,8 @@ final class ScenarioServer {
     static func configuration(_ spec: ServerSpec, store: String) -> UploadServerConfiguration {
         var configuration = UploadServerConfiguration(storeDirectory: store)
         configuration.uploadProtocol = uploadProtocol(spec)
+        // As `squall server`: HTTP/2 with prior knowledge too, which the proxy's upstream leg speaks to it.
+        configuration.http2 = true
         if let ttl = spec.tokenTTL {
             configuration.authentication = AuthenticationConfiguration(tokenLifetime: max(1, Int64(ttl / .seconds(1))))
         }

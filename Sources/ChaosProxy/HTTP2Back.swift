@@ -1,0 +1,441 @@
+import HTTP2Wire
+import HTTPWire
+import ProxyFlow
+import SquallNet
+import Synchronization
+
+/// The upstream leg of an HTTP/2 client's connection when the upstream speaks HTTP/2 too (h2 to h2): one session
+/// with the upstream, and each stream's `ProxyConnection` writing its request as HTTP/1.1 bytes into a socket pair
+/// whose other end this back turns into a stream of that session. The mirror of `HTTP2Front`:
+///
+/// ```
+///   ProxyConnection (stream 1's flow) ⇄ socket pair ⇄ HTTP/1.1 bytes ⇄ h2 session ⇄ upstream
+///   ProxyConnection (stream 3's flow) ⇄ socket pair ⇄ …              ─┘
+/// ```
+/// A stream's faults act on its pair as on an HTTP/1.1 upstream connection: a flow that cuts its upstream side
+/// resets the upstream stream (`RST_STREAM` `CANCEL`), the others go on. An upstream's reset or refusal of a stream
+/// cuts its pair, and its code is handed to the front through the stream's handle, so that a `REFUSED_STREAM`
+/// reaches the client as one (the request may be sent again). Runs on a thread of its own.
+///
+/// Backpressure: a pair is read only while less than `HTTP2Front.queueLimit` of its request waits for the upstream's
+/// windows; the upstream's windows reopen only as its response is written into the pair.
+final class HTTP2Back: Sendable {
+    /// What other threads hand over: new pairs, and whether the back should stop.
+    struct Inbox {
+        var pairs: [(pair: Socket, handle: ConnectionHandle)] = []
+        var closing = false
+        /// Set once the back takes no new stream (the upstream's `GOAWAY`, its end, or `close`).
+        var over = false
+    }
+
+    private let inbox = Mutex(Inbox())
+    private let wake: WakeSignal
+    private let thread = Mutex<ConnectionThread?>(nil)
+
+    /// Starts the session over `upstream` (connected, its TLS handshake done, `h2` chosen or known) on a thread.
+    init(upstream: any ByteStream, scheme: String, capture: ConnectionCapture?) throws {
+        wake = try WakeSignal()
+        try Socket.setNonBlocking(upstream.fileDescriptor, true)
+        var options = HTTP2Session.Options()
+        options.manualWindowUpdates = true
+        let loop = HTTP2BackLoop(
+            upstream: upstream, session: try HTTP2Session(role: .client, options: options), scheme: scheme,
+            capture: capture, wake: wake)
+        let box = UncheckedBox(loop)
+        let started = ConnectionThread(name: "squall-proxy-h2-upstream") { [self] in
+            box.value.run { over in self.take(over: over) }
+            // Pairs handed over while it ended are cut: their connections see an upstream that failed.
+            for (pair, _) in take(over: true).pairs { pair.abort() }
+        }
+        thread.withLock { $0 = started }
+    }
+
+    /// The pairs handed over since the last call, and whether to stop; `over` says the back takes no more.
+    private func take(over: Bool) -> (pairs: [(pair: Socket, handle: ConnectionHandle)], closing: Bool) {
+        inbox.withLock { state in
+            if over { state.over = true }
+            defer { state.pairs = [] }
+            return (state.pairs, state.closing)
+        }
+    }
+
+    /// Whether the back takes no new stream.
+    var isOver: Bool { inbox.withLock { $0.over } }
+
+    /// A new stream for `handle`'s connection: the end of a pair it writes its request into and reads its response
+    /// from; nil when the back takes no new stream (a new back is then needed).
+    func open(for handle: ConnectionHandle) throws -> PlainStream? {
+        let (mine, theirs) = try Socket.pair()
+        try mine.setNonBlocking(true)
+        let taken = inbox.withLock { state in
+            guard !state.over else { return false }
+            state.pairs.append((mine, handle))
+            return true
+        }
+        guard taken else {
+            mine.close()
+            theirs.close()
+            return nil
+        }
+        wake.signal()
+        return PlainStream(socket: theirs)
+    }
+
+    /// Stops the back (its streams are cut, the upstream connection closed) and waits for its thread.
+    func close() {
+        inbox.withLock { $0.closing = true }
+        wake.signal()
+        thread.withLock { $0 }?.join()
+    }
+}
+
+/// A value handed to another thread, used there only.
+struct UncheckedBox<Value>: @unchecked Sendable {
+    let value: Value
+    init(_ value: Value) { self.value = value }
+}
+
+/// The back's loop, on its own thread (`HTTP2Back`).
+private final class HTTP2BackLoop {
+    /// One stream: its pair and its exchange.
+    struct Link {
+        let pair: PlainStream
+        let handle: ConnectionHandle
+        var parser = HTTP1Parser(role: .server)
+        /// The upstream stream, once the request head went.
+        var stream: Int32?
+        var method = HTTPMethod.get
+        /// HTTP/1.1 response bytes to write into the pair, each with how many of them are the upstream's content
+        /// (consumed from its windows once written).
+        var outgoing: [(bytes: [UInt8], content: Int)] = []
+        var written = 0
+        var chunked = false
+        var finalHead = false
+        var requestEnded = false
+        var responseEnded = false
+        /// The pair said its request side is done (the flow closed or finished writing).
+        var pairEnded = false
+        /// The upstream stream closed after the whole response.
+        var upstreamClosed = false
+    }
+
+    private let upstream: any ByteStream
+    private let session: HTTP2Session
+    private let scheme: String
+    private let capture: ConnectionCapture?
+    private let wake: WakeSignal
+    private var links: [Int: Link] = [:]
+    private var nextKey = 0
+    private var streams: [Int32: Int] = [:]
+    private var output: [UInt8] = []
+    private var outputWritten = 0
+    private var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+    /// Set once the upstream's `GOAWAY` came: no new stream is opened.
+    private var goneAway = false
+
+    init(upstream: any ByteStream, session: HTTP2Session, scheme: String, capture: ConnectionCapture?, wake: WakeSignal)
+    {
+        self.upstream = upstream
+        self.session = session
+        self.scheme = scheme
+        self.capture = capture
+        self.wake = wake
+    }
+
+    /// Runs until the upstream goes or fails, the back is closed, or the upstream's `GOAWAY` and the last stream's
+    /// end; `take` hands over new pairs and whether to stop (told when the back should take no more).
+    func run(take: (_ over: Bool) -> (pairs: [(pair: Socket, handle: ConnectionHandle)], closing: Bool)) {
+        var closed = false
+        do {
+            closed = try serve(take)
+        } catch {
+            // The upstream failed or broke the protocol: its streams end with it.
+        }
+        for (pair, _) in take(true).pairs { pair.abort() }
+        for link in links.values { link.pair.abort() }
+        links.removeAll()
+        if closed {
+            upstream.close()
+            capture?.mark(CaptureMark(.upstream, .proxy, .fin))
+        } else {
+            upstream.abort()
+            capture?.mark(CaptureMark(.upstream, .proxy, .rst))
+        }
+    }
+
+    /// Serves until the end; true when the back was closed (the upstream then gets a `GOAWAY` and a close).
+    private func serve(
+        _ inbox: (_ over: Bool) -> (pairs: [(pair: Socket, handle: ConnectionHandle)], closing: Bool)
+    ) throws -> Bool {
+        while true {
+            wake.drain()
+            let (pairs, closing) = inbox(goneAway)
+            if closing {
+                session.goAway()
+                try? flushUpstream()
+                return true
+            }
+            for (pair, handle) in pairs {
+                links[nextKey] = Link(pair: PlainStream(socket: pair), handle: handle)
+                nextKey += 1
+            }
+            writePairs()
+            readPairs()
+            try flushUpstream()
+            if session.isFinished && outputWritten == output.count { return false }
+            if goneAway && links.isEmpty && outputWritten == output.count { return false }
+            var interest: IOInterest = .read
+            if outputWritten < output.count { interest.insert(.write) }
+            if upstream.bufferedReadableCount == 0 { try wait(upstream: interest) }
+            switch try buffer.withUnsafeMutableBytes({ try upstream.read(into: $0) }) {
+            case .done(let count):
+                let bytes = Array(buffer[..<count])
+                capture?.received(bytes[...], from: .upstream)
+                for event in try session.receive(bytes) { take(event) }
+            case .wouldBlock:
+                break
+            case .endOfStream:
+                return false
+            }
+        }
+    }
+
+    private func flushUpstream() throws {
+        while true {
+            if outputWritten == output.count {
+                output = try session.takeOutput()
+                outputWritten = 0
+                if output.isEmpty { return }
+            }
+            let outcome = try output.withUnsafeBytes { raw in
+                try upstream.write(UnsafeRawBufferPointer(rebasing: raw[outputWritten...]))
+            }
+            guard case .done(let count) = outcome else { return }
+            capture?.sent(output[outputWritten..<(outputWritten + count)], to: .upstream)
+            outputWritten += count
+        }
+    }
+
+    // MARK: The upstream's side
+
+    private func take(_ event: HTTP2Event) {
+        switch event {
+        case .headers(let stream, let fields, let endStream):
+            guard let key = streams[stream], var link = links[key] else { return }
+            respond(fields, endStream: endStream, &link)
+            links[key] = link
+        case .data(let stream, let bytes):
+            guard let key = streams[stream], var link = links[key], !link.responseEnded else {
+                return session.consume(bytes.count, on: stream)
+            }
+            link.outgoing.append((link.chunked ? HTTP1Serializer.chunk(bytes) : bytes, bytes.count))
+            links[key] = link
+        case .endStream(let stream):
+            guard let key = streams[stream], var link = links[key] else { return }
+            endResponse(&link)
+            links[key] = link
+        case .reset(let stream, let code):
+            guard let key = streams[stream], var link = links[key], link.responseEnded else {
+                return cut(stream, code: code)
+            }
+            // A reset after a whole response (a server refusing the rest of a request it answered early): the
+            // response still reaches the client.
+            streams[stream] = nil
+            link.upstreamClosed = true
+            links[key] = link
+        case .closed(let stream, let code):
+            guard let key = streams.removeValue(forKey: stream), var link = links[key] else { return }
+            // A stream closed before its response ended (refused by a `GOAWAY`, reset): its exchange is cut.
+            if !link.responseEnded {
+                links[key] = nil
+                hand(code == .noError ? .internalError : code, to: link)
+                link.pair.abort()
+            } else {
+                link.upstreamClosed = true
+                links[key] = link
+            }
+        case .goaway:
+            goneAway = true
+        case .settings, .pingAcknowledged, .windowUpdate:
+            break
+        }
+    }
+
+    /// A response head from the upstream as HTTP/1.1: an interim one as it is; a final one framed by its
+    /// Content-Length, else chunked (HTTP/2 frames its content itself).
+    private func respond(_ fields: [HTTPField], endStream: Bool, _ link: inout Link) {
+        guard !link.finalHead else {
+            // Trailers: dropped; they may end the content.
+            if endStream { endResponse(&link) }
+            return
+        }
+        guard var head = HTTP2Heads.response(fields) else {
+            if let stream = link.stream { cut(stream, code: .protocolError) }
+            return
+        }
+        head.version = .http11
+        if !head.isInformational {
+            link.finalHead = true
+            let bodyless = link.method == .head || head.status == 204 || head.status == 304
+            if !bodyless && !head.fields.contains("Content-Length") {
+                if endStream {
+                    head.fields.append(name: "Content-Length", value: "0")
+                } else {
+                    head.fields.append(name: "Transfer-Encoding", value: "chunked")
+                    link.chunked = true
+                }
+            }
+        }
+        guard let bytes = try? HTTP1Serializer.serialize(head) else {
+            if let stream = link.stream { cut(stream, code: .protocolError) }
+            return
+        }
+        link.outgoing.append((bytes, 0))
+        if endStream && link.finalHead { endResponse(&link) }
+    }
+
+    private func endResponse(_ link: inout Link) {
+        guard link.finalHead, !link.responseEnded else { return }
+        link.responseEnded = true
+        if link.chunked, let last = try? HTTP1Serializer.lastChunk() { link.outgoing.append((last, 0)) }
+    }
+
+    /// The upstream reset `stream`: its exchange is cut, and the front learns the code.
+    private func cut(_ stream: Int32, code: HTTP2ErrorCode) {
+        guard let key = streams.removeValue(forKey: stream), let link = links.removeValue(forKey: key) else { return }
+        session.reset(stream, code: code)
+        hand(code, to: link)
+        link.pair.abort()
+    }
+
+    /// Tells the front (through the stream's handle) which code the upstream ended the stream with, unless a fault
+    /// of the stream's flow already chose one.
+    private func hand(_ code: HTTP2ErrorCode, to link: Link) {
+        _ = link.handle.streamResetCode.compareExchange(
+            expected: .max, desired: code.rawValue, ordering: .acquiringAndReleasing)
+    }
+
+    // MARK: The pairs
+
+    /// Writes what waits for each pair; the upstream's content written reopens its windows.
+    private func writePairs() {
+        for key in Array(links.keys) {
+            guard var link = links[key] else { continue }
+            while let first = link.outgoing.first {
+                let outcome = try? first.bytes.withUnsafeBytes { raw in
+                    try link.pair.write(UnsafeRawBufferPointer(rebasing: raw[link.written...]))
+                }
+                guard case .done(let count)? = outcome, count > 0 else {
+                    if outcome == nil { link.outgoing.removeAll() }
+                    break
+                }
+                link.written += count
+                if link.written == first.bytes.count {
+                    link.outgoing.removeFirst()
+                    link.written = 0
+                    if let stream = link.stream { session.consume(first.content, on: stream) }
+                }
+            }
+            if link.pairEnded && link.responseEnded && link.outgoing.isEmpty {
+                // The exchange is over on both sides.
+                links[key] = nil
+                link.pair.close()
+                continue
+            }
+            links[key] = link
+        }
+    }
+
+    /// Reads each pair whose stream has room and turns its HTTP/1.1 request into a stream of the session.
+    private func readPairs() {
+        for key in Array(links.keys) {
+            guard var link = links[key], !link.pairEnded else { continue }
+            if let stream = link.stream, session.queuedCount(on: stream) >= HTTP2Front.queueLimit { continue }
+            let outcome = try? buffer.withUnsafeMutableBytes { try link.pair.read(into: $0) }
+            if case .wouldBlock? = outcome { continue }
+            guard case .done(let count)? = outcome else {
+                // The stream's connection finished writing (a whole request stays: its response may still come),
+                // or was cut (so is the stream).
+                link.pairEnded = true
+                let whole = outcome != nil && link.requestEnded
+                if !whole || link.stream == nil {
+                    if let stream = link.stream, !link.upstreamClosed {
+                        session.reset(stream, code: .cancel)
+                        streams[stream] = nil
+                    }
+                    links[key] = nil
+                    link.pair.abort()
+                    continue
+                }
+                if link.responseEnded && link.outgoing.isEmpty {
+                    links[key] = nil
+                    link.pair.close()
+                    continue
+                }
+                links[key] = link
+                continue
+            }
+            // The rest of a request the upstream answered early and closed the stream of is read and dropped (as an
+            // HTTP/1.1 server drains it), until the stream's connection ends.
+            guard !link.upstreamClosed else { continue }
+            do {
+                for event in try link.parser.feed(Array(buffer[..<count])[...]) { try request(event, &link, key: key) }
+                links[key] = link
+            } catch {
+                if let stream = link.stream {
+                    session.reset(stream, code: .cancel)
+                    streams[stream] = nil
+                }
+                links[key] = nil
+                link.pair.abort()
+            }
+        }
+    }
+
+    private struct Refused: Error {}
+
+    private func request(_ event: HTTP1Event, _ link: inout Link, key: Int) throws {
+        switch event {
+        case .requestHead(let head):
+            // One request a pair: a stream's connection carries one exchange.
+            guard link.stream == nil, !goneAway else {
+                hand(.refusedStream, to: link)
+                throw Refused()
+            }
+            let framing = try BodyFraming(request: head)
+            let bodyless = framing == .none || framing == .contentLength(0)
+            do {
+                let stream = try session.submitRequest(HTTP2Heads.fields(of: head, scheme: scheme), endStream: bodyless)
+                link.stream = stream
+                link.method = head.method
+                link.requestEnded = bodyless
+                streams[stream] = key
+            } catch {
+                hand(.refusedStream, to: link)
+                throw Refused()
+            }
+        case .body(let bytes):
+            if let stream = link.stream, !link.requestEnded { session.send(Array(bytes), on: stream) }
+        case .end:
+            if let stream = link.stream, !link.requestEnded {
+                session.end(stream)
+                link.requestEnded = true
+            }
+        case .upgrade, .opaque, .responseHead:
+            throw Refused()
+        }
+    }
+
+    /// Polls the upstream for `interest`, the wake signal and every pair with something to read or write.
+    private func wait(upstream interest: IOInterest) throws {
+        var descriptors = [(descriptor: upstream.fileDescriptor, interest: interest)]
+        for link in links.values {
+            var wanted: IOInterest = []
+            if !link.outgoing.isEmpty { wanted.insert(.write) }
+            let room = link.stream.map { session.queuedCount(on: $0) < HTTP2Front.queueLimit } ?? true
+            if !link.pairEnded && room { wanted.insert(.read) }
+            if !wanted.isEmpty { descriptors.append((link.pair.fileDescriptor, wanted)) }
+        }
+        try wake.wait(for: descriptors, until: nil)
+    }
+}
