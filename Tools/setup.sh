@@ -2,7 +2,7 @@
 # Installs what Squall's build, tests and benchmarks need, when it is missing. Idempotent; fast when all is present.
 #
 #   Tools/setup.sh            build + test prerequisites
-#   Tools/setup.sh --bench    also the benchmark peers (nginx with the stream module)
+#   Tools/setup.sh --bench    also the benchmark peers (nginx's stream module)
 #
 # Exits non-zero with a message naming what could not be installed.
 set -euo pipefail
@@ -12,10 +12,11 @@ set -euo pipefail
 # chromium, chromium-driver: the HTML report opened in a real browser (Tools/report-browser-check.py, with selenium).
 # libnghttp2-dev: HTTP/2 framing, HPACK and flow control (Sources/CNghttp2, under Sources/HTTP2Wire).
 # libqrencode-dev: the QR codes `squall ca show --url` draws (Sources/QRCodes). zbar-tools: zbarimg reads them back
-# (Tests/QRCodesTests/QRCodeTests.swift).
-packages=(pkg-config libssl-dev libpcap-dev libqrencode-dev libnghttp2-dev openssl curl tshark golang-go chromium chromium-driver zbar-tools)
+# (Tests/QRCodesTests/QRCodeTests.swift). nginx: an HTTP/2 upstream nobody here wrote, behind the proxy
+# (Tests/ChaosProxyTests/NginxUpstreamHTTP2Tests.swift); the benchmarks also need its stream module.
+packages=(pkg-config libssl-dev libpcap-dev libqrencode-dev libnghttp2-dev openssl curl tshark golang-go chromium chromium-driver zbar-tools nginx)
 if [[ "${1:-}" == "--bench" ]]; then
-    packages+=(nginx libnginx-mod-stream)
+    packages+=(libnginx-mod-stream)
 elif [[ $# -gt 0 ]]; then
     echo "setup.sh: unknown argument '$1' (expected --bench or nothing)" >&2
     exit 2

@@ -149,6 +149,14 @@ import Testing
         ),
         (["--upstream", "http://127.0.0.1:9", "--plain", "--pcap", "-"], "--pcap needs a file"),
         (
+            ["--upstream", "http://127.0.0.1:9", "--plain", "--upstream-http2", "yes"],
+            "--upstream-http2 must be auto, on or off, not 'yes'"
+        ),
+        (
+            ["--upstream", "http://127.0.0.1:9", "--plain", "--http2", "off", "--upstream-http2", "on"],
+            "--upstream-http2 on needs clients that may speak HTTP/2"
+        ),
+        (
             ["--upstream", "http://127.0.0.1:9", "--plain", "--head-timeout", "0ms"],
             "--head-timeout must be more than 0"
         ),
