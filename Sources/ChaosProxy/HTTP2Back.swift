@@ -256,7 +256,7 @@ private final class HTTP2BackLoop {
             }
         case .goaway:
             goneAway = true
-        case .settings, .pingAcknowledged, .windowUpdate:
+        case .settings, .pingAcknowledged, .windowUpdate, .ping:
             break
         }
     }

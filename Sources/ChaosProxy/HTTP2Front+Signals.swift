@@ -37,6 +37,11 @@ extension HTTP2Front {
             switch signal {
             case .goaway(let code, let last, let graceful):
                 goAway(code: HTTP2ErrorCode(rawValue: code), last: last, firedOn: stream, graceful: graceful)
+            case .settings(let settings):
+                session.submitSettings(settings)
+            case .pingTimeout(let duration):
+                let until = duration.map { ContinuousClock.now + $0 } ?? .now + .seconds(100 * 365 * 86_400)
+                pingsHeldUntil = max(pingsHeldUntil ?? until, until)
             case .windowStall(let duration, let connection):
                 let until = duration.map { ContinuousClock.now + $0 } ?? .now + .seconds(100 * 365 * 86_400)
                 if connection {
@@ -46,6 +51,18 @@ extension HTTP2Front {
                 }
             }
         }
+    }
+
+    /// Whether the client's `PING`s go unacknowledged now (`ping-timeout`).
+    var pingsHeld: Bool {
+        pingsHeldUntil.map { $0 > .now } ?? false
+    }
+
+    /// Acknowledges the `PING`s held once their `ping-timeout` is over.
+    func releasePings() {
+        guard !heldPings.isEmpty, !pingsHeld else { return }
+        for opaque in heldPings { session.acknowledgePing(opaque) }
+        heldPings = []
     }
 
     /// Sends `GOAWAY` (once): the streams above the last one it names are refused, their exchanges cut. A refusal

@@ -45,6 +45,9 @@ final class HTTP2Front {
 
     /// Until when every stream's windows stay shut (`window-stall` with `scope: connection`).
     var connectionStalledUntil: ContinuousClock.Instant?
+    /// Until when the client's `PING`s go unacknowledged (`ping-timeout`), and the ones held meanwhile.
+    var pingsHeldUntil: ContinuousClock.Instant?
+    var heldPings: [UInt64] = []
     /// Set once a `goaway` fault said the connection goes away: gracefully (it ends once its streams have), or at
     /// once.
     var goingAway: (graceful: Bool, sent: Bool)?
@@ -87,6 +90,7 @@ final class HTTP2Front {
         self.start = start
         var options = HTTP2Session.Options()
         options.manualWindowUpdates = true
+        options.holdPings = true
         self.session = try HTTP2Session(role: .server, options: options)
     }
 
@@ -111,6 +115,7 @@ final class HTTP2Front {
                 return
             }
             takeSignals()
+            releasePings()
             writePairs()
             try readPairs()
             try flushClient()
@@ -169,6 +174,8 @@ final class HTTP2Front {
             if let link = links.removeValue(forKey: stream) {
                 if link.responseEnded { link.pair.close() } else { link.pair.abort() }
             }
+        case .ping(let opaque):
+            if pingsHeld { heldPings.append(opaque) } else { session.acknowledgePing(opaque) }
         case .goaway, .settings, .pingAcknowledged, .windowUpdate:
             break
         }
@@ -339,6 +346,7 @@ final class HTTP2Front {
             if !link.responseEnded && session.queuedCount(on: stream) < Self.queueLimit { wanted.insert(.read) }
             if !wanted.isEmpty { descriptors.append((link.pair.fileDescriptor, wanted)) }
         }
-        try wake.wait(for: descriptors, until: [deadline, stallEnds].compactMap { $0 }.min())
+        let pingsReleased = heldPings.isEmpty ? nil : pingsHeldUntil
+        try wake.wait(for: descriptors, until: [deadline, stallEnds, pingsReleased].compactMap { $0 }.min())
     }
 }

@@ -19,7 +19,7 @@ extension ConnectionFaults {
             if HTTP2Streams.needsHTTP2Stream(rule.action) && !isHTTP2Stream {
                 if budget.states[index].fired == 0 {
                     budget.states[index].unfired =
-                        "\(rule.action.name) resets an HTTP/2 stream: \(head.method) \(head.target) came over HTTP/1.1"
+                        "\(rule.action.name) acts on HTTP/2 streams: \(head.method) \(head.target) came over HTTP/1.1"
                 }
                 continue
             }

@@ -1,3 +1,5 @@
+import HTTP2Wire
+
 /// What a fault does when it fires (DESIGN.md "Faults"). Sizes are bytes, rates bytes per second, durations
 /// `Duration`s; the proxy driver executes the action, the engine only decides when and where. Each case belongs to
 /// a family (`FaultFamily`, in `Faults/`), whose file holds everything the action means: this enum is where an
@@ -52,6 +54,13 @@ public enum FaultAction: Sendable, Hashable {
     /// retries them on a new connection); gracefully, the others finish first, else the connection ends at once.
     /// Fires only on an exchange that came over an HTTP/2 stream.
     case goaway(code: UInt32, lastStream: GoawayLastStream, graceful: Bool)
+    /// Send the client new `SETTINGS` mid-connection (fewer concurrent streams, smaller windows or frames), which hold
+    /// from then on. Fires only on an exchange that came over an HTTP/2 stream.
+    case settings([HTTP2Setting])
+    /// Leave the client's `PING`s unacknowledged for `duration` (nil: for good), the rest of the connection flowing:
+    /// a client that checks its connection with pings takes it for dead. Fires only on an exchange that came over an
+    /// HTTP/2 stream.
+    case pingTimeout(duration: Duration?)
 
     /// When, relative to the exchange, the action can happen.
     public enum Timing: Sendable, Hashable {

@@ -89,6 +89,9 @@ public enum HTTP2Event: Sendable, Hashable {
     case settings([HTTP2Setting])
     /// The peer acknowledged a `PING` this side sent.
     case pingAcknowledged
+    /// The peer sent a `PING` with these 8 opaque bytes, left for the caller to acknowledge (`acknowledgePing`);
+    /// only with `HTTP2Session.Options.holdPings` (otherwise the session acknowledges it at once).
+    case ping(opaque: UInt64)
     /// The peer opened `stream`'s or (stream 0) the connection's window by `increment` (`WINDOW_UPDATE`).
     case windowUpdate(stream: Int32, increment: Int32)
 }

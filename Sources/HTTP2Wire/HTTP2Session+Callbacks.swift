@@ -73,6 +73,9 @@ extension HTTP2Session {
                     }))
         case NGHTTP2_PING.rawValue where frame.hd.flags & UInt8(NGHTTP2_FLAG_ACK.rawValue) != 0:
             events.append(.pingAcknowledged)
+        case NGHTTP2_PING.rawValue where holdsPings:
+            let opaque = withUnsafeBytes(of: frame.ping.opaque_data) { $0.loadUnaligned(as: UInt64.self) }
+            events.append(.ping(opaque: opaque))
         case NGHTTP2_WINDOW_UPDATE.rawValue:
             events.append(.windowUpdate(stream: stream, increment: frame.window_update.window_size_increment))
         default:

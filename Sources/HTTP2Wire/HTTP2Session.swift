@@ -29,7 +29,8 @@ public final class HTTP2Session {
         public var connectionWindow: Int32 = 16 << 20
         /// Whether this side's windows reopen only as `consume` is called (else as soon as content is read).
         public var manualWindowUpdates = false
-        /// Whether a `PING` is left unanswered until `acknowledgePings` (a fault: a peer whose pings time out).
+        /// Whether a `PING` is left for the caller to acknowledge (`.ping` events, `acknowledgePing`), so that it may
+        /// hold the acknowledgement back (a fault: a peer whose pings time out).
         public var holdPings = false
 
         public init() {}
@@ -45,6 +46,8 @@ public final class HTTP2Session {
     /// Resets to send once a stream's last frame (with `END_STREAM`) went out.
     var resetsAfterEnd: [Int32: HTTP2ErrorCode] = [:]
     private let manualWindowUpdates: Bool
+    /// `Options.holdPings` (read by the callbacks).
+    let holdsPings: Bool
 
     /// Content queued for a stream and whether its end was asked for.
     struct Outbound {
@@ -61,6 +64,7 @@ public final class HTTP2Session {
     public init(role: Role, options: Options = Options()) throws(HTTP2Error) {
         self.role = role
         self.manualWindowUpdates = options.manualWindowUpdates
+        self.holdsPings = options.holdPings
         var callbacks: OpaquePointer?
         try Self.check(nghttp2_session_callbacks_new(&callbacks), "creating the callbacks")
         defer { nghttp2_session_callbacks_del(callbacks) }
@@ -228,6 +232,14 @@ public final class HTTP2Session {
     /// Sends a `PING`; the peer's acknowledgement comes as `.pingAcknowledged`.
     public func ping() {
         _ = nghttp2_submit_ping(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), nil)
+    }
+
+    /// Acknowledges the peer's `PING` with these opaque bytes (`Options.holdPings`).
+    public func acknowledgePing(_ opaque: UInt64) {
+        withUnsafeBytes(of: opaque) { bytes in
+            _ = nghttp2_submit_ping(
+                session, UInt8(NGHTTP2_FLAG_ACK.rawValue), bytes.baseAddress?.assumingMemoryBound(to: UInt8.self))
+        }
     }
 
     /// Sends new `SETTINGS` mid-connection.

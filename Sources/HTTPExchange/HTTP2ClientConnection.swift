@@ -208,7 +208,7 @@ public final class HTTP2ClientConnection: @unchecked Sendable {
                 for (id, state) in streams where id > lastStream {
                     state.refused("a GOAWAY's last stream is \(lastStream)")
                 }
-            case .settings, .pingAcknowledged, .windowUpdate:
+            case .settings, .pingAcknowledged, .windowUpdate, .ping:
                 break
             }
         }

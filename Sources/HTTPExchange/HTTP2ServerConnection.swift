@@ -167,7 +167,7 @@ public final class HTTP2ServerConnection: @unchecked Sendable {
                 exchanges[id]?.resetByPeer(code)
             case .closed(let id, let code):
                 exchanges.removeValue(forKey: id)?.closed(code)
-            case .goaway, .settings, .pingAcknowledged, .windowUpdate:
+            case .goaway, .settings, .pingAcknowledged, .windowUpdate, .ping:
                 break
             }
         }

@@ -24,6 +24,10 @@ public final class HTTP2Client {
     public private(set) var streams: [Int32: Stream] = [:]
     /// The last stream a `GOAWAY` named, once one came.
     public private(set) var goaway: Int32?
+    /// The `SETTINGS` the server sent, in order (its first ones included).
+    public private(set) var settings: [[HTTP2Setting]] = []
+    /// How many of the `PING`s sent (`session.ping()`) the server acknowledged.
+    public private(set) var pingsAcknowledged = 0
     private var buffer = [UInt8](repeating: 0, count: 64 * 1024)
 
     /// Connects to `url` (`http://…` with prior knowledge, `https://…` trusting `authority`): over TLS the server
@@ -113,7 +117,11 @@ public final class HTTP2Client {
             streams[id, default: Stream()].closed = code
         case .goaway(let last, _):
             goaway = last
-        case .endStream, .settings, .pingAcknowledged, .windowUpdate:
+        case .settings(let list):
+            settings.append(list)
+        case .pingAcknowledged:
+            pingsAcknowledged += 1
+        case .endStream, .windowUpdate, .ping:
             break
         }
     }

@@ -273,7 +273,7 @@ import Testing
         #expect(fixture.proxy.neverFired == ["cancel"])
         #expect(
             fixture.proxy.neverFiredReasons["cancel"]
-                == "reset-stream resets an HTTP/2 stream: POST /upload came over HTTP/1.1")
+                == "reset-stream acts on HTTP/2 streams: POST /upload came over HTTP/1.1")
     }
 }
 

@@ -43,6 +43,10 @@ struct FaultRuleEncodingTests {
         #"{"name": "a", "action": "goaway"}"#,
         #"{"name": "a", "action": "goaway", "code": "ENHANCE_YOUR_CALM", "last-stream": "before", "graceful": false}"#,
         #"{"name": "a", "action": "goaway", "last-stream": 7}"#,
+        #"{"name": "a", "action": "settings", "settings": {"max-concurrent-streams": 1}}"#,
+        #"{"name": "a", "action": "settings", "settings": {"initial-window-size": 0, "max-frame-size": 16384}}"#,
+        #"{"name": "a", "action": "ping-timeout"}"#,
+        #"{"name": "a", "action": "ping-timeout", "duration": "30s"}"#,
     ]
 
     /// One rule per trigger and match criterion, with the rule-level keys.

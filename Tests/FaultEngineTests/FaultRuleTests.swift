@@ -89,6 +89,19 @@ struct FaultRuleTests {
             "direction"
         ),
         (#"{"name": "x", "action": "reset", "match": []}"#, .wrongType, "match"),
+        (#"{"name": "x", "action": "settings"}"#, .missingKey, "settings"),
+        (#"{"name": "x", "action": "settings", "settings": {}}"#, .missingKey, "settings"),
+        (#"{"name": "x", "action": "settings", "settings": 1}"#, .wrongType, "settings"),
+        (#"{"name": "x", "action": "settings", "settings": {"enable-push": 1}}"#, .unknownKey, "settings.enable-push"),
+        (
+            #"{"name": "x", "action": "settings", "settings": {"max-frame-size": 1024}}"#, .invalidValue,
+            "settings.max-frame-size"
+        ),
+        (
+            #"{"name": "x", "action": "settings", "settings": {"initial-window-size": 2147483648}}"#, .invalidValue,
+            "settings.initial-window-size"
+        ),
+        (#"{"name": "x", "action": "ping-timeout", "duration": "soon"}"#, .invalidDuration, "duration"),
         (#"[1]"#, .wrongType, ""),
     ])
     func rejectsInvalidRules(_ json: String, _ code: FaultError.Code, _ path: String) throws {

@@ -11,7 +11,7 @@ import SquallCore
 /// | `InterimStripping` | `strip-interim` |
 /// | `Shaping` | `latency`, `bandwidth`, `slice`, `limit`, `slow-close` |
 /// | `Stalls` | `stall` |
-/// | `HTTP2Streams` | `reset-stream`, `window-stall`, `goaway` |
+/// | `HTTP2Streams` | `reset-stream`, `window-stall`, `goaway`, `settings`, `ping-timeout` |
 ///
 /// A family's file holds, for each of its actions: the keys it reads beside the rule's own and how (`read`), how it
 /// is written back (`encode`, the exact inverse), the values it refuses (`validate`), where it can fire (`timing`, and

@@ -1,3 +1,4 @@
+import HTTP2Wire
 import SquallCore
 
 /// What a fault action does on the wire, in the primitives the proxy's connection flow carries out (each once, in
@@ -36,6 +37,10 @@ public enum HTTP2Signal: Sendable, Hashable {
     /// Send `GOAWAY` with `code` and the last stream `lastStream` names; end the connection at once unless
     /// `graceful`.
     case goaway(code: UInt32, lastStream: GoawayLastStream, graceful: Bool)
+    /// Send the client these `SETTINGS`.
+    case settings([HTTP2Setting])
+    /// Acknowledge none of the client's `PING`s for `duration` (nil: never); those held are acknowledged after it.
+    case pingTimeout(Duration?)
 }
 
 /// Which stream a `goaway` names as the last one processed.
