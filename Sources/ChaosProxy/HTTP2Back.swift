@@ -106,18 +106,19 @@ private final class HTTP2BackLoop {
         var stream: Int32?
         var method = HTTPMethod.get
         /// HTTP/1.1 response bytes to write into the pair, each with how many of them are the upstream's content
-        /// (consumed from its windows once written).
+        /// (consumed from its windows once written, or when the link is let go unwritten).
         var outgoing: [(bytes: [UInt8], content: Int)] = []
         var written = 0
         var chunked = false
         var finalHead = false
         var requestEnded = false
         var responseEnded = false
-        /// The pair said its request side is done (the flow closed or finished writing).
-        var pairEnded = false
-        /// The upstream stream closed after the whole response.
+        /// The upstream stream closed (after the whole response): what the pair still sends is dropped.
         var upstreamClosed = false
     }
+
+    /// Handed-over pairs and whether to stop; `over` tells the back to take no more.
+    typealias Inbox = (_ over: Bool) -> (pairs: [(pair: Socket, handle: ConnectionHandle)], closing: Bool)
 
     private let upstream: any ByteStream
     private let session: HTTP2Session
@@ -132,6 +133,9 @@ private final class HTTP2BackLoop {
     private var buffer = [UInt8](repeating: 0, count: 64 * 1024)
     /// Set once the upstream's `GOAWAY` came: no new stream is opened.
     private var goneAway = false
+    /// Set once the upstream connection is over (its end, or its session finished): only the responses already
+    /// whole are still written into their pairs.
+    private var upstreamDone = false
 
     init(upstream: any ByteStream, session: HTTP2Session, scheme: String, capture: ConnectionCapture?, wake: WakeSignal)
     {
@@ -142,19 +146,18 @@ private final class HTTP2BackLoop {
         self.wake = wake
     }
 
-    /// Runs until the upstream goes or fails, the back is closed, or the upstream's `GOAWAY` and the last stream's
-    /// end; `take` hands over new pairs and whether to stop (told when the back should take no more).
-    func run(take: (_ over: Bool) -> (pairs: [(pair: Socket, handle: ConnectionHandle)], closing: Bool)) {
-        var closed = false
+    /// Runs until the back is closed, or the upstream connection is over and the responses it completed are written;
+    /// a failed upstream cuts every stream at once.
+    func run(take inbox: Inbox) {
+        var graceful = false
         do {
-            closed = try serve(take)
+            graceful = try serve(inbox)
         } catch {
             // The upstream failed or broke the protocol: its streams end with it.
         }
-        for (pair, _) in take(true).pairs { pair.abort() }
-        for link in links.values { link.pair.abort() }
-        links.removeAll()
-        if closed {
+        for (pair, _) in inbox(true).pairs { pair.abort() }
+        for key in Array(links.keys) { drop(key, abort: true) }
+        if graceful {
             upstream.close()
             capture?.mark(CaptureMark(.upstream, .proxy, .fin))
         } else {
@@ -163,29 +166,39 @@ private final class HTTP2BackLoop {
         }
     }
 
-    /// Serves until the end; true when the back was closed (the upstream then gets a `GOAWAY` and a close).
-    private func serve(
-        _ inbox: (_ over: Bool) -> (pairs: [(pair: Socket, handle: ConnectionHandle)], closing: Bool)
-    ) throws -> Bool {
+    /// Serves until the end; true when it ended gracefully (closed, or the upstream went with its streams done).
+    private func serve(_ inbox: Inbox) throws -> Bool {
         while true {
             wake.drain()
-            let (pairs, closing) = inbox(goneAway)
+            let (pairs, closing) = inbox(goneAway || upstreamDone)
             if closing {
                 session.goAway()
                 try? flushUpstream()
                 return true
             }
             for (pair, handle) in pairs {
+                if upstreamDone {
+                    pair.abort()
+                    continue
+                }
                 links[nextKey] = Link(pair: PlainStream(socket: pair), handle: handle)
                 nextKey += 1
             }
             writePairs()
             readPairs()
+            if upstreamDone {
+                if links.isEmpty { return true }
+                try wait(upstream: nil)
+                continue
+            }
             try flushUpstream()
-            if session.isFinished && outputWritten == output.count { return false }
-            if goneAway && links.isEmpty && outputWritten == output.count { return false }
+            let flushed = outputWritten == output.count
+            if flushed && (session.isFinished || (goneAway && links.isEmpty)) {
+                finishUpstream()
+                continue
+            }
             var interest: IOInterest = .read
-            if outputWritten < output.count { interest.insert(.write) }
+            if !flushed { interest.insert(.write) }
             if upstream.bufferedReadableCount == 0 { try wait(upstream: interest) }
             switch try buffer.withUnsafeMutableBytes({ try upstream.read(into: $0) }) {
             case .done(let count):
@@ -195,9 +208,15 @@ private final class HTTP2BackLoop {
             case .wouldBlock:
                 break
             case .endOfStream:
-                return false
+                finishUpstream()
             }
         }
+    }
+
+    /// The upstream connection is over: the streams whose response did not end are cut; the others are written out.
+    private func finishUpstream() {
+        upstreamDone = true
+        for (key, link) in links where !link.responseEnded { drop(key, abort: true, reset: nil, link: link) }
     }
 
     private func flushUpstream() throws {
@@ -216,6 +235,20 @@ private final class HTTP2BackLoop {
         }
     }
 
+    /// Lets go of the link at `key` (`link`: as the caller holds it, else as stored): its pair is aborted or closed,
+    /// its upstream stream reset with `reset` unless the upstream already closed it, and the content it held
+    /// unwritten goes back to the upstream's windows.
+    private func drop(_ key: Int, abort: Bool, reset: HTTP2ErrorCode? = nil, link held: Link? = nil) {
+        guard let link = held ?? links[key] else { return }
+        links[key] = nil
+        if let stream = link.stream {
+            if let reset, !link.upstreamClosed, streams[stream] == key { session.reset(stream, code: reset) }
+            if streams[stream] == key { streams[stream] = nil }
+            session.consume(link.outgoing.reduce(0) { $0 + $1.content }, on: stream)
+        }
+        if abort { link.pair.abort() } else { link.pair.close() }
+    }
+
     // MARK: The upstream's side
 
     private func take(_ event: HTTP2Event) {
@@ -223,7 +256,7 @@ private final class HTTP2BackLoop {
         case .headers(let stream, let fields, let endStream):
             guard let key = streams[stream], var link = links[key] else { return }
             respond(fields, endStream: endStream, &link)
-            links[key] = link
+            if streams[stream] == key { links[key] = link }
         case .data(let stream, let bytes):
             guard let key = streams[stream], var link = links[key], !link.responseEnded else {
                 return session.consume(bytes.count, on: stream)
@@ -235,8 +268,12 @@ private final class HTTP2BackLoop {
             endResponse(&link)
             links[key] = link
         case .reset(let stream, let code):
-            guard let key = streams[stream], var link = links[key], link.responseEnded else {
-                return cut(stream, code: code)
+            guard let key = streams[stream], var link = links[key] else { return }
+            guard link.responseEnded else {
+                // The upstream reset the stream (it is closed: no reset goes back): its exchange is cut.
+                link.upstreamClosed = true
+                hand(code, to: link)
+                return drop(key, abort: true, link: link)
             }
             // A reset after a whole response (a server refusing the rest of a request it answered early): the
             // response still reaches the client.
@@ -244,16 +281,15 @@ private final class HTTP2BackLoop {
             link.upstreamClosed = true
             links[key] = link
         case .closed(let stream, let code):
-            guard let key = streams.removeValue(forKey: stream), var link = links[key] else { return }
+            guard let key = streams[stream], var link = links[key] else { return }
+            link.upstreamClosed = true
             // A stream closed before its response ended (refused by a `GOAWAY`, reset): its exchange is cut.
-            if !link.responseEnded {
-                links[key] = nil
+            guard link.responseEnded else {
                 hand(code == .noError ? .internalError : code, to: link)
-                link.pair.abort()
-            } else {
-                link.upstreamClosed = true
-                links[key] = link
+                return drop(key, abort: true, link: link)
             }
+            streams[stream] = nil
+            links[key] = link
         case .goaway:
             goneAway = true
         case .settings, .pingAcknowledged, .windowUpdate, .ping:
@@ -262,32 +298,32 @@ private final class HTTP2BackLoop {
     }
 
     /// A response head from the upstream as HTTP/1.1: an interim one as it is; a final one framed by its
-    /// Content-Length, else chunked (HTTP/2 frames its content itself).
+    /// Content-Length, else chunked (HTTP/2 frames its content itself). A head that cannot be one cuts the stream.
     private func respond(_ fields: [HTTPField], endStream: Bool, _ link: inout Link) {
         guard !link.finalHead else {
             // Trailers: dropped; they may end the content.
             if endStream { endResponse(&link) }
             return
         }
-        guard var head = HTTP2Heads.response(fields) else {
-            if let stream = link.stream { cut(stream, code: .protocolError) }
-            return
-        }
-        head.version = .http11
-        if !head.isInformational {
+        var head = HTTP2Heads.response(fields)
+        head?.version = .http11
+        if var final = head, !final.isInformational {
             link.finalHead = true
-            let bodyless = link.method == .head || head.status == 204 || head.status == 304
-            if !bodyless && !head.fields.contains("Content-Length") {
+            let bodyless = link.method == .head || final.status == 204 || final.status == 304
+            if !bodyless && !final.fields.contains("Content-Length") {
                 if endStream {
-                    head.fields.append(name: "Content-Length", value: "0")
+                    final.fields.append(name: "Content-Length", value: "0")
                 } else {
-                    head.fields.append(name: "Transfer-Encoding", value: "chunked")
+                    final.fields.append(name: "Transfer-Encoding", value: "chunked")
                     link.chunked = true
                 }
             }
+            head = final
         }
-        guard let bytes = try? HTTP1Serializer.serialize(head) else {
-            if let stream = link.stream { cut(stream, code: .protocolError) }
+        guard let head, let bytes = try? HTTP1Serializer.serialize(head) else {
+            if let stream = link.stream, let key = streams[stream] {
+                drop(key, abort: true, reset: .protocolError, link: link)
+            }
             return
         }
         link.outgoing.append((bytes, 0))
@@ -300,14 +336,6 @@ private final class HTTP2BackLoop {
         if link.chunked, let last = try? HTTP1Serializer.lastChunk() { link.outgoing.append((last, 0)) }
     }
 
-    /// The upstream reset `stream`: its exchange is cut, and the front learns the code.
-    private func cut(_ stream: Int32, code: HTTP2ErrorCode) {
-        guard let key = streams.removeValue(forKey: stream), let link = links.removeValue(forKey: key) else { return }
-        session.reset(stream, code: code)
-        hand(code, to: link)
-        link.pair.abort()
-    }
-
     /// Tells the front (through the stream's handle) which code the upstream ended the stream with, unless a fault
     /// of the stream's flow already chose one.
     private func hand(_ code: HTTP2ErrorCode, to link: Link) {
@@ -317,16 +345,18 @@ private final class HTTP2BackLoop {
 
     // MARK: The pairs
 
-    /// Writes what waits for each pair; the upstream's content written reopens its windows.
+    /// Writes what waits for each pair; the upstream's content written reopens its windows. A response written
+    /// whole after the upstream connection ended closes its pair; a pair that takes nothing more cuts its stream.
     private func writePairs() {
         for key in Array(links.keys) {
             guard var link = links[key] else { continue }
+            var failed = false
             while let first = link.outgoing.first {
                 let outcome = try? first.bytes.withUnsafeBytes { raw in
                     try link.pair.write(UnsafeRawBufferPointer(rebasing: raw[link.written...]))
                 }
                 guard case .done(let count)? = outcome, count > 0 else {
-                    if outcome == nil { link.outgoing.removeAll() }
+                    failed = outcome == nil
                     break
                 }
                 link.written += count
@@ -336,58 +366,43 @@ private final class HTTP2BackLoop {
                     if let stream = link.stream { session.consume(first.content, on: stream) }
                 }
             }
-            if link.pairEnded && link.responseEnded && link.outgoing.isEmpty {
-                // The exchange is over on both sides.
-                links[key] = nil
-                link.pair.close()
-                continue
+            if failed {
+                // The stream's connection is gone: so is the stream.
+                drop(key, abort: true, reset: .cancel, link: link)
+            } else if upstreamDone && link.responseEnded && link.outgoing.isEmpty {
+                drop(key, abort: false, link: link)
+            } else {
+                links[key] = link
             }
-            links[key] = link
         }
     }
 
-    /// Reads each pair whose stream has room and turns its HTTP/1.1 request into a stream of the session.
+    /// Reads each pair whose stream has room and turns its HTTP/1.1 request into a stream of the session. A pair's
+    /// end is its exchange's: a stream whose response did not end is reset (`CANCEL`).
     private func readPairs() {
         for key in Array(links.keys) {
-            guard var link = links[key], !link.pairEnded else { continue }
-            if let stream = link.stream, session.queuedCount(on: stream) >= HTTP2Front.queueLimit { continue }
+            guard var link = links[key] else { continue }
+            if let stream = link.stream, !link.upstreamClosed, session.queuedCount(on: stream) >= HTTP2Front.queueLimit
+            {
+                continue
+            }
             let outcome = try? buffer.withUnsafeMutableBytes { try link.pair.read(into: $0) }
             if case .wouldBlock? = outcome { continue }
             guard case .done(let count)? = outcome else {
-                // The stream's connection finished writing (a whole request stays: its response may still come),
-                // or was cut (so is the stream).
-                link.pairEnded = true
-                let whole = outcome != nil && link.requestEnded
-                if !whole || link.stream == nil {
-                    if let stream = link.stream, !link.upstreamClosed {
-                        session.reset(stream, code: .cancel)
-                        streams[stream] = nil
-                    }
-                    links[key] = nil
-                    link.pair.abort()
-                    continue
-                }
-                if link.responseEnded && link.outgoing.isEmpty {
-                    links[key] = nil
-                    link.pair.close()
-                    continue
-                }
-                links[key] = link
+                let over = link.responseEnded && link.outgoing.isEmpty
+                drop(key, abort: !over, reset: over ? nil : .cancel, link: link)
                 continue
             }
-            // The rest of a request the upstream answered early and closed the stream of is read and dropped (as an
+            // The rest of a request the upstream answered and closed the stream of is read and dropped (as an
             // HTTP/1.1 server drains it), until the stream's connection ends.
-            guard !link.upstreamClosed else { continue }
+            guard !link.upstreamClosed, !upstreamDone else { continue }
             do {
-                for event in try link.parser.feed(Array(buffer[..<count])[...]) { try request(event, &link, key: key) }
+                for event in try link.parser.feed(Array(buffer[..<count])[...]) {
+                    try request(event, &link, key: key)
+                }
                 links[key] = link
             } catch {
-                if let stream = link.stream {
-                    session.reset(stream, code: .cancel)
-                    streams[stream] = nil
-                }
-                links[key] = nil
-                link.pair.abort()
+                drop(key, abort: true, reset: .cancel, link: link)
             }
         }
     }
@@ -426,14 +441,17 @@ private final class HTTP2BackLoop {
         }
     }
 
-    /// Polls the upstream for `interest`, the wake signal and every pair with something to read or write.
-    private func wait(upstream interest: IOInterest) throws {
-        var descriptors = [(descriptor: upstream.fileDescriptor, interest: interest)]
+    /// Polls the upstream for `interest` (nil: not at all), the wake signal and every pair with something to read
+    /// or write.
+    private func wait(upstream interest: IOInterest?) throws {
+        var descriptors: [(descriptor: Int32, interest: IOInterest)] = []
+        if let interest { descriptors.append((upstream.fileDescriptor, interest)) }
         for link in links.values {
             var wanted: IOInterest = []
             if !link.outgoing.isEmpty { wanted.insert(.write) }
-            let room = link.stream.map { session.queuedCount(on: $0) < HTTP2Front.queueLimit } ?? true
-            if !link.pairEnded && room { wanted.insert(.read) }
+            let room =
+                link.upstreamClosed || link.stream.map { session.queuedCount(on: $0) < HTTP2Front.queueLimit } ?? true
+            if room { wanted.insert(.read) }
             if !wanted.isEmpty { descriptors.append((link.pair.fileDescriptor, wanted)) }
         }
         try wake.wait(for: descriptors, until: nil)

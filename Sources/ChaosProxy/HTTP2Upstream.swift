@@ -1,7 +1,7 @@
 import Capture
+import Foundation
 import ProxyFlow
 import SquallNet
-import Synchronization
 import TLSKit
 
 /// Whether the upstream leg of an HTTP/2 client's connection speaks HTTP/2 (`--upstream-http2`; an HTTP/1.1 client's
@@ -19,8 +19,9 @@ public enum UpstreamHTTP2: String, Sendable, CaseIterable {
 /// The upstream of one HTTP/2 client's connection, which its streams' connections share: one HTTP/2 session
 /// (`HTTP2Back`) when the upstream speaks it, each stream a socket pair into it; else each stream's own HTTP/1.1
 /// connection. The first stream that needs it dials; a session the upstream ended or sent away (`GOAWAY`) is
-/// replaced by a new one for the next stream.
-final class HTTP2Upstream: Sendable {
+/// replaced by a new one for the next stream. `@unchecked Sendable`: its state is read and written under `condition`
+/// only.
+final class HTTP2Upstream: @unchecked Sendable {
     /// How a stream's connection reaches the upstream.
     enum Leg {
         /// A stream of the shared session: the pair's end, and the session's TLS (nil over cleartext).
@@ -40,9 +41,17 @@ final class HTTP2Upstream: Sendable {
         var speaksHTTP11 = false
         var replaced: [HTTP2Back] = []
         var closed = false
+        /// Whether a stream is dialing the upstream for all (the others wait for its outcome).
+        var dialing = false
+        /// How many dials ended, and how the last one failed (nil: it did not): the streams that waited for it
+        /// share its failure rather than each dialing again.
+        var dials = 0
+        var failure: ConnectionInput?
     }
 
-    private let state = Mutex(State())
+    /// `State`, and the condition streams wait on while one dials.
+    private let condition = NSCondition()
+    private var state = State()
     private let settings: ListenerSettings
     private let capture: DecryptedCapture?
 
@@ -51,38 +60,84 @@ final class HTTP2Upstream: Sendable {
         self.capture = capture
     }
 
-    /// The upstream leg of `handle`'s connection.
+    /// The upstream leg of `handle`'s connection. One stream dials at a time (outside the lock), the others wait
+    /// for its outcome.
     func leg(for handle: ConnectionHandle) -> Leg {
-        state.withLock { state in
-            if state.closed || state.speaksHTTP11 { return .dial }
-            if let back = state.back, !back.isOver {
-                if let pair = try? back.open(for: handle) { return .stream(pair, tls: state.tls) }
-            }
-            if let back = state.back { state.replaced.append(back) }
-            state.back = nil
-            let dialed: UpstreamDial
-            switch settings.dialUpstream(offeringHTTP2: true) {
-            case .failed(let input): return .failed(input)
-            case .dialed(let dial): dialed = dial
-            }
-            let chosen = dialed.tls.map { $0.alpn == "h2" } ?? (settings.upstreamHTTP2 == .on)
-            guard chosen else {
-                state.speaksHTTP11 = true
-                return .own(dialed)
-            }
-            let legCapture = capture.map { ConnectionCapture(capture: $0) }
-            legCapture?.upstreamConnected(dialed.socket)
-            do {
-                let back = try HTTP2Back(
-                    upstream: dialed.stream, scheme: settings.upstream.tls ? "https" : "http", capture: legCapture)
-                guard let pair = try back.open(for: handle) else { throw HTTP2BackGone() }
+        condition.lock()
+        let waitedFor = state.dials
+        var waited = false
+        while state.dialing {
+            waited = true
+            condition.wait()
+        }
+        if waited, state.dials > waitedFor, let failure = state.failure {
+            condition.unlock()
+            return .failed(failure)
+        }
+        if state.closed || state.speaksHTTP11 {
+            condition.unlock()
+            return .dial
+        }
+        if let back = state.back, !back.isOver, let pair = try? back.open(for: handle) {
+            let tls = state.tls
+            condition.unlock()
+            return .stream(pair, tls: tls)
+        }
+        if let back = state.back { state.replaced.append(back) }
+        state.back = nil
+        state.dialing = true
+        condition.unlock()
+
+        let (leg, back, tls) = dial(for: handle)
+        condition.lock()
+        state.dialing = false
+        state.dials += 1
+        state.failure = nil
+        switch leg {
+        case .failed(let input): state.failure = input
+        case .own: state.speaksHTTP11 = true
+        default: break
+        }
+        if let back {
+            if state.closed {
+                state.replaced.append(back)
+            } else {
                 state.back = back
-                state.tls = dialed.tls
-                return .stream(pair, tls: dialed.tls)
-            } catch {
-                dialed.stream.abort()
-                return .failed(.upstreamUnreachable(reason: "an HTTP/2 session with the upstream: \(error)"))
+                state.tls = tls
             }
+        }
+        condition.broadcast()
+        condition.unlock()
+        return leg
+    }
+
+    /// Dials the upstream offering `h2`: a new shared session and the stream's pair into it when the upstream speaks
+    /// HTTP/2, else the connection itself for the stream.
+    private func dial(for handle: ConnectionHandle) -> (Leg, HTTP2Back?, TLSSessionInfo?) {
+        let dialed: UpstreamDial
+        switch settings.dialUpstream(offeringHTTP2: true) {
+        case .failed(let input): return (.failed(input), nil, nil)
+        case .dialed(let dial): dialed = dial
+        }
+        let chosen = dialed.tls.map { $0.alpn == "h2" } ?? (settings.upstreamHTTP2 == .on)
+        guard chosen else { return (.own(dialed), nil, nil) }
+        let legCapture = capture.map { ConnectionCapture(capture: $0) }
+        legCapture?.upstreamConnected(dialed.socket)
+        let back: HTTP2Back
+        do {
+            back = try HTTP2Back(
+                upstream: dialed.stream, scheme: settings.upstream.tls ? "https" : "http", capture: legCapture)
+        } catch {
+            dialed.stream.abort()
+            return (.failed(.upstreamUnreachable(reason: "an HTTP/2 session with the upstream: \(error)")), nil, nil)
+        }
+        // The back owns the connection now: a failure from here on closes the back.
+        do {
+            guard let pair = try back.open(for: handle) else { throw HTTP2BackGone() }
+            return (.stream(pair, tls: dialed.tls), back, dialed.tls)
+        } catch {
+            back.close()
+            return (.failed(.upstreamUnreachable(reason: "an HTTP/2 stream to the upstream: \(error)")), nil, nil)
         }
     }
 
@@ -90,14 +145,12 @@ final class HTTP2Upstream: Sendable {
 
     /// Closes the sessions (their streams are cut) and waits for their threads; later streams dial their own.
     func close() {
-        let backs = state.withLock { state in
-            state.closed = true
-            defer {
-                state.back = nil
-                state.replaced = []
-            }
-            return state.replaced + [state.back].compactMap { $0 }
-        }
+        condition.lock()
+        state.closed = true
+        let backs = state.replaced + [state.back].compactMap { $0 }
+        state.back = nil
+        state.replaced = []
+        condition.unlock()
         for back in backs { back.close() }
     }
 }

@@ -61,8 +61,13 @@ import UploadServer
                     }
                     """, to: "nginx.conf")
                 let process = Process()
-                process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-                process.arguments = ["nginx", "-c", configuration, "-e", folder.file("nginx-error.log")]
+                // Debian's nginx is in /usr/sbin, which a user's PATH may leave out.
+                let binary = ["/usr/sbin/nginx", "/usr/local/sbin/nginx", "/usr/bin/nginx"].first {
+                    FileManager.default.isExecutableFile(atPath: $0)
+                }
+                process.executableURL = URL(fileURLWithPath: binary ?? "/usr/bin/env")
+                process.arguments =
+                    (binary == nil ? ["nginx"] : []) + ["-c", configuration, "-e", folder.file("nginx-error.log")]
                 process.standardInput = FileHandle.nullDevice
                 process.standardOutput = FileHandle.nullDevice
                 process.standardError = FileHandle.nullDevice

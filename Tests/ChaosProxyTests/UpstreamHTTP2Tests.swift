@@ -1,7 +1,11 @@
 import ChaosProxy
 import FaultEngine
 import Foundation
+import HTTP2Wire
+import HTTPWire
 import ProxyTranscript
+import SquallNet
+import TLSKit
 import TestSupport
 import Testing
 
@@ -127,5 +131,122 @@ import Testing
             ])
         let seen = heads.flatMap { $0.split { $0 == "," || $0 == "\t" }.map(String.init) }
         #expect(seen.contains("POST") && seen.contains("104") && seen.contains("200"), "\(heads)")
+    }
+}
+
+/// An HTTP/2 upstream scripted by path, cleartext with prior knowledge, for what the reference server never does:
+/// `/refuse` resets its stream with `REFUSED_STREAM`; `/big` answers 4 MiB; `/big-then-goaway` answers 4 MiB and
+/// sends `GOAWAY` right after queueing them. Each connection on a thread of its own, until the listener closes.
+final class ScriptedHTTP2Upstream: @unchecked Sendable {
+    static let bigSize = 4 << 20
+    let listener: TCPListener
+    var url: String { "http://\(listener.address)" }
+
+    init() throws {
+        listener = try TCPListener("127.0.0.1:0")
+        let listener = self.listener
+        ConnectionThread(name: "scripted-h2-accept") {
+            while let socket = try? listener.accept() {
+                ConnectionThread(name: "scripted-h2") { Self.serve(PlainStream(socket: socket)) }
+            }
+        }
+    }
+
+    deinit {
+        listener.close()
+    }
+
+    private static func serve(_ connection: PlainStream) {
+        defer { connection.close() }
+        guard let session = try? HTTP2Session(role: .server) else { return }
+        var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+        let body = [UInt8](repeating: 5, count: bigSize)
+        do {
+            while true {
+                while case let output = try session.takeOutput(), !output.isEmpty {
+                    try connection.writeAll(output)
+                }
+                if session.isFinished { return }
+                let count = try buffer.withUnsafeMutableBytes { try connection.readSome(into: $0) }
+                if count == 0 { return }
+                for event in try session.receive(Array(buffer[..<count])) {
+                    guard case .headers(let stream, let fields, _) = event, let head = HTTP2Heads.request(fields)
+                    else { continue }
+                    switch head.target {
+                    case "/refuse":
+                        session.reset(stream, code: .refusedStream)
+                    case "/big", "/big-then-goaway":
+                        let response = ResponseHead(status: 200, fields: ["Content-Length": String(bigSize)])
+                        try session.submitResponse(HTTP2Heads.fields(of: response), on: stream, endStream: false)
+                        session.send(body, on: stream)
+                        session.end(stream)
+                        if head.target == "/big-then-goaway" { session.goAway(lastStream: stream) }
+                    default:
+                        let response = ResponseHead(status: 404, fields: ["Content-Length": "0"])
+                        try session.submitResponse(HTTP2Heads.fields(of: response), on: stream, endStream: true)
+                    }
+                }
+            }
+        } catch {
+            // The proxy went away.
+        }
+    }
+}
+
+/// What only an HTTP/2 upstream does, through the shared upstream connection (`HTTP2Back`): its refusal reaches the
+/// client with its code; downloads the client cancels give their flow-control windows back (else the shared
+/// connection's window runs dry and every stream on it stalls); a response whole before the upstream's `GOAWAY`
+/// reaches the client whole.
+@Suite struct UpstreamHTTP2EdgeTests {
+    private static func setup() throws -> (ScriptedHTTP2Upstream, ChaosProxy, HTTP2Client, CertificateAuthority) {
+        let upstream = try ScriptedHTTP2Upstream()
+        let folder = try TLSFixtures.TemporaryDirectory()
+        let authority = try TLSFixtures.makeCertificateAuthority(in: folder)
+        var configuration = ChaosProxyConfiguration(
+            listen: try SocketAddress(parsing: "127.0.0.1:0"), upstream: try UpstreamTarget(parsing: upstream.url))
+        configuration.authority = authority
+        configuration.http2 = true
+        configuration.upstreamHTTP2 = .on
+        let proxy = try ChaosProxy(configuration: configuration)
+        let client = try HTTP2Client(url: proxy.url, authority: authority)
+        return (upstream, proxy, client, authority)
+    }
+
+    @Test func anUpstreamsRefusalReachesTheClientWithItsCode() throws {
+        let (upstream, proxy, client, _) = try Self.setup()
+        defer { withExtendedLifetime((upstream, proxy)) { proxy.stop() } }
+        let stream = try client.open(.get, "/refuse", [], end: true)
+        let result = try client.finish(stream)
+        #expect(result.final == nil)
+        #expect(result.closed == .refusedStream, "\(result)")
+    }
+
+    @Test func cancelledDownloadsGiveTheirWindowsBack() throws {
+        let (upstream, proxy, client, _) = try Self.setup()
+        defer { withExtendedLifetime((upstream, proxy)) { proxy.stop() } }
+        // 24 downloads cancelled after their first 64 KiB: each leaves up to a 1 MiB stream window unread, more than
+        // the shared connection's 16 MiB window in all.
+        for _ in 0..<24 {
+            let stream = try client.open(.get, "/big", [], end: true)
+            try client.run { ($0.streams[stream]?.body.count ?? 0) >= 64 << 10 }
+            client.session.reset(stream, code: .cancel)
+        }
+        let last = try client.open(.get, "/big", [], end: true)
+        let result = try client.finish(last)
+        #expect(result.final?.status == 200)
+        #expect(result.body.count == ScriptedHTTP2Upstream.bigSize)
+    }
+
+    @Test func aResponseWholeBeforeTheUpstreamsGoawayReachesTheClientWhole() throws {
+        let (upstream, proxy, client, _) = try Self.setup()
+        defer { withExtendedLifetime((upstream, proxy)) { proxy.stop() } }
+        let stream = try client.open(.get, "/big-then-goaway", [], end: true)
+        let result = try client.finish(stream)
+        #expect(result.final?.status == 200)
+        #expect(result.body.count == ScriptedHTTP2Upstream.bigSize, "\(result.body.count)")
+        #expect(result.closed == .noError)
+        // The next stream goes to a new upstream connection.
+        let next = try client.open(.get, "/big", [], end: true)
+        #expect(try client.finish(next).body.count == ScriptedHTTP2Upstream.bigSize)
     }
 }

@@ -91,4 +91,32 @@ struct GoHTTP2InteropTests {
         ])
         #expect(head.output.contains { $0.lowercased() == "upload-offset: 1048576" }, "\(head.output)")
     }
+
+    /// Three uploads at once from one Go client; the stream of the second (X-Batch: 2) brings a `GOAWAY` that refuses
+    /// it (`last-stream: before`). Go sends the refused request again on a new connection by itself (its body can be
+    /// produced again), and all three complete, each with one creation: none was failed or resumed.
+    @Test func goSendsAStreamAGoawayRefusedAgainOnANewConnection() throws {
+        let rule = #"""
+            {"name": "drain", "match": {"header": {"name": "X-Batch", "value": "2"}}, "action": "goaway",
+             "last-stream": "before", "times": 1}
+            """#
+        let setup = try Setup(rules: [try FaultRule.parse(rule)])
+        let outcome = try setup.upload(["-parallel", "3", "-mib", "1"])
+        #expect(outcome.status == 0, "go-resume: \(outcome.standardOutput) \(outcome.standardError)")
+        let lines = outcome.standardOutput.split(separator: "\n").map(String.init).sorted()
+        #expect(lines == (1...3).map { "[\($0)] creation HTTP/2.0 200" }, "\(lines)")
+        let transcript = setup.proxy.transcript
+        let fired = transcript.events.compactMap { event -> String? in
+            if case .faultFired(let fault) = event.kind { return fault.rule }
+            return nil
+        }
+        #expect(fired == ["drain"])
+        let refused = transcript.events.filter { event in
+            if case .streamReset(.proxy, let code) = event.kind { return code == 7 }  // REFUSED_STREAM
+            return false
+        }
+        #expect(!refused.isEmpty, "no stream was refused")
+        let records = setup.server.uploads()
+        #expect(records.count == 3 && records.allSatisfy { $0.complete && $0.durableOffset == 1 << 20 }, "\(records)")
+    }
 }

@@ -63,7 +63,7 @@ enum HTTP2Streams: FaultFamily {
             }
             guard !settings.isEmpty else {
                 throw FaultError(
-                    .missingKey, path: "settings",
+                    .missingKey, path: reader.path("settings"),
                     "name at least one setting: " + settingNames.map(\.name).joined(separator: ", "))
             }
             return .settings(settings)
@@ -152,7 +152,7 @@ enum HTTP2Streams: FaultFamily {
         .anytime
     }
 
-    static let interrupting: Set<String> = ["reset-stream", "window-stall", "goaway", "ping-timeout"]
+    static let interrupting: Set<String> = ["reset-stream", "window-stall", "goaway"]
 
     static func wire(_ action: FaultAction) -> FaultWire {
         switch action {
