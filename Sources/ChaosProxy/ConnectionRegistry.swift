@@ -22,8 +22,10 @@ final class ConnectionHandle: Sendable {
     let streamResetCode = Atomic<UInt32>(.max)
     /// For an HTTP/2 stream's connection: what its fired HTTP/2 faults ask of the front, and the front's wake-up.
     let http2Signals = Mutex<[HTTP2Signal]>([])
-    /// For an HTTP/2 stream's connection: whether a request head of it went to the upstream (it was processed).
-    let forwardedRequest = Atomic<Bool>(false)
+    /// For an HTTP/2 stream's connection: who claimed its request first, the connection forwarding a byte of it
+    /// upstream (1: it may have been processed) or the front refusing it (2: it never reaches the upstream); 0 until
+    /// either did. A claim is for good, so a refusal never lies (`claimForwarding`, `claimRefusal`).
+    private let requestClaim = Atomic<UInt8>(0)
     let frontWake: WakeSignal?
     private let inbox = Mutex<[ConnectionMessage]>([])
 
@@ -35,6 +37,20 @@ final class ConnectionHandle: Sendable {
         self.mode = mode
         self.opened = .now
         self.wake = try? WakeSignal()
+    }
+
+    /// Whether the connection may forward its request upstream (the front did not refuse it first); claims it.
+    func claimForwarding() -> Bool {
+        let (exchanged, current) = requestClaim.compareExchange(
+            expected: 0, desired: 1, ordering: .acquiringAndReleasing)
+        return exchanged || current == 1
+    }
+
+    /// Whether the front may refuse the stream (no byte of its request went upstream); claims it.
+    func claimRefusal() -> Bool {
+        let (exchanged, current) = requestClaim.compareExchange(
+            expected: 0, desired: 2, ordering: .acquiringAndReleasing)
+        return exchanged || current == 2
     }
 
     /// Queues a message and wakes the connection's loop.

@@ -66,8 +66,9 @@ extension HTTP2Front {
     }
 
     /// Sends `GOAWAY` (once): the streams above the last one it names are refused, their exchanges cut. A refusal
-    /// promises the client that the server never saw the request, so the last stream is raised to cover every stream
-    /// whose request already went upstream, as a server's own `GOAWAY` would.
+    /// promises the client that the server never saw the request, so a stream is refused only when the front claims
+    /// its request before its connection forwards a byte of it (`ConnectionHandle.claimRefusal`); the last stream is
+    /// raised over every stream whose request went upstream first, as a server's own `GOAWAY` would be.
     func goAway(code: HTTP2ErrorCode, last: GoawayLastStream, firedOn stream: Int32, graceful: Bool) {
         guard goingAway == nil else { return }
         let named: Int32
@@ -76,19 +77,23 @@ extension HTTP2Front {
         case .before: named = max(0, stream - 2)
         case .id(let id): named = id
         }
-        let processed = links.filter { $0.value.handle.forwardedRequest.load(ordering: .acquiring) }.keys.max() ?? 0
-        let lastID = max(named, processed)
-        session.goAway(lastStream: lastID, code: code)
-        record(parent.id, .goaway(lastStream: lastID, code: code.rawValue))
         // The stream it fired on with `before` is refused even below a raised last stream: its request was held back
         // (`RST_STREAM` `REFUSED_STREAM` tells the client so for one stream).
-        let held = { (id: Int32, link: Link) in
-            id == stream && last == .before && !link.handle.forwardedRequest.load(ordering: .acquiring)
+        var lastID = named
+        var refused: [Int32] = []
+        for id in links.keys.sorted() where id > named || (id == stream && last == .before) {
+            if links[id]?.handle.claimRefusal() == true {
+                refused.append(id)
+            } else {
+                lastID = max(lastID, id)
+            }
         }
-        for (id, link) in links where id > lastID || held(id, link) {
+        session.goAway(lastStream: lastID, code: code)
+        record(parent.id, .goaway(lastStream: lastID, code: code.rawValue))
+        for id in refused {
+            guard let link = links.removeValue(forKey: id) else { continue }
             resetStream(id, link, code: .refusedStream)
             link.pair.abort()
-            links[id] = nil
         }
         goingAway = (graceful, true)
     }

@@ -69,7 +69,7 @@ final class HTTP2Front {
     private var threads: [ConnectionThread] = []
     private var output: [UInt8] = []
     private var outputWritten = 0
-    private var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+    private var buffer = [UInt8](repeating: 0, count: 256 * 1024)
     private let idleTimeout: Duration
     /// The most response bytes of a stream waiting for the client's windows before its pair is no longer read.
     static let queueLimit = 1 << 20
@@ -104,7 +104,28 @@ final class HTTP2Front {
         }
         for link in links.values { link.pair.abort() }
         links.removeAll()
+        if goingAway != nil { linger() }
         for thread in threads { thread.join() }
+    }
+
+    /// After a `GOAWAY`, the proxy's side of the connection ends (a FIN after the frames written) and what the client
+    /// still sends is read and dropped (at most a second, 1 MiB) before it closes: a close with unread bytes would
+    /// be an RST, which can discard the `GOAWAY` in the client's receive buffer before it reads it, and the client
+    /// could not tell its requests were not processed.
+    private func linger() {
+        guard case .done? = try? client.shutdownWrite() else { return }
+        let deadline = ContinuousClock.now + .seconds(1)
+        var drained = 0
+        while drained < 1 << 20, ContinuousClock.now < deadline {
+            if client.bufferedReadableCount == 0 {
+                guard (try? wake.wait(for: .read, on: client.fileDescriptor, until: deadline)) != nil else { return }
+            }
+            switch try? buffer.withUnsafeMutableBytes({ try client.read(into: $0) }) {
+            case .done(let count)?: drained += count
+            case .wouldBlock?: continue
+            default: return
+            }
+        }
     }
 
     private func serve() throws {
@@ -133,17 +154,39 @@ final class HTTP2Front {
                 }
                 try wait(client: clientInterest, until: links.isEmpty ? deadline : nil)
             }
-            switch try buffer.withUnsafeMutableBytes({ try client.read(into: $0) }) {
-            case .done(let count):
-                let bytes = Array(buffer[..<count])
-                capture?.received(bytes[...], from: .client)
-                for event in try session.receive(bytes) { try take(event) }
-            case .wouldBlock:
-                break
-            case .endOfStream:
-                return
+            let (count, ended) = try readClient()
+            if count > 0 {
+                capture?.received(Array(buffer[..<count])[...], from: .client)
+                let events = try buffer.withUnsafeBytes { raw in
+                    try session.receive(UnsafeRawBufferPointer(rebasing: raw[..<count]))
+                }
+                for event in events { try take(event) }
+            }
+            if ended { return }
+        }
+    }
+
+    /// Reads what the client sent into `buffer`, as many reads as it takes until the socket has no more or the
+    /// buffer is full (a TLS read gives one record, 16 KiB at most): the frames of a whole burst then go through the
+    /// session, and the pairs, at once. Returns the count read and whether the client's stream ended.
+    private func readClient() throws -> (count: Int, ended: Bool) {
+        var count = 0
+        var ended = false
+        try buffer.withUnsafeMutableBytes { raw in
+            reading: while count < raw.count {
+                switch try client.read(into: UnsafeMutableRawBufferPointer(rebasing: raw[count...])) {
+                case .done(let read):
+                    count += read
+                    if read == 0 { break reading }
+                case .wouldBlock:
+                    break reading
+                case .endOfStream:
+                    ended = true
+                    break reading
+                }
             }
         }
+        return (count, ended)
     }
 
     // MARK: The client's side

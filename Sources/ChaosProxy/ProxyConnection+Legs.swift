@@ -7,6 +7,11 @@ import SquallNet
 extension ProxyConnection: FlowLegs {
     func write(_ bytes: ArraySlice<UInt8>, to side: FlowSide) -> FlowWrite {
         guard let stream = stream(side) else { return .blocked }
+        // An HTTP/2 stream's request reaches the upstream only if its front did not refuse it first.
+        if side == .upstream, handle.frontWake != nil, !claimedForwarding {
+            guard handle.claimForwarding() else { return .failed }
+            claimedForwarding = true
+        }
         let outcome: IOOutcome
         do {
             outcome = try bytes.withUnsafeBytes { try stream.write($0) }

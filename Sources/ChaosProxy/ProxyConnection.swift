@@ -51,6 +51,8 @@ final class ProxyConnection {
     private var interactive = false
     /// Set when the client chose HTTP/2: the relay is then an `HTTP2Front`, its streams proxied one by one.
     var speaksHTTP2 = false
+    /// An HTTP/2 stream's connection: set once it claimed its request for the upstream (`claimForwarding`).
+    var claimedForwarding = false
     /// An HTTP/2 stream's connection: the upstream its connection's streams share (nil: it dials its own).
     var sharedUpstream: HTTP2Upstream?
     /// The connection's place among its listener's and the listener's address (for its streams' flows).
@@ -93,7 +95,6 @@ final class ProxyConnection {
     private func drive(_ body: (inout FlowDriver, inout ProxyConnection) -> Void) {
         var legs = self
         body(&driver, &legs)
-        if driver.flow.forwardedHeads > 0 { handle.forwardedRequest.store(true, ordering: .releasing) }
         let signals = driver.takeHTTP2Signals()
         if !signals.isEmpty {
             handle.http2Signals.withLock { $0 += signals }

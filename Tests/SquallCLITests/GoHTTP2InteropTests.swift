@@ -117,6 +117,8 @@ struct GoHTTP2InteropTests {
         }
         #expect(!refused.isEmpty, "no stream was refused")
         let records = setup.server.uploads()
-        #expect(records.count == 3 && records.allSatisfy { $0.complete && $0.durableOffset == 1 << 20 }, "\(records)")
+        let summary = records.map { "\($0.id.prefix(6)) \($0.complete) \($0.durableOffset)" }
+        #expect(summary.count == 3, "\(summary)")
+        #expect(records.allSatisfy { $0.complete && $0.durableOffset == 1 << 20 }, "\(summary)")
     }
 }
