@@ -1,4 +1,5 @@
 import HTTP2Wire
+import HTTPExchange
 import HTTPWire
 import ProxyFlow
 import SquallNet
@@ -128,14 +129,15 @@ private final class HTTP2BackLoop {
     private var links: [Int: Link] = [:]
     private var nextKey = 0
     private var streams: [Int32: Int] = [:]
-    private var output: [UInt8] = []
-    private var outputWritten = 0
+    private var output = HTTP2SessionOutput()
     private var buffer = [UInt8](repeating: 0, count: 64 * 1024)
     /// Set once the upstream's `GOAWAY` came: no new stream is opened.
     private var goneAway = false
-    /// Set once the upstream connection is over (its end, or its session finished): only the responses already
-    /// whole are still written into their pairs.
+    /// Set once the upstream connection is over (its end, its failure, or its session finished): only the responses
+    /// already whole are still written into their pairs.
     private var upstreamDone = false
+    /// Set when it ended by a failure (then the upstream is aborted, not closed).
+    private var upstreamFailed = false
 
     init(upstream: any ByteStream, session: HTTP2Session, scheme: String, capture: ConnectionCapture?, wake: WakeSignal)
     {
@@ -187,29 +189,37 @@ private final class HTTP2BackLoop {
             writePairs()
             readPairs()
             if upstreamDone {
-                if links.isEmpty { return true }
+                if links.isEmpty { return !upstreamFailed }
                 try wait(upstream: nil)
                 continue
             }
-            try flushUpstream()
-            let flushed = outputWritten == output.count
-            if flushed && (session.isFinished || (goneAway && links.isEmpty)) {
-                finishUpstream()
-                continue
-            }
-            var interest: IOInterest = .read
-            if !flushed { interest.insert(.write) }
-            if upstream.bufferedReadableCount == 0 { try wait(upstream: interest) }
-            switch try buffer.withUnsafeMutableBytes({ try upstream.read(into: $0) }) {
-            case .done(let count):
-                let bytes = Array(buffer[..<count])
-                capture?.received(bytes[...], from: .upstream)
-                for event in try session.receive(bytes) { take(event) }
-            case .wouldBlock:
-                break
-            case .endOfStream:
+            do {
+                try exchangeWithUpstream()
+            } catch {
+                // The upstream reset the connection (a server closing with unread bytes after its GOAWAY does) or
+                // broke the protocol: what it completed still reaches the clients.
+                upstreamFailed = true
                 finishUpstream()
             }
+        }
+    }
+
+    /// One turn with the upstream: writes what the session has, waits for the upstream or a pair, reads what came.
+    private func exchangeWithUpstream() throws {
+        try flushUpstream()
+        if output.flushed && (session.isFinished || (goneAway && links.isEmpty)) { return finishUpstream() }
+        var interest: IOInterest = .read
+        if !output.flushed { interest.insert(.write) }
+        if upstream.bufferedReadableCount == 0 { try wait(upstream: interest) }
+        switch try buffer.withUnsafeMutableBytes({ try upstream.read(into: $0) }) {
+        case .done(let count):
+            let bytes = Array(buffer[..<count])
+            capture?.received(bytes[...], from: .upstream)
+            for event in try session.receive(bytes) { take(event) }
+        case .wouldBlock:
+            break
+        case .endOfStream:
+            finishUpstream()
         }
     }
 
@@ -220,19 +230,7 @@ private final class HTTP2BackLoop {
     }
 
     private func flushUpstream() throws {
-        while true {
-            if outputWritten == output.count {
-                output = try session.takeOutput()
-                outputWritten = 0
-                if output.isEmpty { return }
-            }
-            let outcome = try output.withUnsafeBytes { raw in
-                try upstream.write(UnsafeRawBufferPointer(rebasing: raw[outputWritten...]))
-            }
-            guard case .done(let count) = outcome else { return }
-            capture?.sent(output[outputWritten..<(outputWritten + count)], to: .upstream)
-            outputWritten += count
-        }
+        try output.flush(to: upstream, take: { try session.takeOutput() }, sent: { capture?.sent($0, to: .upstream) })
     }
 
     /// Lets go of the link at `key` (`link`: as the caller holds it, else as stored): its pair is aborted or closed,

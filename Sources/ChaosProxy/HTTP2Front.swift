@@ -1,5 +1,6 @@
 import FaultEngine
 import HTTP2Wire
+import HTTPExchange
 import HTTPWire
 import ProxyFlow
 import ProxyTranscript
@@ -67,8 +68,7 @@ final class HTTP2Front {
     let record: (_ id: Int, TranscriptEvent.Kind) -> Void
     var links: [Int32: Link] = [:]
     private var threads: [ConnectionThread] = []
-    private var output: [UInt8] = []
-    private var outputWritten = 0
+    private var output = HTTP2SessionOutput()
     private var buffer = [UInt8](repeating: 0, count: 256 * 1024)
     private let idleTimeout: Duration
     /// The most response bytes of a stream waiting for the client's windows before its pair is no longer read.
@@ -140,11 +140,11 @@ final class HTTP2Front {
             writePairs()
             try readPairs()
             try flushClient()
-            if let goingAway, outputWritten == output.count, !goingAway.graceful || links.isEmpty { return }
+            if let goingAway, output.flushed, !goingAway.graceful || links.isEmpty { return }
             if !links.isEmpty { idleSince = .now }
-            if session.isFinished && outputWritten == output.count { return }
+            if session.isFinished && output.flushed { return }
             var clientInterest: IOInterest = .read
-            if outputWritten < output.count { clientInterest.insert(.write) }
+            if !output.flushed { clientInterest.insert(.write) }
             if client.bufferedReadableCount == 0 {
                 let deadline = idleSince + idleTimeout
                 if links.isEmpty && ContinuousClock.now >= deadline {
@@ -259,19 +259,7 @@ final class HTTP2Front {
     }
 
     private func flushClient() throws {
-        while true {
-            if outputWritten == output.count {
-                output = try session.takeOutput()
-                outputWritten = 0
-                if output.isEmpty { return }
-            }
-            let outcome = try output.withUnsafeBytes { raw in
-                try client.write(UnsafeRawBufferPointer(rebasing: raw[outputWritten...]))
-            }
-            guard case .done(let count) = outcome else { return }
-            capture?.sent(output[outputWritten..<(outputWritten + count)], to: .client)
-            outputWritten += count
-        }
+        try output.flush(to: client, take: { try session.takeOutput() }, sent: { capture?.sent($0, to: .client) })
     }
 
     // MARK: The pairs

@@ -1,13 +1,40 @@
 import SquallNet
 
 /// The bytes an HTTP/2 session gave a connection's loop to write, and how far they went: the write step of
-/// `HTTP2ServerConnection` and `HTTP2ClientConnection`.
-struct HTTP2SessionOutput {
+/// `HTTP2ServerConnection` and `HTTP2ClientConnection`, and of the proxy's fronts and backs (`flush`).
+public struct HTTP2SessionOutput {
     var bytes: [UInt8] = []
     var written = 0
 
+    public init() {}
+
+    /// Output taken already, none of it written.
+    init(bytes: [UInt8]) {
+        self.bytes = bytes
+    }
+
     /// Whether everything taken went out.
-    var flushed: Bool { written == bytes.count }
+    public var flushed: Bool { written == bytes.count }
+
+    /// Writes the session's output (`take`) to `stream` until none is left or the stream takes no more for now;
+    /// `sent` sees each part as it went (a capture).
+    public mutating func flush(
+        to stream: any ByteStream, take: () throws -> [UInt8], sent: (ArraySlice<UInt8>) -> Void
+    ) throws {
+        while true {
+            if flushed {
+                bytes = try take()
+                written = 0
+                if bytes.isEmpty { return }
+            }
+            let outcome = try bytes.withUnsafeBytes { raw in
+                try stream.write(UnsafeRawBufferPointer(rebasing: raw[written...]))
+            }
+            guard case .done(let count) = outcome else { return }
+            sent(bytes[written..<(written + count)])
+            written += count
+        }
+    }
 
     /// What the loop does after a write step.
     enum Step {
