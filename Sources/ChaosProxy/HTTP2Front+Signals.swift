@@ -82,7 +82,8 @@ extension HTTP2Front {
         var lastID = named
         var refused: [Int32] = []
         for id in links.keys.sorted() where id > named || (id == stream && last == .before) {
-            if links[id]?.handle.claimRefusal() == true {
+            // A stream answered already (by the proxy, say) was processed as far as its client knows.
+            if let link = links[id], !link.finalSent, link.handle.claimRefusal() {
                 refused.append(id)
             } else {
                 lastID = max(lastID, id)

@@ -281,6 +281,12 @@ extension ConnectionFlow {
             : .finalResponse(exchange: pending.exchange, received)
         emit(kind, at: now)
         if !head.isInformational, !unanswered.isEmpty { unanswered.removeFirst() }
+        if !head.isInformational, announcement.deferredCut != nil {
+            // A reset reached before this answer waits only for the interim heads queued ahead of it: the final
+            // response came after the cut's byte, so none of it reaches the client (the cut goes next).
+            toClient.stopInput()
+            return
+        }
         var forwarded = head
         var strippedBy: String?
         var rewrites: [FaultDecision] = []
