@@ -103,4 +103,21 @@ import Testing
         }
         #expect(legs.marks.map(\.kind) == [.rst, .rst])
     }
+
+    /// A final response read while the cut waits for the interim heads came after the cut's byte: none of it reaches
+    /// the client, only the 104 queued before the cut, and the cut follows at the tick.
+    @Test func aFinalResponseReadWhileTheCutWaitsNeverReachesTheClient() throws {
+        var (driver, budget) = try Self.cutWithAnInterimQueued()
+        var legs = MemoryLegs(now: .milliseconds(2))
+        legs.writable = [.upstream]
+        driver.writeLanes(limit: 1 << 16, budget: budget, legs: &legs)
+        #expect(!driver.hasPending)
+        let created = "HTTP/1.1 201 Created\r\nContent-Length: 0\r\n\r\n"
+        driver.feed(.received(Array(created.utf8)[...], from: .upstream), budget: budget, legs: &legs)
+        legs.writable = [.client, .upstream]
+        driver.writeLanes(limit: 1 << 16, budget: budget, legs: &legs)
+        #expect(legs.written[.client]! == Base.announcement)
+        driver.feed(.tick, budget: budget, legs: &legs)
+        #expect(driver.nextAction() == .abort(waitForAcknowledgement: true))
+    }
 }
