@@ -21,8 +21,8 @@ import SquallNet
 /// Backpressure: a stream's content is taken from the client's windows (1 MiB a stream) only as it is written into
 /// its pair; a pair is read only while less than `queueLimit` of its response waits for the client's windows.
 final class HTTP2Front {
-    /// One stream and its exchange.
-    struct Link {
+    /// One stream and its exchange (a class: the loop changes it in place, never through a copy of its queue).
+    final class Link {
         /// The front's end of the stream's socket pair.
         let pair: PlainStream
         let method: HTTPMethod
@@ -42,6 +42,26 @@ final class HTTP2Front {
         var unconsumed = 0
         /// Until when the stream's windows stay shut (`window-stall`); nil: not stalled.
         var stalledUntil: ContinuousClock.Instant?
+
+        init(pair: PlainStream, method: HTTPMethod, chunked: Bool, handle: ConnectionHandle) {
+            self.pair = pair
+            self.method = method
+            self.chunked = chunked
+            self.handle = handle
+        }
+
+        /// Queues `bytes` for the pair, `content` of them the client's: joined to the last queued write unless that
+        /// one has begun or is large already, so that a burst of DATA frames goes into the pair in one write.
+        func queue(_ bytes: [UInt8], content: Int) {
+            if let last = outgoing.indices.last, last > 0 || written == 0,
+                outgoing[last].bytes.count + bytes.count <= HTTP2Front.pairWriteLimit
+            {
+                outgoing[last].bytes.append(contentsOf: bytes)
+                outgoing[last].content += content
+            } else {
+                outgoing.append((bytes, content))
+            }
+        }
     }
 
     /// Until when every stream's windows stay shut (`window-stall` with `scope: connection`).
@@ -73,6 +93,8 @@ final class HTTP2Front {
     private let idleTimeout: Duration
     /// The most response bytes of a stream waiting for the client's windows before its pair is no longer read.
     static let queueLimit = 1 << 20
+    /// The most bytes one write into a pair carries (DATA frames joined), and the pair's buffer in each direction.
+    static let pairWriteLimit = 256 * 1024
 
     /// A front over `client` (after its TLS handshake chose `h2`, or a cleartext connection that began with the
     /// preface); `start` runs a stream's `ProxyConnection` over its end of a pair, on a thread of its own.
@@ -201,10 +223,8 @@ final class HTTP2Front {
             }
             try open(stream, fields, endStream: endStream)
         case .data(let stream, let bytes):
-            guard var link = links[stream], !link.requestEnded else { return session.consume(bytes.count, on: stream) }
-            let framed = link.chunked ? HTTP1Serializer.chunk(bytes) : bytes
-            link.outgoing.append((framed, bytes.count))
-            links[stream] = link
+            guard let link = links[stream], !link.requestEnded else { return session.consume(bytes.count, on: stream) }
+            link.queue(link.chunked ? HTTP1Serializer.chunk(bytes) : bytes, content: bytes.count)
         case .endStream(let stream):
             endRequest(stream)
         case .reset(let stream, let code):
@@ -236,12 +256,13 @@ final class HTTP2Front {
         } catch {
             return session.reset(stream, code: .protocolError)
         }
-        let (socket, theirs) = try Socket.pair()
+        // Room for a burst of the client's DATA in one write, read at once on the other side.
+        let (socket, theirs) = try Socket.pair(bufferSize: Self.pairWriteLimit)
         try socket.setNonBlocking(true)
         let mine = PlainStream(socket: socket)
         let (thread, handle) = start(theirs, stream)
         threads.append(thread)
-        var link = Link(pair: mine, method: head.method, chunked: chunked, handle: handle)
+        let link = Link(pair: mine, method: head.method, chunked: chunked, handle: handle)
         link.parser.expectResponse(to: head.method)
         link.outgoing.append((bytes, 0))
         if endStream {
@@ -251,11 +272,10 @@ final class HTTP2Front {
     }
 
     private func endRequest(_ stream: Int32) {
-        guard var link = links[stream], !link.requestEnded else { return }
+        guard let link = links[stream], !link.requestEnded else { return }
         link.requestEnded = true
         // The last chunk with no trailer fields (which cannot fail).
-        if link.chunked, let last = try? HTTP1Serializer.lastChunk() { link.outgoing.append((last, 0)) }
-        links[stream] = link
+        if link.chunked, let last = try? HTTP1Serializer.lastChunk() { link.queue(last, content: 0) }
     }
 
     private func flushClient() throws {
@@ -267,8 +287,7 @@ final class HTTP2Front {
     /// Writes what waits for each pair, as far as it takes it; content written is consumed from the client's
     /// windows.
     private func writePairs() {
-        for stream in Array(links.keys) {
-            guard var link = links[stream] else { continue }
+        for (stream, link) in links {
             while let first = link.outgoing.first {
                 let outcome = try? first.bytes.withUnsafeBytes { raw in
                     try link.pair.write(UnsafeRawBufferPointer(rebasing: raw[link.written...]))
@@ -290,14 +309,13 @@ final class HTTP2Front {
                 session.consume(link.unconsumed, on: stream)
                 link.unconsumed = 0
             }
-            links[stream] = link
         }
     }
 
     /// Reads each pair whose stream has room and turns its HTTP/1.1 response into frames.
     private func readPairs() throws {
         for stream in Array(links.keys) {
-            guard var link = links[stream], !link.responseEnded, session.queuedCount(on: stream) < Self.queueLimit
+            guard let link = links[stream], !link.responseEnded, session.queuedCount(on: stream) < Self.queueLimit
             else { continue }
             let outcome = try? buffer.withUnsafeMutableBytes { try link.pair.read(into: $0) }
             if case .wouldBlock? = outcome { continue }
@@ -321,8 +339,7 @@ final class HTTP2Front {
                 link.pair.abort()
                 continue
             }
-            for event in events { try respond(event, on: stream, &link) }
-            links[stream] = link
+            for event in events { try respond(event, on: stream, link) }
             if link.responseEnded {
                 // The exchange is over: its connection ends; content the client still sends is refused.
                 if !link.requestEnded { session.reset(stream, code: .noError, afterEnd: true) }
@@ -330,7 +347,7 @@ final class HTTP2Front {
         }
     }
 
-    private func respond(_ event: HTTP1Event, on stream: Int32, _ link: inout Link) throws {
+    private func respond(_ event: HTTP1Event, on stream: Int32, _ link: Link) throws {
         switch event {
         case .responseHead(let head):
             let bodyless = !head.isInformational && (link.method == .head || head.status == 204 || head.status == 304)

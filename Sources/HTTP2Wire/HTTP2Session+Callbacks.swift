@@ -26,8 +26,7 @@ extension HTTP2Session {
         }
         nghttp2_session_callbacks_set_on_data_chunk_recv_callback(callbacks) { _, _, stream, data, length, userData in
             guard let data, length > 0 else { return 0 }
-            owner(userData).events.append(
-                .data(stream: stream, bytes: Array(UnsafeBufferPointer(start: data, count: length))))
+            owner(userData).receivedContent(UnsafeBufferPointer(start: data, count: length), on: stream)
             return 0
         }
         nghttp2_session_callbacks_set_on_frame_send_callback(callbacks) { _, frame, userData in
@@ -45,6 +44,27 @@ extension HTTP2Session {
             session.events.append(.closed(stream: stream, code: HTTP2ErrorCode(rawValue: code)))
             return 0
         }
+    }
+
+    /// Content of `stream`: joined to the `.data` event just before it when that one is the same stream's, so that a
+    /// burst of DATA frames read at once comes out as one event (one copy, one write for whoever forwards it).
+    private func receivedContent(_ chunk: UnsafeBufferPointer<UInt8>, on stream: Int32) {
+        if case .data(let last, var bytes)? = events.last, last == stream {
+            events.removeLast()
+            bytes.append(contentsOf: chunk)
+            events.append(.data(stream: stream, bytes: bytes))
+            return
+        }
+        var bytes: [UInt8] = []
+        // A large chunk gets room for the rest of what `receive` was given, when the chunk lies in it (it does for
+        // DATA): the frames after it may be more of the same stream's.
+        if chunk.count >= 8192, let base = chunk.baseAddress, let input, base >= input.lowerBound,
+            base < input.upperBound
+        {
+            bytes.reserveCapacity(min(input.upperBound - base, 1 << 20))
+        }
+        bytes.append(contentsOf: chunk)
+        events.append(.data(stream: stream, bytes: bytes))
     }
 
     private func received(_ frame: nghttp2_frame) {

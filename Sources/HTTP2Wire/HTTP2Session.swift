@@ -41,6 +41,8 @@ public final class HTTP2Session {
     private var session: OpaquePointer?
     // The state below is the callbacks' too (HTTP2Session+Callbacks.swift).
     var events: [HTTP2Event] = []
+    /// The bytes `receive` is reading, while it does.
+    var input: Range<UnsafePointer<UInt8>>?
     var blocks: [Int32: [HTTPField]] = [:]
     var outbound: [Int32: Outbound] = [:]
     /// Resets to send once a stream's last frame (with `END_STREAM`) went out.
@@ -102,6 +104,8 @@ public final class HTTP2Session {
     /// protocol violation): `takeOutput` then holds the `GOAWAY` to send before closing.
     public func receive(_ bytes: UnsafeRawBufferPointer) throws(HTTP2Error) -> [HTTP2Event] {
         guard let base = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), !bytes.isEmpty else { return [] }
+        input = UnsafePointer(base)..<UnsafePointer(base + bytes.count)
+        defer { input = nil }
         let read = nghttp2_session_mem_recv(session, base, bytes.count)
         if read < 0 { throw HTTP2Error(code: Int32(read), "reading the peer's frames") }
         defer { events.removeAll(keepingCapacity: true) }

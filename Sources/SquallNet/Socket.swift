@@ -31,13 +31,21 @@ public final class Socket: @unchecked Sendable {
     }
 
     /// Two connected stream sockets of the local domain (`socketpair(2)`, close-on-exec): what one end writes, the
-    /// other reads, as over TCP.
-    public static func pair() throws -> (Socket, Socket) {
+    /// other reads, as over TCP. `bufferSize`, when given, is each end's send and receive buffer (`SO_SNDBUF`,
+    /// `SO_RCVBUF`): how much one write can hand over before the reader takes it.
+    public static func pair(bufferSize: Int? = nil) throws -> (Socket, Socket) {
         var fds: [Int32] = [-1, -1]
         guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &fds) == 0 else {
             throw NetError.system(.socket, "socketpair")
         }
-        return (Socket(adopting: fds[0]), Socket(adopting: fds[1]))
+        let ends = (Socket(adopting: fds[0]), Socket(adopting: fds[1]))
+        if let bufferSize {
+            for end in [ends.0, ends.1] {
+                try end.setOption(level: SOL_SOCKET, name: SO_SNDBUF, value: Int32(bufferSize))
+                try end.setOption(level: SOL_SOCKET, name: SO_RCVBUF, value: Int32(bufferSize))
+            }
+        }
+        return ends
     }
 
     /// Switches `O_NONBLOCK` on or off.

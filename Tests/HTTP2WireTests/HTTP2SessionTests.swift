@@ -76,6 +76,38 @@ struct HTTP2SessionTests {
         #expect(pair.clientEvents.contains(.closed(stream: stream, code: .noError)))
     }
 
+    /// A burst of DATA frames read at once comes out as one `.data` event a run of the same stream, in order: the
+    /// proxy writes it into a stream's exchange in one go.
+    @Test func aBurstOfFramesOfAStreamIsOneEvent() throws {
+        let pair = try Pair()
+        let first = try pair.client.submitRequest(upload, endStream: false)
+        try pair.pump()
+        pair.serverEvents = []
+        let body = (0..<100_000).map { UInt8(truncatingIfNeeded: $0 * 7) }
+        pair.client.send(body, on: first)
+        try pair.pump()
+        let runs = pair.serverEvents.compactMap { event -> [UInt8]? in
+            guard case .data(first, let bytes) = event else { return nil }
+            return bytes
+        }
+        // 100 000 bytes are seven frames of at most 16 384; all of them in one read.
+        #expect(runs.count == 1)
+        #expect(runs.first.map { $0 == body } == true, "the content, in order")
+
+        // Two streams' frames interleaved stay apart and in order.
+        let second = try pair.client.submitRequest(upload, endStream: false)
+        try pair.pump()
+        pair.serverEvents = []
+        pair.client.send([UInt8](repeating: 1, count: 40_000), on: first)
+        pair.client.send([UInt8](repeating: 2, count: 40_000), on: second)
+        try pair.pump()
+        var order: [Int32] = []
+        for case .data(let stream, _) in pair.serverEvents where order.last != stream { order.append(stream) }
+        #expect(Pair.bytes(pair.serverEvents, on: first) == 40_000)
+        #expect(Pair.bytes(pair.serverEvents, on: second) == 40_000)
+        #expect(order.count >= 2 && Set(order) == [first, second])
+    }
+
     @Test func aResetReachesThePeerWithItsCode() throws {
         let pair = try Pair()
         let first = try pair.client.submitRequest(upload, endStream: false)
