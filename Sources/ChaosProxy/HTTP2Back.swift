@@ -23,7 +23,7 @@ import Synchronization
 final class HTTP2Back: Sendable {
     /// What other threads hand over: new pairs, and whether the back should stop.
     struct Inbox {
-        var pairs: [(pair: Socket, handle: ConnectionHandle)] = []
+        var pairs: [(pair: MemoryStream, handle: ConnectionHandle)] = []
         var closing = false
         /// Set once the back takes no new stream (the upstream's `GOAWAY`, its end, or `close`).
         var over = false
@@ -52,7 +52,7 @@ final class HTTP2Back: Sendable {
     }
 
     /// The pairs handed over since the last call, and whether to stop; `over` says the back takes no more.
-    private func take(over: Bool) -> (pairs: [(pair: Socket, handle: ConnectionHandle)], closing: Bool) {
+    private func take(over: Bool) -> (pairs: [(pair: MemoryStream, handle: ConnectionHandle)], closing: Bool) {
         inbox.withLock { state in
             if over { state.over = true }
             defer { state.pairs = [] }
@@ -65,9 +65,8 @@ final class HTTP2Back: Sendable {
 
     /// A new stream for `handle`'s connection: the end of a pair it writes its request into and reads its response
     /// from; nil when the back takes no new stream (a new back is then needed).
-    func open(for handle: ConnectionHandle) throws -> PlainStream? {
-        let (mine, theirs) = try Socket.pair()
-        try mine.setNonBlocking(true)
+    func open(for handle: ConnectionHandle) throws -> MemoryStream? {
+        let (mine, theirs) = try MemoryStream.pair(capacity: HTTP2Front.pairWriteLimit)
         let taken = inbox.withLock { state in
             guard !state.over else { return false }
             state.pairs.append((mine, handle))
@@ -79,7 +78,7 @@ final class HTTP2Back: Sendable {
             return nil
         }
         wake.signal()
-        return PlainStream(socket: theirs)
+        return theirs
     }
 
     /// Stops the back (its streams are cut, the upstream connection closed) and waits for its thread.

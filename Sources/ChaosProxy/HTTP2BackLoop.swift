@@ -9,7 +9,7 @@ import SquallNet
 final class HTTP2BackLoop {
     /// One stream: its pair and its exchange.
     struct Link {
-        let pair: PlainStream
+        let pair: MemoryStream
         let handle: ConnectionHandle
         var parser = HTTP1Parser(role: .server)
         /// The upstream stream, once the request head went.
@@ -28,7 +28,7 @@ final class HTTP2BackLoop {
     }
 
     /// Handed-over pairs and whether to stop; `over` tells the back to take no more.
-    typealias Inbox = (_ over: Bool) -> (pairs: [(pair: Socket, handle: ConnectionHandle)], closing: Bool)
+    typealias Inbox = (_ over: Bool) -> (pairs: [(pair: MemoryStream, handle: ConnectionHandle)], closing: Bool)
 
     private let upstream: any ByteStream
     private let session: HTTP2Session
@@ -39,7 +39,7 @@ final class HTTP2BackLoop {
     private var nextKey = 0
     private var streams: [Int32: Int] = [:]
     private var output = HTTP2SessionOutput()
-    private var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+    private var buffer = [UInt8](repeating: 0, count: HTTP2Front.pairWriteLimit)
     /// Set once the upstream's `GOAWAY` came: no new stream is opened.
     private var goneAway = false
     /// Set once the upstream connection is over (its end, its failure, or its session finished): only the responses
@@ -92,7 +92,7 @@ final class HTTP2BackLoop {
                     pair.abort()
                     continue
                 }
-                links[nextKey] = Link(pair: PlainStream(socket: pair), handle: handle)
+                links[nextKey] = Link(pair: pair, handle: handle)
                 nextKey += 1
             }
             writePairs()
@@ -259,9 +259,7 @@ final class HTTP2BackLoop {
             guard var link = links[key] else { continue }
             var failed = false
             while let first = link.outgoing.first {
-                let outcome = try? first.bytes.withUnsafeBytes { raw in
-                    try link.pair.write(UnsafeRawBufferPointer(rebasing: raw[link.written...]))
-                }
+                let outcome = try? link.pair.send(first.bytes[link.written...])
                 guard case .done(let count)? = outcome, count > 0 else {
                     failed = outcome == nil
                     break
@@ -293,9 +291,11 @@ final class HTTP2BackLoop {
             {
                 continue
             }
-            let outcome = try? buffer.withUnsafeMutableBytes { try link.pair.read(into: $0) }
-            if case .wouldBlock? = outcome { continue }
-            guard case .done(let count)? = outcome else {
+            var chunks: [ArraySlice<UInt8>] = []
+            switch try? link.pair.take(max: HTTP2Front.pairWriteLimit, { chunks.append($0) }) {
+            case .done?: break
+            case .wouldBlock?: continue
+            case .endOfStream?, nil:
                 let over = link.responseEnded && link.outgoing.isEmpty
                 drop(key, abort: !over, reset: over ? nil : .cancel, link: link)
                 continue
@@ -304,8 +304,8 @@ final class HTTP2BackLoop {
             // HTTP/1.1 server drains it), until the stream's connection ends.
             guard !link.upstreamClosed, !upstreamDone else { continue }
             do {
-                for event in try link.parser.feed(Array(buffer[..<count])[...]) {
-                    try request(event, &link, key: key)
+                for chunk in chunks {
+                    for event in try link.parser.feed(chunk) { try request(event, &link, key: key) }
                 }
                 links[key] = link
             } catch {
@@ -359,7 +359,8 @@ final class HTTP2BackLoop {
             let room =
                 link.upstreamClosed || link.stream.map { session.queuedCount(on: $0) < HTTP2Front.queueLimit } ?? true
             if room { wanted.insert(.read) }
-            if !wanted.isEmpty { descriptors.append((link.pair.fileDescriptor, wanted)) }
+            let polled = link.pair.pollInterest(for: wanted)
+            if !polled.isEmpty { descriptors.append((link.pair.fileDescriptor, polled)) }
         }
         try wake.wait(for: descriptors, until: nil)
     }

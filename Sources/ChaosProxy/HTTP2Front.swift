@@ -7,10 +7,10 @@ import ProxyTranscript
 import SquallNet
 
 /// The client leg of a connection that chose HTTP/2: one session with the client, and each stream proxied as an
-/// exchange of its own, by a `ProxyConnection` with its own flow whose client side is one end of a socket pair.
+/// exchange of its own, by a `ProxyConnection` with its own flow whose client side is one end of a `MemoryStream` pair.
 ///
 /// ```
-///   client ⇄ h2 session ─ stream 1 ⇄ HTTP/1.1 bytes ⇄ socket pair ⇄ ProxyConnection (flow, faults, gate) ⇄ upstream
+///   client ⇄ h2 session ─ stream 1 ⇄ HTTP/1.1 bytes ⇄ memory pair ⇄ ProxyConnection (flow, faults, gate) ⇄ upstream
 ///                       ─ stream 3 ⇄ …
 /// ```
 /// So every fault of a flow applies per stream as it does per HTTP/1.1 connection (a cut at an upload offset
@@ -23,8 +23,8 @@ import SquallNet
 final class HTTP2Front {
     /// One stream and its exchange (a class: the loop changes it in place, never through a copy of its queue).
     final class Link {
-        /// The front's end of the stream's socket pair.
-        let pair: PlainStream
+        /// The front's end of the stream's pair.
+        let pair: MemoryStream
         let method: HTTPMethod
         let chunked: Bool
         /// HTTP/1.1 bytes to write into the pair, each with how many of them are the client's content (consumed from
@@ -43,18 +43,19 @@ final class HTTP2Front {
         /// Until when the stream's windows stay shut (`window-stall`); nil: not stalled.
         var stalledUntil: ContinuousClock.Instant?
 
-        init(pair: PlainStream, method: HTTPMethod, chunked: Bool, handle: ConnectionHandle) {
+        init(pair: MemoryStream, method: HTTPMethod, chunked: Bool, handle: ConnectionHandle) {
             self.pair = pair
             self.method = method
             self.chunked = chunked
             self.handle = handle
         }
 
-        /// Queues `bytes` for the pair, `content` of them the client's: joined to the last queued write unless that
-        /// one has begun or is large already, so that a burst of DATA frames goes into the pair in one write.
+        /// Queues `bytes` for the pair, `content` of them the client's. A burst of DATA frames comes as one event
+        /// and goes into the pair uncopied; a small one is joined to a small write still waiting, so that the flow
+        /// and the upstream get few large pieces rather than many small ones.
         func queue(_ bytes: [UInt8], content: Int) {
             if let last = outgoing.indices.last, last > 0 || written == 0,
-                outgoing[last].bytes.count + bytes.count <= HTTP2Front.pairWriteLimit
+                outgoing[last].bytes.count < HTTP2Front.joinLimit
             {
                 outgoing[last].bytes.append(contentsOf: bytes)
                 outgoing[last].content += content
@@ -79,7 +80,7 @@ final class HTTP2Front {
     /// decodes.
     private let capture: ConnectionCapture?
     let session: HTTP2Session
-    private let start: (Socket, Int32) -> (ConnectionThread, ConnectionHandle)
+    private let start: (MemoryStream, Int32) -> (ConnectionThread, ConnectionHandle)
     /// The connection's own handle: a reset sent to it (a network switch resetting every connection, `POST
     /// /squall/connections/N/reset`) resets the client's TCP connection, every stream with it.
     let parent: ConnectionHandle
@@ -93,15 +94,17 @@ final class HTTP2Front {
     private let idleTimeout: Duration
     /// The most response bytes of a stream waiting for the client's windows before its pair is no longer read.
     static let queueLimit = 1 << 20
-    /// The most bytes one write into a pair carries (DATA frames joined), and the pair's buffer in each direction.
+    /// The most bytes waiting in a stream's pair in each direction.
     static let pairWriteLimit = 256 * 1024
+    /// A queued write smaller than this takes the next one in (`Link.queue`).
+    static let joinLimit = 64 * 1024
 
     /// A front over `client` (after its TLS handshake chose `h2`, or a cleartext connection that began with the
     /// preface); `start` runs a stream's `ProxyConnection` over its end of a pair, on a thread of its own.
     init(
         client: any ByteStream, parent: ConnectionHandle, idleTimeout: Duration, capture: ConnectionCapture?,
         wake: WakeSignal, record: @escaping (_ id: Int, TranscriptEvent.Kind) -> Void,
-        start: @escaping (Socket, Int32) -> (ConnectionThread, ConnectionHandle)
+        start: @escaping (MemoryStream, Int32) -> (ConnectionThread, ConnectionHandle)
     ) throws {
         self.client = client
         self.parent = parent
@@ -256,10 +259,7 @@ final class HTTP2Front {
         } catch {
             return session.reset(stream, code: .protocolError)
         }
-        // Room for a burst of the client's DATA in one write, read at once on the other side.
-        let (socket, theirs) = try Socket.pair(bufferSize: Self.pairWriteLimit)
-        try socket.setNonBlocking(true)
-        let mine = PlainStream(socket: socket)
+        let (mine, theirs) = try MemoryStream.pair(capacity: Self.pairWriteLimit)
         let (thread, handle) = start(theirs, stream)
         threads.append(thread)
         let link = Link(pair: mine, method: head.method, chunked: chunked, handle: handle)
@@ -289,9 +289,7 @@ final class HTTP2Front {
     private func writePairs() {
         for (stream, link) in links {
             while let first = link.outgoing.first {
-                let outcome = try? first.bytes.withUnsafeBytes { raw in
-                    try link.pair.write(UnsafeRawBufferPointer(rebasing: raw[link.written...]))
-                }
+                let outcome = try? link.pair.send(first.bytes[link.written...])
                 guard case .done(let count)? = outcome, count > 0 else {
                     // Full for now, or the exchange's connection is gone (its end shows when the pair is read).
                     if outcome == nil { link.outgoing.removeAll() }
@@ -392,7 +390,8 @@ final class HTTP2Front {
             var wanted: IOInterest = []
             if !link.outgoing.isEmpty { wanted.insert(.write) }
             if !link.responseEnded && session.queuedCount(on: stream) < Self.queueLimit { wanted.insert(.read) }
-            if !wanted.isEmpty { descriptors.append((link.pair.fileDescriptor, wanted)) }
+            let polled = link.pair.pollInterest(for: wanted)
+            if !polled.isEmpty { descriptors.append((link.pair.fileDescriptor, polled)) }
         }
         let pingsReleased = heldPings.isEmpty ? nil : pingsHeldUntil
         try wake.wait(for: descriptors, until: [deadline, stallEnds, pingsReleased].compactMap { $0 }.min())

@@ -17,7 +17,7 @@ public enum UpstreamHTTP2: String, Sendable, CaseIterable {
 }
 
 /// The upstream of one HTTP/2 client's connection, which its streams' connections share: one HTTP/2 session
-/// (`HTTP2Back`) when the upstream speaks it, each stream a socket pair into it; else each stream's own HTTP/1.1
+/// (`HTTP2Back`) when the upstream speaks it, each stream a `MemoryStream` pair into it; else each stream's own HTTP/1.1
 /// connection. The first stream that needs it dials; a session the upstream ended or sent away (`GOAWAY`) is
 /// replaced by a new one for the next stream. `@unchecked Sendable`: its state is read and written under `condition`
 /// only.
@@ -25,7 +25,7 @@ final class HTTP2Upstream: @unchecked Sendable {
     /// How a stream's connection reaches the upstream.
     enum Leg {
         /// A stream of the shared session: the pair's end, and the session's TLS (nil over cleartext).
-        case stream(PlainStream, tls: TLSSessionInfo?)
+        case stream(MemoryStream, tls: TLSSessionInfo?)
         /// A connection of its own that the upstream took as HTTP/1.1 (ALPN chose it), dialed already.
         case own(UpstreamDial)
         /// The upstream speaks HTTP/1.1: dial a connection of its own.

@@ -40,7 +40,7 @@ extension ProxyConnection {
                     var flow = streamSettings.flow(id: id, scheme: scheme)
                     flow.http2Stream = (parent.id, stream)
                     let connection = ProxyConnection(
-                        socket: end, handle: handle, flow: flow, settings: streamSettings, engine: engine,
+                        stream: end, handle: handle, flow: flow, settings: streamSettings, engine: engine,
                         shared: shared)
                     connection.sharedUpstream = sharedUpstream
                     connection.run(nth: nth, listener: listener)

@@ -14,7 +14,12 @@ extension ProxyConnection: FlowLegs {
         }
         let outcome: IOOutcome
         do {
-            outcome = try bytes.withUnsafeBytes { try stream.write($0) }
+            if let memory = stream as? MemoryStream {
+                // An HTTP/2 stream's end: the bytes are handed over uncopied.
+                outcome = try memory.send(bytes)
+            } else {
+                outcome = try bytes.withUnsafeBytes { try stream.write($0) }
+            }
         } catch {
             return .failed
         }

@@ -10,6 +10,11 @@ extension ProxyConnection {
     /// 10 s without one.
     func acceptClient(by deadline: Duration?) {
         let timeout = deadline.map { max(.milliseconds(1), $0 - now) } ?? .seconds(10)
+        if let streamClient {
+            client = streamClient
+            return feed(.legReady(.client, tls: nil))
+        }
+        guard let socket else { return feed(.tlsFailed(.client, reason: "no client leg")) }
         guard let context = settings.clientTLS else {
             client = PlainStream(socket: socket)
             speaksHTTP2 = settings.http2 && HTTP2Preface.comes(on: socket, before: .now + timeout)

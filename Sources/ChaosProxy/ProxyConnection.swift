@@ -22,8 +22,10 @@ final class ProxyConnection {
     let engine: EngineBox
     let shared: ProxyShared
     let laneCapacity: Int
-    /// The accepted socket, until the client leg is set up.
-    let socket: Socket
+    /// The accepted socket, until the client leg is set up; nil for an HTTP/2 stream's connection.
+    let socket: Socket?
+    /// An HTTP/2 stream's client leg: its front's end of the stream (`HTTP2Front`).
+    let streamClient: MemoryStream?
     // Set up in ProxyConnection+Setup.swift.
     var client: (any ByteStream)?
     var upstream: (any ByteStream)?
@@ -59,18 +61,39 @@ final class ProxyConnection {
     private(set) var nth = 0
     private(set) var listenerName = ""
 
-    init(
+    /// A connection the listener accepted.
+    convenience init(
         socket: Socket, handle: ConnectionHandle, flow: ConnectionFlow, settings: ListenerSettings, engine: EngineBox,
         shared: ProxyShared
     ) {
+        self.init(
+            socket: socket, stream: nil, handle: handle, flow: flow, settings: settings, engine: engine, shared: shared)
+    }
+
+    /// An HTTP/2 stream's connection, whose client leg is `stream` (its front's other end is the stream's).
+    convenience init(
+        stream: MemoryStream, handle: ConnectionHandle, flow: ConnectionFlow, settings: ListenerSettings,
+        engine: EngineBox, shared: ProxyShared
+    ) {
+        self.init(
+            socket: nil, stream: stream, handle: handle, flow: flow, settings: settings, engine: engine, shared: shared)
+    }
+
+    private init(
+        socket: Socket?, stream: MemoryStream?, handle: ConnectionHandle, flow: ConnectionFlow,
+        settings: ListenerSettings, engine: EngineBox, shared: ProxyShared
+    ) {
         self.socket = socket
+        self.streamClient = stream
         self.handle = handle
         self.driver = FlowDriver(flow)
         self.settings = settings
         self.engine = engine
         self.shared = shared
         self.laneCapacity = shared.laneCapacity
-        self.capture = shared.capture.map { ConnectionCapture(capture: $0, accepted: socket) }
+        self.capture = shared.capture.map { capture in
+            socket.map { ConnectionCapture(capture: capture, accepted: $0) } ?? ConnectionCapture(capture: capture)
+        }
     }
 
     var now: Duration { shared.now }
@@ -128,7 +151,7 @@ final class ProxyConnection {
         case .abort(let wait):
             if let code = driver.flow.streamResetCode { handle.streamResetCode.store(code, ordering: .releasing) }
             if wait { waitForAcknowledgement() }
-            if let client { client.abort() } else { socket.abort() }
+            if let client { client.abort() } else { socket?.abort() }
             upstream?.abort()
             feed(.endSent)
         case .finishWrites:
@@ -138,7 +161,7 @@ final class ProxyConnection {
             drain()
             feed(.drained)
         case .close:
-            if let client { client.close() } else { socket.close() }
+            if let client { client.close() } else { socket?.close() }
             upstream?.close()
             feed(.endSent)
         case .release:
@@ -178,7 +201,10 @@ final class ProxyConnection {
         defer { scratch.deallocate() }
         while open.client || open.upstream, ContinuousClock.now < deadline {
             var entries = Self.sides.map { side in
-                pollfd(fd: open[side] ? stream(side)?.fileDescriptor ?? -1 : -1, events: Int16(POLLIN), revents: 0)
+                let polled = open[side] ? stream(side)?.pollInterest(for: .read) ?? [] : []
+                return pollfd(
+                    fd: polled.isEmpty ? -1 : stream(side)?.fileDescriptor ?? -1, events: Self.events(polled),
+                    revents: 0)
             }
             var pause = timespec(tv_sec: 0, tv_nsec: 50_000_000)
             _ = ppoll(&entries, nfds_t(entries.count), &pause, nil)
@@ -243,8 +269,9 @@ final class ProxyConnection {
             if let wait = writeWait[side] { interest.formUnion(wait) }
             // A side with nothing to wait for is left out (fd -1): a hung-up socket would report POLLHUP at once
             // and forever.
-            let descriptor = interest.isEmpty ? -1 : stream(side)?.fileDescriptor ?? -1
-            entries.append(pollfd(fd: descriptor, events: Self.events(interest), revents: 0))
+            let polled = stream(side)?.pollInterest(for: interest) ?? []
+            let descriptor = polled.isEmpty ? -1 : stream(side)?.fileDescriptor ?? -1
+            entries.append(pollfd(fd: descriptor, events: Self.events(polled), revents: 0))
         }
         entries.append(pollfd(fd: handle.wakeDescriptor, events: Int16(POLLIN), revents: 0))
         let deadline = buffered.client || buffered.upstream ? now : nextDeadline()
@@ -310,6 +337,7 @@ final class ProxyConnection {
     private func read(_ side: FlowSide) {
         guard let stream = stream(side) else { return }
         let room = min(Self.readSize, driver.room(from: side, capacity: laneCapacity))
+        if let memory = stream as? MemoryStream { return take(side, from: memory, max: room) }
         // Not zero-filled: only the bytes a read wrote are ever looked at.
         var buffer = spare ?? [UInt8](unsafeUninitializedCapacity: Self.readSize) { _, count in count = Self.readSize }
         spare = nil
@@ -355,5 +383,33 @@ final class ProxyConnection {
             spare = buffer
         }
         if let end { feed(end) }
+    }
+    /// `read` for an HTTP/2 stream's end (`MemoryStream`): the chunks written into it go to the flow uncopied, one
+    /// at a time while the flow relays (an input that asks for something else, as dialing the upstream once a
+    /// request head came, leaves the rest in the pipe for later).
+    private func take(_ side: FlowSide, from memory: MemoryStream, max room: Int) {
+        var left = room
+        interactive = false
+        while left > 0, !driver.hasPending {
+            var taken: ArraySlice<UInt8> = []
+            let outcome: IOOutcome
+            do {
+                outcome = try memory.take(max: left, chunks: 1) { taken = $0 }
+            } catch {
+                return feed(.failed(side, abruptEOF: false))
+            }
+            switch outcome {
+            case .endOfStream:
+                return feed(.ended(side))
+            case .wouldBlock(let interest):
+                readInterest[side] = interest
+                return
+            case .done:
+                readInterest[side] = .read
+            }
+            left -= taken.count
+            capture?.received(taken, from: side)
+            feed(.received(taken, from: side))
+        }
     }
 }

@@ -141,6 +141,8 @@ public final class HTTP2Session {
             if count < 0 { throw HTTP2Error(code: Int32(count), "writing frames") }
             guard count > 0, let data else { break }
             output.append(contentsOf: UnsafeBufferPointer(start: data, count: count))
+            // A large first frame (DATA) likely has more behind it: room for the whole burst, grown once.
+            if output.count == count && count >= 8192 { output.reserveCapacity(limit + 16 * 1024) }
         }
         return output
     }

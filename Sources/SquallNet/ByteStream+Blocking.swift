@@ -70,7 +70,7 @@ extension ByteStream {
     private func waitUntilReady(for interest: IOInterest, deadline: ContinuousClock.Instant?, doing what: String)
         throws
     {
-        guard try Poller.wait(fileDescriptor, for: interest, until: deadline) else {
+        guard try Poller.wait(fileDescriptor, for: pollInterest(for: interest), until: deadline) else {
             throw NetError(.timeout, "\(what): deadline passed while waiting for the socket")
         }
     }

@@ -17,7 +17,8 @@ public enum IOOutcome: Sendable, Equatable {
     case endOfStream
 }
 
-/// A bidirectional byte stream over one socket: plain TCP (`PlainStream`) or TLS (`TLSKit.TLSStream`).
+/// A bidirectional byte stream over one socket: plain TCP (`PlainStream`) or TLS (`TLSKit.TLSStream`); or between
+/// two threads (`MemoryStream`).
 ///
 /// Calls never block when the socket is non-blocking; they return `.wouldBlock` with what to wait for.
 /// A TLS read can need the socket to be writable, so the interest is part of the answer. One thread uses
@@ -43,4 +44,12 @@ public protocol ByteStream: AnyObject {
 
     /// Closes with a TCP RST.
     func abort()
+
+    /// What to poll `fileDescriptor` for when its owner is about to wait for `interest`: the same, for a socket's
+    /// streams. A `MemoryStream` readies its eventfd for exactly `interest` and asks for readability.
+    func pollInterest(for interest: IOInterest) -> IOInterest
+}
+
+extension ByteStream {
+    public func pollInterest(for interest: IOInterest) -> IOInterest { interest }
 }
