@@ -4,6 +4,8 @@
 # removed by the EXIT trap this file sets); `step_pid` comes from bench-lib.sh's `step`.
 
 declare -A pid_of=()
+# More folders to remove at exit (bench-proxy.sh's tmpfs store).
+cleanup_also=()
 cleanup() {
     local pid
     [[ -n "$step_pid" ]] && kill -TERM "$step_pid" 2>/dev/null
@@ -13,7 +15,7 @@ cleanup() {
     for pid in "${pid_of[@]}"; do
         timeout 10 tail --pid="$pid" -f /dev/null || kill -KILL "$pid" 2>/dev/null || true
     done
-    rm -rf "$work"
+    rm -rf "$work" "${cleanup_also[@]}"
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM

@@ -24,10 +24,16 @@
 #      BENCH_RATE_SECONDS (default 2) at the set rate; achieved rate and error. Target: within ±10 %.
 #   5. BENCH_CONNECTIONS (default 1000) connections held through the proxy (TLS listener, http mode), one request
 #      answered on each: the proxy's VmRSS while they are open. Target: < 256 MiB.
-#   8. (after 2, with the same sink and file) HTTP/2 on the client leg: the upload of 1 sent by `curl --http2`, BENCH_ROUNDS
-#      rounds, interleaved: squall proxy (http mode, HTTP/2 offered by default, each stream proxied to the upstream
-#      over HTTP/1.1) against nginx `listen … ssl http2` with the same proxy_pass, to the same sink; curl's
-#      %{http_version} must say 2 for both. Target: squall/nginx >= 1.0 (issue 41).
+#   8. (after 2, with the same file) HTTP/2 on both legs (h2 to h2): the file sent by `curl --http2 -T` (a PUT),
+#      BENCH_ROUNDS rounds after one warm-up upload each, interleaved, to the same upstream, a server a user runs:
+#        curl ──h2──▶ squall proxy (http mode; ALPN h2 on both legs, the default) ─────────h2──┐
+#        curl ──h2──▶ nginx listen ssl http2: grpc_pass grpcs:// (its h2 upstream leg) ───h2──┴──▶ nginx (its own
+#                                                          process) listen ssl http2, WebDAV PUT into a tmpfs folder
+#      The upstream nginx stores the whole body (201) and logs each request's protocol: the stored file's size must
+#      be the file's and the log must say HTTP/2.0 for both paths; curl's %{http_version} must say 2.
+#      Target: squall/nginx >= 1.0 (issue 41).
+#   8b. HTTP/2 on the client leg only (h2 to h1): the upload of 1 by `curl --http2`, against nginx `listen … ssl
+#      http2` with the proxy_pass of 1, to the https-sink. A report, no target.
 #   7. (after 2, with the same sink and file) The dashboard open while rules change: the upload of 1 through one
 #      `squall proxy --api`, alone and, interleaved, with Tools/bench-dashboard.py doing what an open page and a
 #      busy person do (the dashboard page itself open in headless Chromium, reading `/squall/events`, polling
@@ -123,9 +129,9 @@ sink=$(listening sink)
 clock_ticks=$(getconf CLK_TCK)
 
 # nginx cannot report a port 0 choice: ask the kernel for free ports, release them, hand them to nginx.
-read -r nginx_http_port nginx_stream_port nginx_h2_port < <(python3 -c '
+read -r nginx_http_port nginx_stream_port nginx_h2_port nginx_grpc_port upstream_port < <(python3 -c '
 import socket
-sockets = [socket.socket() for _ in range(3)]
+sockets = [socket.socket() for _ in range(5)]
 for s in sockets:
     s.bind(("127.0.0.1", 0))
 print(*(s.getsockname()[1] for s in sockets))
@@ -175,6 +181,23 @@ $http_location
         client_max_body_size 0;
 $http_location
     }
+    # 8: h2 to h2, to the upstream nginx (grpc_pass is nginx's proxy with an HTTP/2 upstream leg; it streams the
+    # request body).
+    server {
+        listen 127.0.0.1:$nginx_grpc_port ssl http2;
+        ssl_certificate $work/nginx/leaf.pem;
+        ssl_certificate_key $work/nginx/leaf-key.pem;
+        ssl_protocols TLSv1.3;
+        client_max_body_size 0;
+        location / {
+            grpc_pass grpcs://127.0.0.1:$upstream_port;
+            grpc_ssl_protocols TLSv1.3;
+            grpc_ssl_server_name on;
+            grpc_ssl_name localhost;
+            grpc_ssl_verify on;
+            grpc_ssl_trusted_certificate $ca_file;
+        }
+    }
 }
 stream {
     server {
@@ -205,6 +228,49 @@ done
 nginx_worker=$(ps -o pid= --ppid "${pid_of[nginx]}" | head -1 | tr -d ' ')
 [[ -n "$nginx_worker" ]] || fail "nginx has no worker process"
 
+# 8's upstream: another nginx, in its own process, storing PUT bodies (WebDAV) in a tmpfs folder its worker may
+# write (removed at exit), logging each request's protocol and status.
+store=$(mktemp -d /dev/shm/squall-bench-store.XXXXXX)
+cleanup_also+=("$store")
+mkdir -p "$store/tmp" "$work/upstream"
+chmod -R 0777 "$store"
+cat >"$work/upstream/nginx.conf" <<NGINX
+worker_processes 1;
+daemon off;
+pid $work/upstream/nginx.pid;
+error_log $work/upstream/error.log notice;
+events {
+    worker_connections 64;
+}
+http {
+    log_format protocol '\$server_protocol \$status';
+    access_log $work/upstream/access.log protocol;
+    client_body_temp_path $store/tmp;
+    proxy_temp_path $work/upstream/proxy;
+    fastcgi_temp_path $work/upstream/fastcgi;
+    uwsgi_temp_path $work/upstream/uwsgi;
+    scgi_temp_path $work/upstream/scgi;
+    server {
+        listen 127.0.0.1:$upstream_port ssl http2;
+        ssl_certificate $work/nginx/leaf.pem;
+        ssl_certificate_key $work/nginx/leaf-key.pem;
+        ssl_protocols TLSv1.3;
+        client_max_body_size 0;
+        location / {
+            root $store;
+            dav_methods PUT;
+        }
+    }
+}
+NGINX
+nginx -p "$work/upstream" -e "$work/upstream/error.log" -c "$work/upstream/nginx.conf" >"$work/upstream.out" 2>&1 &
+pid_of[upstream]=$!
+for ((attempt = 0; attempt < 200; attempt++)); do
+    [[ -s "$work/upstream/nginx.pid" ]] && break
+    sleep 0.05
+done
+[[ -s "$work/upstream/nginx.pid" ]] || fail "the upstream nginx did not start: $(cat "$work/upstream/error.log" 2>/dev/null)"
+
 # start_squall NAME ARGS…: runs `squall proxy ARGS…` in the background (output in $work/NAME.out and NAME.err) and
 # sets squall_port from the URL on its first line.
 start_squall() {
@@ -227,9 +293,13 @@ cpu_ticks() {
     sed 's/.*) //' "/proc/$1/stat" | awk '{ print $12 + $13 }'
 }
 
-# The HTTP curl speaks (8: --http2) and the version its %{http_version} must then report.
+# The HTTP curl speaks (8: --http2) and the version its %{http_version} must then report; what the upload goes to
+# (sink: the https-sink, which answers 200 with the count; nginx: 8's upstream, which stores the file and answers 201);
+# whether each path gets one upload before the rounds (8).
 curl_http=--http1.1
 curl_version=1.1
+upstream_kind=sink
+warm_up=0
 
 # upload PORT PID: one curl upload of the file to https://localhost:PORT/upload; sets last_rate (MB/s) and
 # last_cpu (seconds of CPU that process PID, the proxy, spent per GiB uploaded). Fails unless the sink answered
@@ -243,9 +313,20 @@ upload() {
         fail "curl through port $port failed: $(cat "$work/curl.out")"
     after=$(cpu_ticks "$pid")
     read -r status sent seconds version <"$work/curl.out"
-    [[ "$status" == 200 && "$sent" == "$upload_length" && "$(cat "$work/curl-answer")" == "$upload_length" ]] ||
-        fail "upload through port $port: status $status, sent $sent, the sink counted '$(cat "$work/curl-answer")'" \
-            "of $upload_length bytes"
+    if [[ "$upstream_kind" == sink ]]; then
+        [[ "$status" == 200 && "$sent" == "$upload_length" && "$(cat "$work/curl-answer")" == "$upload_length" ]] ||
+            fail "upload through port $port: status $status, sent $sent, the sink counted" \
+                "'$(cat "$work/curl-answer")' of $upload_length bytes"
+    else
+        local stored logged
+        stored=$(stat -c %s "$store/upload" 2>/dev/null || echo none)
+        logged=$(tail -1 "$work/upstream/access.log" 2>/dev/null || true)
+        [[ "$status" == 201 && "$sent" == "$upload_length" && "$stored" == "$upload_length" &&
+            "$logged" == "HTTP/2.0 201" ]] ||
+            fail "upload through port $port: status $status, sent $sent, the upstream nginx stored $stored of" \
+                "$upload_length bytes and logged '$logged' (HTTP/2.0 201 expected)"
+        rm -f "$store/upload"
+    fi
     [[ "$version" == "$curl_version" ]] || fail "upload through port $port went over HTTP/$version, not $curl_version"
     last_rate=$(awk -v b="$sent" -v s="$seconds" 'BEGIN { printf "%.1f", (s > 0 ? b / s / 1e6 : 0) }')
     last_cpu=$(awk -v t="$((after - before))" -v h="$clock_ticks" -v b="$sent" \
@@ -276,6 +357,9 @@ compare() {
     local mode="$1" squall_port="$2" squall_pid="$3" nginx_port="$4" round path ratios=()
     local -A port=([squall]="$squall_port" [nginx]="$nginx_port") pid=([squall]="$squall_pid" [nginx]="$nginx_worker")
     local -A rates=([squall]="" [nginx]="") cpus=([squall]="" [nginx]="") rate=() cpu=()
+    if ((warm_up)); then
+        for path in squall nginx; do upload "${port[$path]}" "${pid[$path]}"; done
+    fi
     for ((round = 1; round <= rounds; round++)); do
         if ((round % 2)); then order=(squall nginx); else order=(nginx squall); fi
         for path in "${order[@]}"; do
@@ -326,17 +410,32 @@ stop squall-tcp
 result "tcp-upload: squall/nginx $median_ratio (target >= $min_tcp_ratio): $(at_least "$median_ratio" "$min_tcp_ratio")"
 
 echo
-echo "== 8. HTTP/2: the same upload by curl --http2, $rounds round(s), interleaved: squall proxy (h2 client leg," \
-    "HTTP/1.1 upstream) vs nginx listen ssl http2 with the same proxy_pass, to the same https-sink"
+echo "== 8. HTTP/2 on both legs: the same file by curl --http2 -T, a warm-up and $rounds round(s), interleaved:" \
+    "squall proxy (h2 to h2) vs nginx grpc_pass (h2 to h2), to the same upstream nginx (h2, WebDAV PUT)"
 curl_http=--http2
 curl_version=2
-start_squall squall-h2 --upstream "https://localhost:${sink##*:}" --mode http --ca "$work/ca" \
+upstream_kind=nginx
+warm_up=1
+start_squall squall-h2 --upstream "https://localhost:$upstream_port" --mode http --ca "$work/ca" \
     --upstream-ca "$ca_file"
-compare h2 "$squall_port" "${pid_of[squall-h2]}" "$nginx_h2_port"
+compare h2 "$squall_port" "${pid_of[squall-h2]}" "$nginx_grpc_port"
 stop squall-h2
+result "h2-upload (h2 to h2): squall/nginx $median_ratio (target >= $min_h2_ratio):" \
+    "$(at_least "$median_ratio" "$min_h2_ratio")"
+
+echo
+echo "== 8b. HTTP/2 on the client leg only: the upload of 1 by curl --http2, $rounds round(s), interleaved: squall" \
+    "proxy (h2 to h1, --upstream-http2 off) vs nginx listen ssl http2 with the proxy_pass of 1, to the https-sink"
+upstream_kind=sink
+start_squall squall-h2h1 --upstream "https://localhost:${sink##*:}" --mode http --ca "$work/ca" \
+    --upstream-ca "$ca_file" --upstream-http2 off
+compare h2-to-h1 "$squall_port" "${pid_of[squall-h2h1]}" "$nginx_h2_port"
+stop squall-h2h1
 curl_http=--http1.1
 curl_version=1.1
-result "h2-upload: squall/nginx $median_ratio (target >= $min_h2_ratio): $(at_least "$median_ratio" "$min_h2_ratio")"
+warm_up=0
+result "h2-to-h1 upload: squall/nginx $median_ratio (a report, no target)"
+stop upstream
 stop nginx
 
 echo
