@@ -384,30 +384,26 @@ final class ProxyConnection {
         }
         if let end { feed(end) }
     }
-    /// `read` for an HTTP/2 stream's end (`MemoryStream`): the chunks written into it go to the flow uncopied, one
-    /// at a time while the flow relays (an input that asks for something else, as dialing the upstream once a
-    /// request head came, leaves the rest in the pipe for later).
+    /// `read` for an HTTP/2 stream's end (`MemoryStream`): the next chunk written into it goes to the flow uncopied.
+    /// One chunk a turn, as a socket read takes what came so far: the lanes are written before the next, so that a
+    /// 104 goes to the client before the final response that came after it is read (a cut waiting for the 104
+    /// would otherwise find the exchange answered).
     private func take(_ side: FlowSide, from memory: MemoryStream, max room: Int) {
-        var left = room
         interactive = false
-        while left > 0, !driver.hasPending {
-            var taken: ArraySlice<UInt8> = []
-            let outcome: IOOutcome
-            do {
-                outcome = try memory.take(max: left, chunks: 1) { taken = $0 }
-            } catch {
-                return feed(.failed(side, abruptEOF: false))
-            }
-            switch outcome {
-            case .endOfStream:
-                return feed(.ended(side))
-            case .wouldBlock(let interest):
-                readInterest[side] = interest
-                return
-            case .done:
-                readInterest[side] = .read
-            }
-            left -= taken.count
+        var taken: ArraySlice<UInt8> = []
+        let outcome: IOOutcome
+        do {
+            outcome = try memory.take(max: room, chunks: 1) { taken = $0 }
+        } catch {
+            return feed(.failed(side, abruptEOF: false))
+        }
+        switch outcome {
+        case .endOfStream:
+            feed(.ended(side))
+        case .wouldBlock(let interest):
+            readInterest[side] = interest
+        case .done:
+            readInterest[side] = .read
             capture?.received(taken, from: side)
             feed(.received(taken, from: side))
         }

@@ -38,6 +38,7 @@ extension HTTP2Session {
         }
         nghttp2_session_callbacks_set_on_stream_close_callback(callbacks) { _, stream, code, userData in
             let session = owner(userData)
+            if let queue = session.outbound[stream] { session.unframedAtClose[stream] = queue.queued }
             session.outbound[stream] = nil
             session.blocks[stream] = nil
             session.resetsAfterEnd[stream] = nil

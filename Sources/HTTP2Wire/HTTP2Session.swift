@@ -43,6 +43,8 @@ public final class HTTP2Session {
     var events: [HTTP2Event] = []
     /// The bytes `receive` is reading, while it does.
     var input: Range<UnsafePointer<UInt8>>?
+    /// The content queued on each stream that closed during the last `receive` and never framed (`unframedAtClose`).
+    var unframedAtClose: [Int32: Int] = [:]
     var blocks: [Int32: [HTTPField]] = [:]
     var outbound: [Int32: Outbound] = [:]
     /// Resets to send once a stream's last frame (with `END_STREAM`) went out.
@@ -103,6 +105,7 @@ public final class HTTP2Session {
     /// Reads bytes from the peer and returns what they said. Throws on a connection error (a bad preface, a
     /// protocol violation): `takeOutput` then holds the `GOAWAY` to send before closing.
     public func receive(_ bytes: UnsafeRawBufferPointer) throws(HTTP2Error) -> [HTTP2Event] {
+        unframedAtClose.removeAll(keepingCapacity: true)
         guard let base = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), !bytes.isEmpty else { return [] }
         input = UnsafePointer(base)..<UnsafePointer(base + bytes.count)
         defer { input = nil }
@@ -207,6 +210,12 @@ public final class HTTP2Session {
     /// Content bytes queued on `stream` and not yet framed.
     public func queuedCount(on stream: Int32) -> Int {
         outbound[stream]?.queued ?? 0
+    }
+
+    /// For a stream whose `.closed` event the last `receive` returned (a reset by the peer included): how many of the
+    /// content bytes queued on it were never framed, so that a sender knows how much went; nil for another stream.
+    public func unframedAtClose(on stream: Int32) -> Int? {
+        unframedAtClose[stream]
     }
 
     /// How many content bytes the peer lets this side send on `stream` now (its window and the connection's).

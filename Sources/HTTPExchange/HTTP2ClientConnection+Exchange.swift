@@ -103,6 +103,9 @@ final class StreamState {
     var failure: HTTPExchangeError?
     var closedClean = false
     var resetByPeer = false
+    /// How much of the content queued on the stream was never framed when it closed (reset or not), as the session
+    /// counted it; nil when unknown.
+    var unframedAtClose: Int?
     var lastProgress = ContinuousClock.now
 
     func received(_ fields: [HTTPField], endStream: Bool) {
@@ -249,8 +252,12 @@ private struct StreamRun {
             if ticket.cancelled { throw HTTPExchangeError(.cancelled, "the exchange was aborted") }
             var turn = Turn()
             let open = connection.streams[id] != nil
+            // A closed stream: what the session had not framed at the close (a reset's last frames went too);
+            // unknown, nothing more than was reported.
             let queued =
-                open ? Int64(connection.session.queuedCount(on: id)) : state.closedClean ? 0 : submitted - reported
+                open
+                ? Int64(connection.session.queuedCount(on: id))
+                : state.closedClean ? 0 : state.unframedAtClose.map(Int64.init) ?? submitted - reported
             let framed = submitted - queued
             if framed > reported {
                 state.lastProgress = .now

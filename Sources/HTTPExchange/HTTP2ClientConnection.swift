@@ -200,9 +200,12 @@ public final class HTTP2ClientConnection: @unchecked Sendable {
             case .endStream(let id):
                 streams[id]?.responseEnded()
             case .reset(let id, let code):
+                streams[id]?.unframedAtClose = session.unframedAtClose(on: id)
                 streams[id]?.reset(code)
             case .closed(let id, let code):
-                streams.removeValue(forKey: id)?.closed(code)
+                let state = streams.removeValue(forKey: id)
+                state?.unframedAtClose = session.unframedAtClose(on: id) ?? state?.unframedAtClose
+                state?.closed(code)
             case .goaway(let lastStream, _):
                 goawayLastStream = min(goawayLastStream ?? .max, lastStream)
                 for (id, state) in streams where id > lastStream {

@@ -158,6 +158,27 @@ struct HTTP2SessionTests {
         #expect(pair.clientEvents.contains(.windowUpdate(stream: stream, increment: 65_535)))
     }
 
+    /// A stream the peer resets: the sender learns how much of its queued content was never framed, so that it
+    /// counts as sent what went (a resumable upload then resumes from what the server may have, not less).
+    @Test func aResetStreamTellsWhatWasNeverFramed() throws {
+        var held = HTTP2Session.Options()
+        held.manualWindowUpdates = true
+        held.settings = [HTTP2Setting(.initialWindowSize, 65_535)]
+        let pair = try Pair(server: held)
+        let stream = try pair.client.submitRequest(upload, endStream: false)
+        pair.client.send([UInt8](repeating: 1, count: 200_000), on: stream)
+        try pair.pump()
+        #expect(pair.client.unframedAtClose(on: stream) == nil, "open: nothing to tell")
+        pair.server.reset(stream, code: .cancel)
+        let toClient = try pair.server.takeOutput()
+        let events = try pair.client.receive(toClient)
+        #expect(events.contains(.reset(stream: stream, code: .cancel)))
+        #expect(pair.client.unframedAtClose(on: stream) == 200_000 - 65_535)
+        // Only for the events of the last read.
+        _ = try pair.client.receive(try pair.server.takeOutput())
+        #expect(pair.client.unframedAtClose(on: stream) == nil)
+    }
+
     @Test func anHTTP1RequestIsABadPreface() throws {
         let server = try HTTP2Session(role: .server)
         #expect {
