@@ -217,14 +217,20 @@ stream {
     }
 }
 NGINX
-nginx -p "$work/nginx" -e "$work/nginx/error.log" -c "$work/nginx/nginx.conf" >"$work/nginx.out" 2>&1 &
-pid_of[nginx]=$!
-# nginx writes its pid file once its listening sockets are bound.
-for ((attempt = 0; attempt < 200; attempt++)); do
-    [[ -s "$work/nginx/nginx.pid" ]] && break
-    sleep 0.05
-done
-[[ -s "$work/nginx/nginx.pid" ]] || fail "nginx did not start: $(cat "$work/nginx/error.log" 2>/dev/null)"
+# start_nginx NAME: runs nginx with $work/NAME/nginx.conf (its pid file and error log in that folder) in the background
+# and waits until it listens.
+start_nginx() {
+    local name="$1" attempt
+    nginx -p "$work/$name" -e "$work/$name/error.log" -c "$work/$name/nginx.conf" >"$work/$name.out" 2>&1 &
+    pid_of[$name]=$!
+    # nginx writes its pid file once its listening sockets are bound.
+    for ((attempt = 0; attempt < 200; attempt++)); do
+        [[ -s "$work/$name/nginx.pid" ]] && return 0
+        sleep 0.05
+    done
+    fail "nginx ($name) did not start: $(cat "$work/$name/error.log" 2>/dev/null)"
+}
+start_nginx nginx
 nginx_worker=$(ps -o pid= --ppid "${pid_of[nginx]}" | head -1 | tr -d ' ')
 [[ -n "$nginx_worker" ]] || fail "nginx has no worker process"
 
@@ -263,13 +269,7 @@ http {
     }
 }
 NGINX
-nginx -p "$work/upstream" -e "$work/upstream/error.log" -c "$work/upstream/nginx.conf" >"$work/upstream.out" 2>&1 &
-pid_of[upstream]=$!
-for ((attempt = 0; attempt < 200; attempt++)); do
-    [[ -s "$work/upstream/nginx.pid" ]] && break
-    sleep 0.05
-done
-[[ -s "$work/upstream/nginx.pid" ]] || fail "the upstream nginx did not start: $(cat "$work/upstream/error.log" 2>/dev/null)"
+start_nginx upstream
 
 # start_squall NAME ARGS…: runs `squall proxy ARGS…` in the background (output in $work/NAME.out and NAME.err) and
 # sets squall_port from the URL on its first line.

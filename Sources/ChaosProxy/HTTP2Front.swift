@@ -50,6 +50,16 @@ final class HTTP2Front {
             self.handle = handle
         }
 
+        /// Drops the writes waiting for the pair (its other end is gone), the one begun included; returns the client's
+        /// content in them (it goes back to the windows, the connection's above all, which the other streams share).
+        func dropOutgoing() -> Int {
+            defer {
+                outgoing.removeAll()
+                written = 0
+            }
+            return outgoing.reduce(0) { $0 + $1.content }
+        }
+
         /// Queues `bytes` for the pair, `content` of them the client's. A burst of DATA frames comes as one event
         /// and goes into the pair uncopied; a small one is joined to a small write still waiting, so that the flow
         /// and the upstream get few large pieces rather than many small ones.
@@ -291,8 +301,9 @@ final class HTTP2Front {
             while let first = link.outgoing.first {
                 let outcome = try? link.pair.send(first.bytes[link.written...])
                 guard case .done(let count)? = outcome, count > 0 else {
-                    // Full for now, or the exchange's connection is gone (its end shows when the pair is read).
-                    if outcome == nil { link.outgoing.removeAll() }
+                    // Full for now, or the exchange's connection is gone (its end shows when the pair is read):
+                    // what waits is dropped, and so is what comes after.
+                    if outcome == nil { link.unconsumed += link.dropOutgoing() }
                     break
                 }
                 link.written += count

@@ -140,7 +140,9 @@ struct HTTP2SessionTests {
         #expect(!pair.clientEvents.contains { if case .closed(streams[0], _) = $0 { true } else { false } })
     }
 
-    @Test func aWindowNeverReopenedStallsTheSender() throws {
+    /// A pair whose server takes 65,535 bytes a stream and reopens its window only when told, and a stream on which
+    /// the client sent 200,000 bytes (pumped).
+    private static func heldUpload() throws -> (Pair, Int32) {
         var held = HTTP2Session.Options()
         held.manualWindowUpdates = true
         held.settings = [HTTP2Setting(.initialWindowSize, 65_535)]
@@ -148,6 +150,11 @@ struct HTTP2SessionTests {
         let stream = try pair.client.submitRequest(upload, endStream: false)
         pair.client.send([UInt8](repeating: 1, count: 200_000), on: stream)
         try pair.pump()
+        return (pair, stream)
+    }
+
+    @Test func aWindowNeverReopenedStallsTheSender() throws {
+        let (pair, stream) = try Self.heldUpload()
         #expect(Pair.bytes(pair.serverEvents, on: stream) == 65_535)
         #expect(pair.client.queuedCount(on: stream) == 200_000 - 65_535)
         #expect(pair.client.sendWindow(on: stream) == 0)
@@ -161,13 +168,7 @@ struct HTTP2SessionTests {
     /// A stream the peer resets: the sender learns how much of its queued content was never framed, so that it
     /// counts as sent what went (a resumable upload then resumes from what the server may have, not less).
     @Test func aResetStreamTellsWhatWasNeverFramed() throws {
-        var held = HTTP2Session.Options()
-        held.manualWindowUpdates = true
-        held.settings = [HTTP2Setting(.initialWindowSize, 65_535)]
-        let pair = try Pair(server: held)
-        let stream = try pair.client.submitRequest(upload, endStream: false)
-        pair.client.send([UInt8](repeating: 1, count: 200_000), on: stream)
-        try pair.pump()
+        let (pair, stream) = try Self.heldUpload()
         #expect(pair.client.unframedAtClose(on: stream) == nil, "open: nothing to tell")
         pair.server.reset(stream, code: .cancel)
         let toClient = try pair.server.takeOutput()
