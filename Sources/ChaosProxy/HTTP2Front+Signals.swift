@@ -92,7 +92,7 @@ extension HTTP2Front {
         session.goAway(lastStream: lastID, code: code)
         record(parent.id, .goaway(lastStream: lastID, code: code.rawValue))
         for id in refused {
-            guard let link = links.removeValue(forKey: id) else { continue }
+            guard let link = removeLink(id) else { continue }
             resetStream(id, link, code: .refusedStream)
             link.pair.abort()
         }

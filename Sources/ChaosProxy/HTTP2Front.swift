@@ -77,6 +77,9 @@ final class HTTP2Front {
 
     /// Until when every stream's windows stay shut (`window-stall` with `scope: connection`).
     var connectionStalledUntil: ContinuousClock.Instant?
+    /// The client's content of streams let go, not yet given back to the connection's window (a connection-wide
+    /// window stall holds it).
+    private var releasedContent = 0
     /// Until when the client's `PING`s go unacknowledged (`ping-timeout`), and the ones held meanwhile.
     var pingsHeldUntil: ContinuousClock.Instant?
     var heldPings: [UInt64] = []
@@ -242,12 +245,12 @@ final class HTTP2Front {
             endRequest(stream)
         case .reset(let stream, let code):
             // The client gave up on the stream: its exchange is cut as a client's RST cuts a connection.
-            if let link = links.removeValue(forKey: stream) {
+            if let link = removeLink(stream) {
                 record(link.handle.id, .streamReset(side: .client, code: code.rawValue))
                 link.pair.abort()
             }
         case .closed(let stream, _):
-            if let link = links.removeValue(forKey: stream) {
+            if let link = removeLink(stream) {
                 if link.responseEnded { link.pair.close() } else { link.pair.abort() }
             }
         case .ping(let opaque):
@@ -281,6 +284,25 @@ final class HTTP2Front {
         links[stream] = link
     }
 
+    /// Lets go of `stream`'s link: the client's content it still held (unwritten, or held by a window stall) goes
+    /// back to the windows, the connection's above all, which the other streams share.
+    @discardableResult
+    func removeLink(_ stream: Int32) -> Link? {
+        guard let link = links.removeValue(forKey: stream) else { return nil }
+        releasedContent += link.dropOutgoing() + link.unconsumed
+        link.unconsumed = 0
+        releaseContent()
+        return link
+    }
+
+    /// Gives the content of streams let go back to the connection's window, unless a connection-wide stall holds it.
+    private func releaseContent() {
+        guard releasedContent > 0, !(connectionStalledUntil.map { $0 > .now } ?? false) else { return }
+        // Stream 0 is no stream: the session takes the count from the connection's window only.
+        session.consume(releasedContent, on: 0)
+        releasedContent = 0
+    }
+
     private func endRequest(_ stream: Int32) {
         guard let link = links[stream], !link.requestEnded else { return }
         link.requestEnded = true
@@ -297,6 +319,7 @@ final class HTTP2Front {
     /// Writes what waits for each pair, as far as it takes it; content written is consumed from the client's
     /// windows.
     private func writePairs() {
+        releaseContent()
         for (stream, link) in links {
             while let first = link.outgoing.first {
                 let outcome = try? link.pair.send(first.bytes[link.written...])
@@ -335,7 +358,7 @@ final class HTTP2Front {
                 guard links[stream] != nil else { continue }
                 let chosen = link.handle.streamResetCode.load(ordering: .acquiring)
                 resetStream(stream, link, code: chosen == .max ? .internalError : HTTP2ErrorCode(rawValue: chosen))
-                links[stream] = nil
+                removeLink(stream)
                 link.pair.close()
                 continue
             }
@@ -344,7 +367,7 @@ final class HTTP2Front {
                 events = try link.parser.feed(Array(buffer[..<count])[...])
             } catch {
                 resetStream(stream, link, code: .internalError)
-                links[stream] = nil
+                removeLink(stream)
                 link.pair.abort()
                 continue
             }
@@ -385,11 +408,12 @@ final class HTTP2Front {
 
     /// The next moment a window stall ends, when one holds content back.
     private var stallEnds: ContinuousClock.Instant? {
-        links.values.filter { $0.unconsumed > 0 && isStalled($0) }
+        let released = releasedContent > 0 ? connectionStalledUntil.flatMap { $0 > .now ? $0 : nil } : nil
+        return links.values.filter { $0.unconsumed > 0 && isStalled($0) }
             .compactMap { link in
                 [link.stalledUntil, connectionStalledUntil].compactMap { $0 }.filter { $0 > .now }.min()
             }
-            .min()
+            .reduce(released) { earliest, end in min(earliest ?? end, end) }
     }
 
     /// Polls the client for `interest`, the wake signal and every pair that has something to read or write, until one

@@ -151,7 +151,7 @@ final class ProxyConnection {
         case .abort(let wait):
             if let code = driver.flow.streamResetCode { handle.streamResetCode.store(code, ordering: .releasing) }
             if wait { waitForAcknowledgement() }
-            if let client { client.abort() } else { socket?.abort() }
+            if let client { client.abort() } else if let socket { socket.abort() } else { streamClient?.abort() }
             upstream?.abort()
             feed(.endSent)
         case .finishWrites:
@@ -161,7 +161,7 @@ final class ProxyConnection {
             drain()
             feed(.drained)
         case .close:
-            if let client { client.close() } else { socket?.close() }
+            if let client { client.close() } else if let socket { socket.close() } else { streamClient?.close() }
             upstream?.close()
             feed(.endSent)
         case .release:
@@ -390,6 +390,7 @@ final class ProxyConnection {
     /// would otherwise find the exchange answered).
     private func take(_ side: FlowSide, from memory: MemoryStream, max room: Int) {
         interactive = false
+        guard room > 0 else { return }
         var taken: ArraySlice<UInt8> = []
         let outcome: IOOutcome
         do {

@@ -127,7 +127,7 @@ public final class HTTP2Session {
     /// (`Options.manualWindowUpdates`; nothing otherwise).
     public func consume(_ count: Int, on stream: Int32) {
         guard manualWindowUpdates, count > 0 else { return }
-        // A stream already closed has nothing to reopen: only the connection's window counts then.
+        // A stream already closed (or 0, no stream) has nothing to reopen: only the connection's window counts then.
         if nghttp2_session_consume(session, stream, count) != 0 {
             _ = nghttp2_session_consume_connection(session, count)
         }

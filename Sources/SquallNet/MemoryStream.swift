@@ -85,6 +85,11 @@ public final class MemoryStream: ByteStream, @unchecked Sendable {
         self.end = end
     }
 
+    /// An end let go without a close is aborted: its other end is never left waiting.
+    deinit {
+        finish(reset: true)
+    }
+
     /// Two connected ends; at most `capacity` bytes wait in each direction.
     public static func pair(capacity: Int) throws -> (MemoryStream, MemoryStream) {
         var descriptors: [Int32] = []
@@ -140,27 +145,26 @@ public final class MemoryStream: ByteStream, @unchecked Sendable {
         let direction = 1 - end
         let result: Result<[ArraySlice<UInt8>], IOOutcomeOrFailure> = shared.state.withLock { state in
             guard !closed.load(ordering: .relaxed) else { return .failure(.failed) }
-            var inbound = state.directions[direction]
-            guard inbound.count > 0 else {
-                if inbound.reset { return .failure(.failed) }
-                if inbound.ended { return .failure(.ended) }
+            // In place: the queue is never copied out of the state.
+            guard state.directions[direction].count > 0 else {
+                if state.directions[direction].reset { return .failure(.failed) }
+                if state.directions[direction].ended { return .failure(.ended) }
                 return .failure(.wouldBlock)
             }
             var chunks: [ArraySlice<UInt8>] = []
             var room = limit
-            while room > 0, chunks.count < wanted, let first = inbound.chunks.first {
+            while room > 0, chunks.count < wanted, let first = state.directions[direction].chunks.first {
                 if first.count <= room {
                     chunks.append(first)
-                    inbound.chunks.removeFirst()
+                    state.directions[direction].chunks.removeFirst()
                     room -= first.count
                 } else {
                     chunks.append(first.prefix(room))
-                    inbound.chunks[0] = first.dropFirst(room)
+                    state.directions[direction].chunks[0] = first.dropFirst(room)
                     room = 0
                 }
             }
-            inbound.count -= limit - room
-            state.directions[direction] = inbound
+            state.directions[direction].count -= limit - room
             shared.settle(&state)
             return .success(chunks)
         }
@@ -192,14 +196,13 @@ public final class MemoryStream: ByteStream, @unchecked Sendable {
         guard !chunk.isEmpty else { return .done(0) }
         let result: Result<Int, IOOutcomeOrFailure> = shared.state.withLock { state in
             guard !closed.load(ordering: .relaxed) else { return .failure(.failed) }
-            var outbound = state.directions[end]
-            if outbound.readerGone || outbound.ended || outbound.reset { return .failure(.failed) }
-            let room = shared.capacity - outbound.count
+            let outbound = (state.directions[end].readerGone, state.directions[end].ended, state.directions[end].reset)
+            if outbound.0 || outbound.1 || outbound.2 { return .failure(.failed) }
+            let room = shared.capacity - state.directions[end].count
             guard room > 0 else { return .failure(.wouldBlock) }
             let count = min(room, chunk.count)
-            outbound.chunks.append(chunk.prefix(count))
-            outbound.count += count
-            state.directions[end] = outbound
+            state.directions[end].chunks.append(chunk.prefix(count))
+            state.directions[end].count += count
             shared.settle(&state)
             return .success(count)
         }

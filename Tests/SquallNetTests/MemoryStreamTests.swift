@@ -86,6 +86,20 @@ struct MemoryStreamTests {
         #expect(try buffer.withUnsafeMutableBytes { try e.read(into: $0) } == .endOfStream)
     }
 
+    /// An end let go without a close (its owner ended early) is aborted: the other end reads what was written, then
+    /// a failure, and is never left waiting.
+    @Test func anEndLetGoWithoutACloseIsAborted() throws {
+        let survivor: MemoryStream
+        do {
+            let (gone, other) = try MemoryStream.pair(capacity: 64)
+            survivor = other
+            #expect(try gone.send([1][...]) == .done(1))
+        }
+        var buffer = [UInt8](repeating: 0, count: 4)
+        #expect(try buffer.withUnsafeMutableBytes { try survivor.read(into: $0) } == .done(1))
+        #expect(throws: (any Error).self) { try buffer.withUnsafeMutableBytes { try survivor.read(into: $0) } }
+    }
+
     /// Two threads, each blocking on its poll: 8 MiB one way through a 64 KiB pair arrive whole and in order.
     @Test func twoThreadsStreamThroughAFullPair() throws {
         let (writer, reader) = try MemoryStream.pair(capacity: 64 * 1024)
